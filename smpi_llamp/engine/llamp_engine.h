@@ -1,0 +1,107 @@
+/* llamp_engine.h - exact LLAMP answers on an execution DAG, no LP solver.
+ *
+ * Error rule: int functions return 0 / -1, pointer functions NULL; the
+ * message of the last failure is in the `err` buffer the caller passes.
+ *
+ * Model (docs/model.md is the reference; all values SI):
+ *   calc vertex            cost = duration
+ *   send vertex            cost = o
+ *   eager message (s<=S)   start(recv) >= end(send) + L + (s-1)*G   [s*G with size_g_full]
+ *   recv vertex (eager)    cost = o
+ *   rendezvous (s > S)     RDMA-read protocol (paper App. B):
+ *       RTS edge           start(recv) >= end(send) + L          (recv start = match time m)
+ *       recv cost          2L + (s-1)G + o                        (read request, data back, o)
+ *       send completion    the send's `requires` successors start >= m + L + (s-1)G
+ *   g (optional, g > 0)    consecutive sends (and receives) of a rank start >= g apart
+ *
+ * T(theta) = max over vertices of end(v) = the LLAMP LP optimum (Algorithm 1).
+ * T is convex, piecewise linear and non-decreasing in each of L, G, o, g. */
+#ifndef LLAMP_ENGINE_H
+#define LLAMP_ENGINE_H
+
+#include "llamp_graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { LLAMP_PARAM_L = 0, LLAMP_PARAM_G = 1, LLAMP_PARAM_O = 2, LLAMP_PARAM_GAP = 3 } llamp_param_t;
+#define LLAMP_NUM_PARAMS 4
+
+typedef struct {
+  double L;        /* latency, s */
+  double o;        /* CPU overhead per message, s */
+  double g;        /* gap between consecutive messages of a rank, s (0 = off) */
+  double G;        /* gap per byte, s/B */
+  double S;        /* rendezvous threshold, bytes: s > S is rendezvous */
+  int size_g_full; /* 1: bandwidth term s*G (LLAMP code); 0: (s-1)*G (paper, LogGOPSim) */
+} llamp_params_t;
+
+/* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G. */
+void llamp_params_default(llamp_params_t *p);
+double llamp_params_get(const llamp_params_t *p, llamp_param_t which);
+void llamp_params_set(llamp_params_t *p, llamp_param_t which, double value);
+const char *llamp_param_name(llamp_param_t which); /* "L", "G", "o", "g" */
+
+typedef struct llamp_engine llamp_engine_t;
+
+/* Prepare a graph for evaluation under the protocol choice implied by
+ * p->S, p->size_g_full and whether g is modelled (p->g > 0).  The engine
+ * borrows g: keep it alive.  Later calls may change L, o, G, g freely;
+ * changing S, size_g_full or switching g on/off needs a new engine. */
+llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
+                                    size_t errlen);
+void llamp_engine_destroy(llamp_engine_t *e);
+
+/* One evaluation: T, and the left and right derivatives of T with respect to
+ * `wrt` (the LP's reduced costs for decreasing / increasing that parameter). */
+typedef struct {
+  double T;
+  double slope_right, slope_left;
+} llamp_eval_t;
+int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
+                      llamp_eval_t *out);
+
+/* Full report at one point: T, right derivatives in every parameter, left
+ * derivative in L, and the critical path's time breakdown. */
+typedef struct {
+  double T;
+  double lambda[LLAMP_NUM_PARAMS];      /* right derivatives */
+  double lambda_left[LLAMP_NUM_PARAMS]; /* left derivatives */
+  double rho_L, rho_G;                  /* lambda*value/T */
+  /* breakdown of the critical path (the one whose slopes give lambda_L right) */
+  double t_compute, t_overhead, t_latency, t_bandwidth, t_gap;
+  uint64_t path_vertices, path_messages;
+} llamp_point_t;
+int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out);
+
+/* The critical path as vertex ids from the first to the last vertex
+ * (caller frees *path).  Ties are broken toward more latency terms. */
+int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint64_t **path,
+                               uint64_t *len);
+
+/* Every breakpoint of T(x) for x = parameter `wrt` in [lo, hi] (the others
+ * fixed at p), with the slope on each side.  Exact (Eisner-Severance);
+ * about 2k+1 evaluations for k breakpoints.  Caller frees *out. */
+typedef struct {
+  double x, slope_before, slope_after, T;
+} llamp_breakpoint_t;
+int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
+                             double lo, double hi, llamp_breakpoint_t **out, size_t *count,
+                             int *evaluations);
+
+/* Largest x (parameter `wrt`) with T(x) <= t_max, others fixed at p.
+ * Returns 0 and sets *x; *unbounded = 1 when T never exceeds t_max;
+ * -1 with a message when even x = 0... is over budget (*x = -1 then). */
+int llamp_engine_budget(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
+                        double t_max, double *x, int *unbounded, int *evaluations);
+
+/* Evaluate T and the right slope in `wrt` at K values of that parameter
+ * in ONE pass over the graph (lanes). */
+int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
+                       const double *xs, size_t k, double *T, double *slope);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,143 @@
+/* llamp_graph.h - the execution DAG of an MPI run (calc / send / recv vertices).
+ *
+ * Error rule for every function here: functions returning int return 0 on
+ * success and -1 on failure; functions returning pointers return NULL on
+ * failure.  On failure a one-line message is available from llamp_graph_error()
+ * (or from the builder's own error buffer); the library never prints.
+ *
+ * Life cycle: a llamp_builder_t collects the operations of each rank in program
+ * order plus their dependencies (GOAL `requires` / `irequires`), then
+ * llamp_builder_finish() matches sends to receives, checks the result and
+ * freezes it into a compact llamp_graph_t whose vertices are numbered in a
+ * topological order and whose in-edges are stored CSR-style.
+ *
+ * Units are SI: calc durations in seconds, message sizes in bytes. */
+#ifndef LLAMP_GRAPH_H
+#define LLAMP_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  LLAMP_VERTEX_CALC = 0, /* compute burst: cost = duration */
+  LLAMP_VERTEX_SEND = 1, /* message injection: cost = o */
+  LLAMP_VERTEX_RECV = 2  /* message reception: cost = o (+ rendezvous terms) */
+} llamp_vertex_kind_t;
+
+/* In-edge kinds.  "end" means the source vertex's finish time, "start" its
+ * start time.  Message edges always go from a send to its matched receive. */
+typedef enum {
+  LLAMP_EDGE_REQUIRES = 0,  /* end(u)   -> start(v), cost 0 (program order) */
+  LLAMP_EDGE_IREQUIRES = 1, /* start(u) -> start(v), cost 0 (nonblocking start) */
+  LLAMP_EDGE_MESSAGE = 2    /* end(send) -> start(recv), cost by the protocol */
+} llamp_edge_kind_t;
+
+#define LLAMP_ANY_SOURCE (-1)
+#define LLAMP_ANY_TAG (-1)
+
+/* An affine cost c0 + nL*L + nG*G + no*o + ng*g (DESIGN §3). */
+typedef struct {
+  double c0, nL, nG, no, ng;
+} llamp_affine_t;
+
+typedef struct llamp_graph llamp_graph_t;
+typedef struct llamp_builder llamp_builder_t;
+
+/* ---- builder ---------------------------------------------------------- */
+
+/* Create a builder for `num_ranks` ranks; `source` names the input in error
+ * messages (a file name, "capture", ...). */
+llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source);
+void llamp_builder_destroy(llamp_builder_t *b);
+
+/* Append an operation to `rank`.  Returns the builder-wide operation id (>=0)
+ * or -1.  calc: `value` = duration in seconds, peer/tag ignored.
+ * send: `value` = bytes, peer = destination rank.  recv: `value` = bytes,
+ * peer = source rank or LLAMP_ANY_SOURCE, tag may be LLAMP_ANY_TAG.
+ * `line` is the source line (0 if none) quoted in later errors. */
+int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t kind,
+                          double value, int32_t peer, int32_t tag, uint64_t line);
+
+/* `after` may start only once `before` completed (REQUIRES) or started
+ * (IREQUIRES).  Both ids must belong to the same rank. */
+int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before,
+                         llamp_edge_kind_t kind, uint64_t line);
+
+/* Match messages, sort topologically, freeze.  Matching rule: for each
+ * destination rank, receives are taken in posting order (operation id order
+ * within the rank) and each is matched to the earliest not yet matched send
+ * (in the sender's posting order) whose (source, destination, tag) fits,
+ * wildcards included; among several sources for an ANY_SOURCE receive the
+ * send with the smallest (sender operation index, source rank) wins.
+ * Fails with a message on an unmatched send or receive, or a cycle.
+ * The builder is consumed (destroyed) in every case. */
+llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen);
+
+/* Last error of a builder call (valid until the next call). */
+const char *llamp_builder_error(const llamp_builder_t *b);
+
+/* ---- the frozen graph --------------------------------------------------- */
+
+void llamp_graph_destroy(llamp_graph_t *g);
+
+uint32_t llamp_graph_num_ranks(const llamp_graph_t *g);
+uint64_t llamp_graph_num_vertices(const llamp_graph_t *g);
+uint64_t llamp_graph_num_edges(const llamp_graph_t *g);
+uint64_t llamp_graph_num_messages(const llamp_graph_t *g);
+
+/* Vertices are numbered 0..n-1 in a topological order: every in-edge's
+ * source has a smaller number than its target. */
+llamp_vertex_kind_t llamp_graph_kind(const llamp_graph_t *g, uint64_t v);
+uint32_t llamp_graph_rank(const llamp_graph_t *g, uint64_t v);
+double llamp_graph_value(const llamp_graph_t *g, uint64_t v); /* seconds or bytes */
+int32_t llamp_graph_peer(const llamp_graph_t *g, uint64_t v); /* resolved peer */
+int32_t llamp_graph_tag(const llamp_graph_t *g, uint64_t v);  /* as posted */
+/* Index of v within its rank's program (posting) order. */
+uint64_t llamp_graph_local_index(const llamp_graph_t *g, uint64_t v);
+
+/* In-edges of v: indices [first, last) into the edge arrays. */
+void llamp_graph_in_edges(const llamp_graph_t *g, uint64_t v, uint64_t *first, uint64_t *last);
+uint64_t llamp_graph_edge_source(const llamp_graph_t *g, uint64_t e);
+llamp_edge_kind_t llamp_graph_edge_kind(const llamp_graph_t *g, uint64_t e);
+
+/* The matched partner of a send or receive vertex (the other end of its
+ * message edge), or UINT64_MAX for calc vertices. */
+uint64_t llamp_graph_partner(const llamp_graph_t *g, uint64_t v);
+
+/* Raw arrays for the engine's hot loops (read only, valid while g lives).
+ * in_off has n+1 entries; in_src[e] = source | (kind << 30). */
+typedef struct {
+  uint64_t n, m;
+  const uint8_t *kind;
+  const uint32_t *rank;
+  const double *value;
+  const uint32_t *in_off;
+  const uint32_t *in_src;
+} llamp_graph_arrays_t;
+#define LLAMP_EDGE_SRC_MASK 0x3fffffffu
+#define LLAMP_EDGE_KIND_SHIFT 30
+void llamp_graph_arrays(const llamp_graph_t *g, llamp_graph_arrays_t *out);
+
+/* Invariant checker (hwloc_topology_check style): topological numbering,
+ * every message matched with a consistent partner, costs finite and
+ * non-negative, edge kinds valid.  Returns 0, or -1 with a message in err. */
+int llamp_graph_check(const llamp_graph_t *g, char *err, size_t errlen);
+
+/* ---- compact binary file ----------------------------------------------- */
+
+/* Write / read the frozen graph (little-endian, versioned header, checksum).
+ * Reading validates sizes and runs the checker; errors name the file. */
+int llamp_graph_write_binary(const llamp_graph_t *g, const char *path, char *err, size_t errlen);
+llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errlen);
+/* Does the file start with the binary magic? (1 yes, 0 no, -1 unreadable) */
+int llamp_graph_is_binary(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
