@@ -95,8 +95,8 @@ uint64_t llamp_graph_num_messages(const llamp_graph_t *g);
 llamp_vertex_kind_t llamp_graph_kind(const llamp_graph_t *g, uint64_t v);
 uint32_t llamp_graph_rank(const llamp_graph_t *g, uint64_t v);
 double llamp_graph_value(const llamp_graph_t *g, uint64_t v); /* seconds or bytes */
-int32_t llamp_graph_peer(const llamp_graph_t *g, uint64_t v); /* resolved peer */
-int32_t llamp_graph_tag(const llamp_graph_t *g, uint64_t v);  /* as posted */
+int32_t llamp_graph_peer(const llamp_graph_t *g, uint64_t v); /* partner's rank, -1 for calc */
+int32_t llamp_graph_tag(const llamp_graph_t *g, uint64_t v);  /* resolved: a recv gets its send's tag */
 /* Index of v within its rank's program (posting) order. */
 uint64_t llamp_graph_local_index(const llamp_graph_t *g, uint64_t v);
 

@@ -1,0 +1,819 @@
+/* The LLAMP engine: the LP's optimum and reduced costs by one topological
+ * pass over the DAG (max-plus longest path), carrying for each vertex the
+ * largest and smallest coefficient of the varied parameter among its tied
+ * longest paths (= the right and left derivatives of T).
+ *
+ * The graph is used in place when every message is eager and g is off.
+ * Otherwise a private "plan" is built once: rendezvous edges (RTS, data,
+ * sender completion) and gap edges are added and the vertices re-sorted. */
+#include "llamp_engine.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Plan edge types (the graph's own kinds 0..2 are the first three). */
+enum {
+  E_END = 0,      /* end(u)   + 0                         (requires) */
+  E_START = 1,    /* start(u) + 0                         (irequires) */
+  E_EAGER = 2,    /* end(u)   + L + bw(s)                 (eager message) */
+  E_RTS = 3,      /* end(u)   + L                         (rendezvous request) */
+  E_RNDV_DONE = 4,/* start(u) + L + bw(s), u = rndv recv  (sender completion) */
+  E_GAP = 5       /* start(u) + g                         (consecutive messages) */
+};
+/* Plan vertex kinds: graph kinds plus a rendezvous receive. */
+enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
+
+#define PLAN_SHIFT 29
+#define PLAN_MASK ((1u << PLAN_SHIFT) - 1)
+
+struct llamp_engine {
+  const llamp_graph_t *graph;
+  llamp_params_t proto; /* S, size_g_full, g on/off fixed at creation */
+  uint64_t n, m;
+  const uint8_t *kind;
+  const double *value;
+  const uint32_t *in_off, *in_src;
+  uint32_t shift, mask;
+  uint32_t *gv; /* plan vertex -> graph vertex (NULL: identity) */
+  uint8_t *own_kind;
+  double *own_value;
+  uint32_t *own_off, *own_src;
+  /* work arrays, allocated on first use */
+  double *start, *cmax, *cmin;
+  size_t lanes_alloc;
+};
+
+void llamp_params_default(llamp_params_t *p) {
+  p->L = 3e-6;
+  p->o = 5e-6;
+  p->g = 0;
+  p->G = 0.018e-9;
+  p->S = 262144;
+  p->size_g_full = 0;
+}
+
+double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {
+  switch (w) {
+  case LLAMP_PARAM_L: return p->L;
+  case LLAMP_PARAM_G: return p->G;
+  case LLAMP_PARAM_O: return p->o;
+  case LLAMP_PARAM_GAP: return p->g;
+  }
+  return 0;
+}
+
+void llamp_params_set(llamp_params_t *p, llamp_param_t w, double x) {
+  switch (w) {
+  case LLAMP_PARAM_L: p->L = x; break;
+  case LLAMP_PARAM_G: p->G = x; break;
+  case LLAMP_PARAM_O: p->o = x; break;
+  case LLAMP_PARAM_GAP: p->g = x; break;
+  }
+}
+
+const char *llamp_param_name(llamp_param_t w) {
+  static const char *names[] = {"L", "G", "o", "g"};
+  return (unsigned)w < LLAMP_NUM_PARAMS ? names[w] : "?";
+}
+
+/* ---- costs ------------------------------------------------------------------ */
+
+typedef struct {
+  double L, G, o, g;
+  int full; /* s*G instead of (s-1)*G */
+} theta_t;
+
+/* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
+static inline double bw_bytes(double s, int full) { return full ? s : (s >= 1 ? s - 1 : 0); }
+
+static inline double vcost(unsigned k, double val, const theta_t *t) {
+  switch (k) {
+  case K_CALC: return val;
+  case K_RECV_RNDV: return 2 * t->L + bw_bytes(val, t->full) * t->G + t->o;
+  default: return t->o;
+  }
+}
+
+static inline double vcoef(unsigned k, double val, llamp_param_t w, int full) {
+  switch (k) {
+  case K_CALC: return 0;
+  case K_RECV_RNDV:
+    return w == LLAMP_PARAM_L ? 2 : w == LLAMP_PARAM_G ? bw_bytes(val, full) : w == LLAMP_PARAM_O ? 1 : 0;
+  default: return w == LLAMP_PARAM_O ? 1 : 0;
+  }
+}
+
+static inline int from_start(unsigned type) {
+  return type == E_START || type == E_RNDV_DONE || type == E_GAP;
+}
+
+static inline double ecost(unsigned type, double val_u, const theta_t *t) {
+  switch (type) {
+  case E_EAGER:
+  case E_RNDV_DONE: return t->L + bw_bytes(val_u, t->full) * t->G;
+  case E_RTS: return t->L;
+  case E_GAP: return t->g;
+  default: return 0;
+  }
+}
+
+static inline double ecoef(unsigned type, double val_u, llamp_param_t w, int full) {
+  switch (type) {
+  case E_EAGER:
+  case E_RNDV_DONE:
+    return w == LLAMP_PARAM_L ? 1 : w == LLAMP_PARAM_G ? bw_bytes(val_u, full) : 0;
+  case E_RTS: return w == LLAMP_PARAM_L ? 1 : 0;
+  case E_GAP: return w == LLAMP_PARAM_GAP ? 1 : 0;
+  default: return 0;
+  }
+}
+
+/* Two times closer than this are one tie (paths equal in exact arithmetic
+ * but summed in a different order). */
+static inline double tie_tol(double a) { return 1e-12 * fabs(a) + 1e-21; }
+
+/* ---- plan ------------------------------------------------------------------- */
+
+/* Kahn sort of an in-edge CSR with `shift`-packed sources; order[old] = new.
+ * Returns the number of vertices ordered. */
+static uint64_t plan_sort(uint64_t n, const uint32_t *off, const uint32_t *src, uint32_t *order) {
+  uint64_t m = off[n], done = 0, head = 0, tail = 0;
+  uint32_t *ooff = calloc(n + 1, 4), *odst = malloc((m ? m : 1) * 4);
+  uint32_t *deg = malloc((n ? n : 1) * 4), *q = malloc((n ? n : 1) * 4);
+  if (!ooff || !odst || !deg || !q) goto out;
+  for (uint64_t e = 0; e < m; e++) ooff[(src[e] & PLAN_MASK) + 1]++;
+  for (uint64_t v = 0; v < n; v++) ooff[v + 1] += ooff[v];
+  for (uint64_t v = 0; v < n; v++) {
+    deg[v] = off[v + 1] - off[v];
+    for (uint32_t e = off[v]; e < off[v + 1]; e++) odst[ooff[src[e] & PLAN_MASK]++] = (uint32_t)v;
+  }
+  for (uint64_t v = n; v > 0; v--) ooff[v] = ooff[v - 1];
+  ooff[0] = 0;
+  for (uint64_t v = 0; v < n; v++)
+    if (!deg[v]) q[tail++] = (uint32_t)v;
+  while (head < tail) {
+    uint32_t u = q[head++];
+    order[u] = (uint32_t)done++;
+    for (uint32_t e = ooff[u]; e < ooff[u + 1]; e++)
+      if (--deg[odst[e]] == 0) q[tail++] = odst[e];
+  }
+out:
+  free(ooff);
+  free(odst);
+  free(deg);
+  free(q);
+  return done;
+}
+
+/* Build the private plan: rendezvous and gap edges, re-sorted. */
+static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
+  const llamp_graph_t *g = e->graph;
+  llamp_graph_arrays_t a;
+  llamp_graph_arrays(g, &a);
+  uint64_t n = a.n;
+  int gap = e->proto.g > 0;
+  if (n > PLAN_MASK) {
+    snprintf(err, errlen, "graph too large (%llu vertices) for rendezvous/gap modelling",
+             (unsigned long long)n);
+    return -1;
+  }
+  uint8_t *kind = malloc(n ? n : 1);
+  double *value = malloc((n ? n : 1) * 8);
+  uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL;
+  uint32_t *off = calloc(n + 1, 4), *src = NULL, *order = NULL;
+  if (!kind || !value || !off) goto oom;
+  for (uint64_t v = 0; v < n; v++) {
+    kind[v] = a.kind[v];
+    value[v] = a.value[v];
+    if (a.kind[v] == LLAMP_VERTEX_RECV) {
+      double s = a.value[llamp_graph_partner(g, v)];
+      value[v] = s; /* a receive is charged for the message actually sent */
+      if (s > e->proto.S) kind[v] = K_RECV_RNDV;
+    }
+  }
+  /* gap edges: previous send (recv) of the same rank in posting order */
+  if (gap) {
+    uint32_t P = llamp_graph_num_ranks(g);
+    prev_msg = malloc((n ? n : 1) * 4);
+    posting = malloc((n ? n : 1) * 4);
+    rank_off = calloc((size_t)P + 1, 4);
+    if (!prev_msg || !posting || !rank_off) goto oom;
+    for (uint64_t v = 0; v < n; v++) rank_off[a.rank[v] + 1]++;
+    for (uint32_t r = 0; r < P; r++) rank_off[r + 1] += rank_off[r];
+    for (uint64_t v = 0; v < n; v++) posting[rank_off[a.rank[v]] + llamp_graph_local_index(g, v)] = (uint32_t)v;
+    for (uint32_t r = 0; r < P; r++) {
+      uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX;
+      for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
+        uint32_t v = posting[i];
+        prev_msg[v] = UINT32_MAX;
+        if (a.kind[v] == LLAMP_VERTEX_SEND) {
+          prev_msg[v] = last_send;
+          last_send = v;
+        } else if (a.kind[v] == LLAMP_VERTEX_RECV) {
+          prev_msg[v] = last_recv;
+          last_recv = v;
+        }
+      }
+    }
+    free(posting);
+    posting = NULL;
+    free(rank_off);
+    rank_off = NULL;
+  }
+  /* count then fill the new in-edges */
+  for (int pass = 0; pass < 2; pass++) {
+    uint64_t m = 0;
+    for (uint64_t v = 0; v < n; v++) {
+      if (pass) off[v] = (uint32_t)m;
+      for (uint32_t i = a.in_off[v]; i < a.in_off[v + 1]; i++) {
+        uint32_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK, k = a.in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
+        uint32_t type = k, from = u;
+        if (k == LLAMP_EDGE_MESSAGE) type = kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
+        else if (k == LLAMP_EDGE_REQUIRES && a.kind[u] == LLAMP_VERTEX_SEND &&
+                 kind[llamp_graph_partner(g, u)] == K_RECV_RNDV) {
+          /* the rendezvous send completes when its data has been read */
+          if (pass) src[m] = u | (E_END << PLAN_SHIFT);
+          m++;
+          type = E_RNDV_DONE;
+          from = (uint32_t)llamp_graph_partner(g, u);
+        }
+        if (pass) src[m] = from | (type << PLAN_SHIFT);
+        m++;
+      }
+      if (gap && prev_msg[v] != UINT32_MAX) {
+        if (pass) src[m] = prev_msg[v] | ((uint32_t)E_GAP << PLAN_SHIFT);
+        m++;
+      }
+    }
+    if (!pass) {
+      if (m >= UINT32_MAX) goto oom;
+      src = malloc((m ? m : 1) * 4);
+      if (!src) goto oom;
+    } else {
+      off[n] = (uint32_t)m;
+    }
+  }
+  free(prev_msg);
+  prev_msg = NULL;
+  order = malloc((n ? n : 1) * 4);
+  if (!order) goto oom;
+  if (plan_sort(n, off, src, order) != n) {
+    snprintf(err, errlen,
+             "the rendezvous (S=%.0f B) or gap modelling makes the graph cyclic: a blocking send "
+             "larger than S waits for a receive that waits for it (a deadlock in real MPI too)",
+             e->proto.S);
+    goto fail;
+  }
+  /* renumber into plan order */
+  uint64_t m = off[n];
+  e->gv = malloc((n ? n : 1) * 4);
+  e->own_kind = malloc(n ? n : 1);
+  e->own_value = malloc((n ? n : 1) * 8);
+  e->own_off = malloc((n + 1) * 4);
+  e->own_src = malloc((m ? m : 1) * 4);
+  if (!e->gv || !e->own_kind || !e->own_value || !e->own_off || !e->own_src) goto oom;
+  for (uint64_t v = 0; v < n; v++) e->gv[order[v]] = (uint32_t)v;
+  uint64_t k = 0;
+  for (uint64_t p = 0; p < n; p++) {
+    uint32_t v = e->gv[p];
+    e->own_kind[p] = kind[v];
+    e->own_value[p] = value[v];
+    e->own_off[p] = (uint32_t)k;
+    for (uint32_t i = off[v]; i < off[v + 1]; i++)
+      e->own_src[k++] = order[src[i] & PLAN_MASK] | (src[i] & ~PLAN_MASK);
+  }
+  e->own_off[n] = (uint32_t)k;
+  free(kind);
+  free(value);
+  free(off);
+  free(src);
+  free(order);
+  e->n = n;
+  e->m = m;
+  e->kind = e->own_kind;
+  e->value = e->own_value;
+  e->in_off = e->own_off;
+  e->in_src = e->own_src;
+  e->shift = PLAN_SHIFT;
+  e->mask = PLAN_MASK;
+  return 0;
+oom:
+  snprintf(err, errlen, "out of memory while preparing the rendezvous/gap plan");
+fail:
+  free(kind);
+  free(value);
+  free(prev_msg);
+  free(posting);
+  free(rank_off);
+  free(off);
+  free(src);
+  free(order);
+  return -1;
+}
+
+llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
+                                    size_t errlen) {
+  if (!(p->S >= 0) || !(p->L >= 0) || !(p->o >= 0) || !(p->G >= 0) || !(p->g >= 0)) {
+    snprintf(err, errlen, "model parameters must be non-negative");
+    return NULL;
+  }
+  llamp_engine_t *e = calloc(1, sizeof *e);
+  if (!e) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  e->graph = g;
+  e->proto = *p;
+  llamp_graph_arrays_t a;
+  llamp_graph_arrays(g, &a);
+  int rndv = 0;
+  for (uint64_t v = 0; v < a.n && !rndv; v++)
+    rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > p->S;
+  if (rndv || p->g > 0) {
+    if (build_plan(e, err, errlen)) {
+      llamp_engine_destroy(e);
+      return NULL;
+    }
+  } else {
+    e->n = a.n;
+    e->m = a.m;
+    e->kind = a.kind;
+    e->value = a.value;
+    e->in_off = a.in_off;
+    e->in_src = a.in_src;
+    e->shift = LLAMP_EDGE_KIND_SHIFT;
+    e->mask = LLAMP_EDGE_SRC_MASK;
+  }
+  return e;
+}
+
+void llamp_engine_destroy(llamp_engine_t *e) {
+  if (!e) return;
+  free(e->gv);
+  free(e->own_kind);
+  free(e->own_value);
+  free(e->own_off);
+  free(e->own_src);
+  free(e->start);
+  free(e->cmax);
+  free(e->cmin);
+  free(e);
+}
+
+static int ensure_work(llamp_engine_t *e, size_t lanes) {
+  if (e->lanes_alloc >= lanes && e->start) return 0;
+  free(e->start);
+  free(e->cmax);
+  free(e->cmin);
+  size_t cells = (size_t)(e->n ? e->n : 1) * lanes;
+  e->start = malloc(cells * sizeof(double));
+  e->cmax = malloc(cells * sizeof(double));
+  e->cmin = malloc((size_t)(e->n ? e->n : 1) * sizeof(double)); /* one lane only */
+  if (!e->start || !e->cmax || !e->cmin) {
+    free(e->start);
+    free(e->cmax);
+    free(e->cmin);
+    e->start = e->cmax = e->cmin = NULL;
+    e->lanes_alloc = 0;
+    return -1;
+  }
+  e->lanes_alloc = lanes;
+  return 0;
+}
+
+static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, e->proto.size_g_full};
+  return t;
+}
+
+/* Merge a candidate (time c, right coef hi, left coef lo) into (*b, *bh, *bl). */
+static inline void merge(double c, double hi, double lo, double *b, double *bh, double *bl) {
+  double tol = tie_tol(c > *b ? c : *b);
+  if (c > *b + tol) {
+    *b = c;
+    *bh = hi;
+    *bl = lo;
+  } else if (c >= *b - tol) {
+    if (c > *b) *b = c;
+    if (hi > *bh) *bh = hi;
+    if (lo < *bl) *bl = lo;
+  }
+}
+
+/* The single-lane pass: start times and both coefficients for every vertex;
+ * returns T and its one-sided slopes in `w`. */
+static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out) {
+  const uint8_t *kind = e->kind;
+  const double *val = e->value;
+  const uint32_t *off = e->in_off, *src = e->in_src;
+  const uint32_t shift = e->shift, mask = e->mask;
+  const int full = t->full;
+  double *st = e->start, *ch = e->cmax, *cl = e->cmin;
+  double T = 0, Th = 0, Tl = 0;
+  for (uint64_t v = 0; v < e->n; v++) {
+    double b = 0, bh = 0, bl = 0;
+    for (uint32_t i = off[v]; i < off[v + 1]; i++) {
+      uint32_t u = src[i] & mask, type = src[i] >> shift;
+      double vu = val[u];
+      double c = st[u] + ecost(type, vu, t), h = ch[u], l = cl[u];
+      double ce = ecoef(type, vu, w, full);
+      if (!from_start(type)) {
+        c += vcost(kind[u], vu, t);
+        ce += vcoef(kind[u], vu, w, full);
+      }
+      merge(c, h + ce, l + ce, &b, &bh, &bl);
+    }
+    st[v] = b;
+    ch[v] = bh;
+    cl[v] = bl;
+    double vc = vcoef(kind[v], val[v], w, full);
+    merge(b + vcost(kind[v], val[v], t), bh + vc, bl + vc, &T, &Th, &Tl);
+    if (kind[v] == K_RECV_RNDV) { /* the sender's completion is an end point too */
+      double ce = ecoef(E_RNDV_DONE, val[v], w, full);
+      merge(b + ecost(E_RNDV_DONE, val[v], t), bh + ce, bl + ce, &T, &Th, &Tl);
+    }
+  }
+  out->T = T;
+  out->slope_right = Th;
+  out->slope_left = Tl;
+}
+
+int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
+                      llamp_eval_t *out) {
+  if (ensure_work(e, 1)) return -1;
+  theta_t t = theta_of(e, p);
+  pass1(e, &t, w, out);
+  return 0;
+}
+
+/* ---- critical path -------------------------------------------------------------- */
+
+/* After a pass with w = L: walk back from the end vertex along tight edges
+ * whose right coefficient explains the vertex's right coefficient. */
+static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, uint64_t **path,
+                     uint64_t *len, int *ends_in_completion, int **from_start_flags) {
+  const int full = t->full;
+  uint64_t cur = UINT64_MAX;
+  *ends_in_completion = 0;
+  for (uint64_t v = e->n; v-- > 0;) { /* the last vertex whose end realises T */
+    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, full);
+    double end = e->start[v] + vcost(e->kind[v], e->value[v], t);
+    if (fabs(end - T) <= tie_tol(T) && e->cmax[v] + vc == Th) {
+      cur = v;
+      break;
+    }
+    if (e->kind[v] == K_RECV_RNDV) {
+      double c = e->start[v] + ecost(E_RNDV_DONE, e->value[v], t);
+      if (fabs(c - T) <= tie_tol(T) && e->cmax[v] + 1 == Th) {
+        cur = v;
+        *ends_in_completion = 1;
+        break;
+      }
+    }
+  }
+  if (cur == UINT64_MAX) return -1;
+  size_t cap = 64, k = 0;
+  uint64_t *pv = malloc(cap * sizeof *pv);
+  int *fs = malloc(cap * sizeof *fs);
+  if (!pv || !fs) {
+    free(pv);
+    free(fs);
+    return -1;
+  }
+  int cur_from_start = *ends_in_completion;
+  for (;;) {
+    if (k == cap) {
+      cap *= 2;
+      uint64_t *np = realloc(pv, cap * sizeof *pv);
+      int *nf = realloc(fs, cap * sizeof *fs);
+      if (!np || !nf) {
+        free(np ? np : pv);
+        free(nf ? nf : fs);
+        return -1;
+      }
+      pv = np;
+      fs = nf;
+    }
+    pv[k] = cur;
+    fs[k] = cur_from_start; /* 1: the path leaves this vertex at its start */
+    k++;
+    uint64_t v = cur, next = UINT64_MAX;
+    int next_fs = 0;
+    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+      double vu = e->value[u];
+      double c = e->start[u] + ecost(type, vu, t);
+      double ce = ecoef(type, vu, LLAMP_PARAM_L, full);
+      if (!from_start(type)) {
+        c += vcost(e->kind[u], vu, t);
+        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, full);
+      }
+      if (fabs(c - e->start[v]) <= tie_tol(e->start[v]) && e->cmax[u] + ce == e->cmax[v]) {
+        next = u;
+        next_fs = from_start(type);
+        break;
+      }
+    }
+    if (next == UINT64_MAX) break;
+    cur = next;
+    cur_from_start = next_fs;
+  }
+  /* reverse into first -> last order */
+  for (size_t i = 0; i < k / 2; i++) {
+    uint64_t tv = pv[i];
+    pv[i] = pv[k - 1 - i];
+    pv[k - 1 - i] = tv;
+    int tf = fs[i];
+    fs[i] = fs[k - 1 - i];
+    fs[k - 1 - i] = tf;
+  }
+  *path = pv;
+  *len = k;
+  if (from_start_flags) *from_start_flags = fs;
+  else free(fs);
+  return 0;
+}
+
+int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint64_t **path,
+                               uint64_t *len) {
+  llamp_eval_t r;
+  if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  theta_t t = theta_of(e, p);
+  int done_end;
+  if (backtrack(e, &t, r.T, r.slope_right, path, len, &done_end, NULL)) return -1;
+  if (e->gv)
+    for (uint64_t i = 0; i < *len; i++) (*path)[i] = e->gv[(*path)[i]];
+  return 0;
+}
+
+int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out) {
+  memset(out, 0, sizeof *out);
+  llamp_eval_t r;
+  for (int w = LLAMP_NUM_PARAMS - 1; w >= 0; w--) { /* L last: its pass feeds the path */
+    if (w == LLAMP_PARAM_GAP && !(e->proto.g > 0)) continue;
+    if (llamp_engine_eval(e, p, (llamp_param_t)w, &r)) return -1;
+    out->lambda[w] = r.slope_right;
+    out->lambda_left[w] = r.slope_left;
+  }
+  out->T = r.T;
+  out->rho_L = r.T > 0 ? out->lambda[LLAMP_PARAM_L] * p->L / r.T : 0;
+  out->rho_G = r.T > 0 ? out->lambda[LLAMP_PARAM_G] * p->G / r.T : 0;
+  theta_t t = theta_of(e, p);
+  uint64_t *path = NULL, len = 0;
+  int *fs = NULL, done_end = 0;
+  if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return 0;
+  /* breakdown: vertex costs of vertices left at their end, edge costs between */
+  for (uint64_t i = 0; i < len; i++) {
+    uint64_t v = path[i];
+    unsigned k = e->kind[v];
+    double s = e->value[v];
+    if (!fs[i]) {
+      if (k == K_CALC) out->t_compute += s;
+      else out->t_overhead += t.o;
+      if (k == K_RECV_RNDV) {
+        out->t_latency += 2 * t.L;
+        out->t_bandwidth += bw_bytes(s, t.full) * t.G;
+      }
+    }
+    if (k != K_CALC) out->path_messages += (k == K_RECV || k == K_RECV_RNDV);
+    if (i + 1 < len) { /* the edge path[i] -> path[i+1] */
+      uint64_t nx = path[i + 1];
+      for (uint32_t j = e->in_off[nx]; j < e->in_off[nx + 1]; j++) {
+        if ((e->in_src[j] & e->mask) != v) continue;
+        uint32_t type = e->in_src[j] >> e->shift;
+        if ((from_start(type) != 0) != (fs[i] != 0)) continue;
+        if (type == E_EAGER || type == E_RNDV_DONE || type == E_RTS) out->t_latency += t.L;
+        if (type == E_EAGER || type == E_RNDV_DONE) out->t_bandwidth += bw_bytes(s, t.full) * t.G;
+        if (type == E_GAP) out->t_gap += t.g;
+        break;
+      }
+    } else if (done_end) {
+      out->t_latency += t.L;
+      out->t_bandwidth += bw_bytes(s, t.full) * t.G;
+    }
+  }
+  out->path_vertices = len;
+  free(path);
+  free(fs);
+  return 0;
+}
+
+/* ---- breakpoints (Eisner-Severance) ---------------------------------------------- */
+
+typedef struct {
+  llamp_engine_t *e;
+  llamp_params_t p;
+  llamp_param_t w;
+  llamp_breakpoint_t *bp;
+  size_t n, cap;
+  int evals, failed;
+} bp_ctx_t;
+
+static int eval_at(bp_ctx_t *c, double x, llamp_eval_t *r) {
+  llamp_params_set(&c->p, c->w, x);
+  c->evals++;
+  return llamp_engine_eval(c->e, &c->p, c->w, r);
+}
+
+static void bp_add(bp_ctx_t *c, double x, double before, double after, double T) {
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 16;
+    llamp_breakpoint_t *nb = realloc(c->bp, cap * sizeof *nb);
+    if (!nb) {
+      c->failed = 1;
+      return;
+    }
+    c->bp = nb;
+    c->cap = cap;
+  }
+  c->bp[c->n++] = (llamp_breakpoint_t){x, before, after, T};
+}
+
+/* Breakpoints strictly inside (a, b), given T and the right slope at a and
+ * T and the left slope at b.  Convexity: the tangent lines meet at x; if T(x)
+ * lies on them there is exactly one breakpoint, else split at x. */
+static void bp_segment(bp_ctx_t *c, double a, double Ta, double sa, double b, double Tb, double sb,
+                       int depth) {
+  if (c->failed || sa >= sb || b <= a) return; /* slopes are exact integers */
+  if (depth > 200) {
+    c->failed = 1;
+    return;
+  }
+  double x = (Tb - sb * b - Ta + sa * a) / (sa - sb);
+  if (!(x > a)) x = a;
+  if (!(x < b)) x = b;
+  llamp_eval_t r;
+  if (eval_at(c, x, &r)) {
+    c->failed = 1;
+    return;
+  }
+  double line = Ta + sa * (x - a);
+  if (r.T <= line + 1e-10 * fabs(line) + 1e-21 || x <= a || x >= b) {
+    bp_add(c, x, sa, sb, r.T > line ? r.T : line);
+    return;
+  }
+  bp_segment(c, a, Ta, sa, x, r.T, r.slope_left, depth + 1);
+  if (r.slope_right > r.slope_left) bp_add(c, x, r.slope_left, r.slope_right, r.T);
+  bp_segment(c, x, r.T, r.slope_right, b, Tb, sb, depth + 1);
+}
+
+int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
+                             double lo, double hi, llamp_breakpoint_t **out, size_t *count,
+                             int *evaluations) {
+  bp_ctx_t c = {e, *p, w, NULL, 0, 0, 0, 0};
+  *out = NULL;
+  *count = 0;
+  if (!(lo >= 0) || !(hi >= lo)) return -1;
+  llamp_eval_t ra, rb;
+  if (eval_at(&c, lo, &ra) || eval_at(&c, hi, &rb)) return -1;
+  if (hi > lo) bp_segment(&c, lo, ra.T, ra.slope_right, hi, rb.T, rb.slope_left, 0);
+  if (evaluations) *evaluations = c.evals;
+  if (c.failed) {
+    free(c.bp);
+    return -1;
+  }
+  *out = c.bp;
+  *count = c.n;
+  return 0;
+}
+
+/* ---- budget / tolerance ------------------------------------------------------------ */
+
+/* Largest coefficient of any path: the slope of T as the parameter -> inf. */
+static double asymptotic_slope(llamp_engine_t *e, llamp_param_t w) {
+  const int full = e->proto.size_g_full;
+  double best = 0, *c = e->cmax;
+  for (uint64_t v = 0; v < e->n; v++) {
+    double b = 0;
+    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+      double x = c[u] + ecoef(type, e->value[u], w, full);
+      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, full);
+      if (x > b) b = x;
+    }
+    c[v] = b;
+    double end = b + vcoef(e->kind[v], e->value[v], w, full);
+    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, full) > end)
+      end = b + ecoef(E_RNDV_DONE, e->value[v], w, full);
+    if (end > best) best = end;
+  }
+  return best;
+}
+
+int llamp_engine_budget(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double tmax,
+                        double *x_out, int *unbounded, int *evaluations) {
+  llamp_params_t q = *p;
+  llamp_eval_t r;
+  int evals = 0;
+  *unbounded = 0;
+  *x_out = -1;
+  if (ensure_work(e, 1)) return -1;
+  llamp_params_set(&q, w, 0);
+  if (llamp_engine_eval(e, &q, w, &r)) return -1;
+  evals++;
+  double tol = 1e-12 * fabs(tmax) + 1e-21;
+  if (r.T > tmax + tol) { /* even a zero parameter misses the budget */
+    if (evaluations) *evaluations = evals;
+    return -1;
+  }
+  if (asymptotic_slope(e, w) == 0) {
+    *unbounded = 1;
+    if (evaluations) *evaluations = evals;
+    return 0;
+  }
+  /* From the left, tangent steps overshoot to the right of the answer (T is
+   * convex); from the right, steps with the left slope decrease monotonically
+   * onto it.  Flat stretches are crossed by doubling. */
+  double x = llamp_params_get(p, w) > 0 ? llamp_params_get(p, w) : 0;
+  double scale = tmax > 0 ? tmax : 1e-6;
+  for (int it = 0; it < 400; it++) {
+    llamp_params_set(&q, w, x);
+    if (llamp_engine_eval(e, &q, w, &r)) return -1;
+    evals++;
+    if (r.T <= tmax + tol) {
+      if (r.slope_right > 0) {
+        double nx = x + (tmax - r.T) / r.slope_right;
+        if (nx <= x) {
+          *x_out = x;
+          break;
+        }
+        /* the tangent root: T(nx) >= tmax; if T(nx) == tmax, it is the answer */
+        x = nx;
+      } else {
+        x = x > 0 ? 2 * x + scale : scale;
+      }
+    } else {
+      double nx = x - (r.T - tmax) / r.slope_left;
+      llamp_params_set(&q, w, nx);
+      if (llamp_engine_eval(e, &q, w, &r)) return -1;
+      evals++;
+      if (r.T <= tmax + tol) {
+        *x_out = nx;
+        break;
+      }
+      x = nx;
+      /* keep stepping from the right */
+      while (r.T > tmax + tol && it++ < 400) {
+        nx = x - (r.T - tmax) / r.slope_left;
+        if (!(nx < x)) break;
+        x = nx;
+        llamp_params_set(&q, w, x);
+        if (llamp_engine_eval(e, &q, w, &r)) return -1;
+        evals++;
+      }
+      *x_out = x;
+      break;
+    }
+  }
+  if (evaluations) *evaluations = evals;
+  return *x_out >= 0 ? 0 : -1;
+}
+
+/* ---- many points in one pass --------------------------------------------------------- */
+
+int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
+                       const double *xs, size_t K, double *T_out, double *slope_out) {
+  if (K == 0) return 0;
+  if (ensure_work(e, K)) return -1;
+  theta_t th[K];
+  for (size_t k = 0; k < K; k++) {
+    llamp_params_t q = *p;
+    llamp_params_set(&q, w, xs[k]);
+    th[k] = theta_of(e, &q);
+  }
+  const uint8_t *kind = e->kind;
+  const double *val = e->value;
+  const int full = e->proto.size_g_full;
+  double *st = e->start, *ch = e->cmax;
+  double T[K], Th[K], dummy[K];
+  for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0;
+  for (uint64_t v = 0; v < e->n; v++) {
+    double *sv = st + v * K, *hv = ch + v * K;
+    for (size_t k = 0; k < K; k++) sv[k] = hv[k] = 0;
+    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+      double vu = val[u];
+      const double *su = st + (uint64_t)u * K, *hu = ch + (uint64_t)u * K;
+      int fs = from_start(type);
+      double ce = ecoef(type, vu, w, full) + (fs ? 0 : vcoef(kind[u], vu, w, full));
+      for (size_t k = 0; k < K; k++) {
+        double c = su[k] + ecost(type, vu, &th[k]) + (fs ? 0 : vcost(kind[u], vu, &th[k]));
+        merge(c, hu[k] + ce, 0, &sv[k], &hv[k], &dummy[k]);
+      }
+    }
+    double vc = vcoef(kind[v], val[v], w, full);
+    for (size_t k = 0; k < K; k++) {
+      merge(sv[k] + vcost(kind[v], val[v], &th[k]), hv[k] + vc, 0, &T[k], &Th[k], &dummy[k]);
+      if (kind[v] == K_RECV_RNDV)
+        merge(sv[k] + ecost(E_RNDV_DONE, val[v], &th[k]),
+              hv[k] + ecoef(E_RNDV_DONE, val[v], w, full), 0, &T[k], &Th[k], &dummy[k]);
+    }
+  }
+  for (size_t k = 0; k < K; k++) {
+    T_out[k] = T[k];
+    if (slope_out) slope_out[k] = Th[k];
+  }
+  return 0;
+}

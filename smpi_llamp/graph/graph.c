@@ -1,0 +1,802 @@
+/* The execution graph: builder (collect, match, sort, freeze) and accessors.
+ *
+ * Memory is the design constraint: graphs of 10^8 events must fit, so the
+ * builder keeps flat arrays, matching uses one hash table keyed by
+ * (source, destination) rank pairs, and the topological sort walks the ranks'
+ * program orders instead of building an out-edge list (it falls back to a
+ * plain Kahn sort only when a rank depends on one of its own later ops). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_internal.h"
+
+#define DEP_IREQ_BIT 0x80000000u
+
+struct llamp_builder {
+  uint32_t num_ranks;
+  char source[256];
+  char err[512];
+  uint64_t n, cap;
+  uint8_t *kind;
+  uint32_t *rank;
+  double *value;
+  int32_t *peer, *tag;
+  uint32_t *line;
+  uint64_t *first, *count; /* per rank: first op id and op count */
+  uint8_t *seen;           /* per rank: has a block of ops */
+  int64_t cur_rank;
+  uint64_t nd, capd;
+  uint32_t *dep_after, *dep_before; /* before | DEP_IREQ_BIT */
+  int failed;
+};
+
+static void berr(llamp_builder_t *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b->err, sizeof b->err, fmt, ap);
+  va_end(ap);
+}
+
+/* Grow an array of `elem`-sized items to `cap` items; 0 / -1. */
+static int grow(void **p, size_t elem, uint64_t cap) {
+  void *q = realloc(*p, elem * cap);
+  if (!q) return -1;
+  *p = q;
+  return 0;
+}
+
+llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source) {
+  if (num_ranks == 0 || num_ranks > (1u << 30)) return NULL;
+  llamp_builder_t *b = calloc(1, sizeof *b);
+  if (!b) return NULL;
+  b->num_ranks = num_ranks;
+  snprintf(b->source, sizeof b->source, "%s", source ? source : "graph");
+  b->first = calloc(num_ranks, sizeof *b->first);
+  b->count = calloc(num_ranks, sizeof *b->count);
+  b->seen = calloc(num_ranks, 1);
+  b->cur_rank = -1;
+  if (!b->first || !b->count || !b->seen) {
+    llamp_builder_destroy(b);
+    return NULL;
+  }
+  return b;
+}
+
+void llamp_builder_destroy(llamp_builder_t *b) {
+  if (!b) return;
+  free(b->kind);
+  free(b->rank);
+  free(b->value);
+  free(b->peer);
+  free(b->tag);
+  free(b->line);
+  free(b->first);
+  free(b->count);
+  free(b->seen);
+  free(b->dep_after);
+  free(b->dep_before);
+  free(b);
+}
+
+const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
+
+int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t kind,
+                          double value, int32_t peer, int32_t tag, uint64_t line) {
+  if (b->failed) return -1;
+  if (rank >= b->num_ranks) {
+    berr(b, "%s:%llu: rank %u out of range (num_ranks %u)", b->source, (unsigned long long)line,
+         rank, b->num_ranks);
+    return -1;
+  }
+  if ((int64_t)rank != b->cur_rank) {
+    if (b->seen[rank]) {
+      berr(b, "%s:%llu: operations of rank %u are not contiguous (rank given twice)", b->source,
+           (unsigned long long)line, rank);
+      return -1;
+    }
+    b->seen[rank] = 1;
+    b->first[rank] = b->n;
+    b->cur_rank = rank;
+  }
+  if (!(value >= 0) || !isfinite(value)) {
+    berr(b, "%s:%llu: %s value must be a finite non-negative number", b->source,
+         (unsigned long long)line, kind == LLAMP_VERTEX_CALC ? "calc" : "message size");
+    return -1;
+  }
+  if (kind == LLAMP_VERTEX_SEND && (peer < 0 || (uint32_t)peer >= b->num_ranks)) {
+    berr(b, "%s:%llu: send destination %d out of range 0..%u", b->source,
+         (unsigned long long)line, peer, b->num_ranks - 1);
+    return -1;
+  }
+  if (kind == LLAMP_VERTEX_RECV && (peer < -1 || (peer >= 0 && (uint32_t)peer >= b->num_ranks))) {
+    berr(b, "%s:%llu: recv source %d out of range -1..%u", b->source, (unsigned long long)line,
+         peer, b->num_ranks - 1);
+    return -1;
+  }
+  if (kind != LLAMP_VERTEX_CALC && (tag < -1 || (kind == LLAMP_VERTEX_SEND && tag < 0))) {
+    berr(b, "%s:%llu: bad tag %d", b->source, (unsigned long long)line, tag);
+    return -1;
+  }
+  if (b->n >= LLAMP_MAX_VERTICES) {
+    berr(b, "%s:%llu: more than %llu operations are not supported", b->source,
+         (unsigned long long)line, (unsigned long long)LLAMP_MAX_VERTICES);
+    return -1;
+  }
+  if (b->n == b->cap) {
+    uint64_t cap = b->cap ? b->cap * 2 : 1024;
+    if (grow((void **)&b->kind, 1, cap) || grow((void **)&b->rank, 4, cap) ||
+        grow((void **)&b->value, 8, cap) || grow((void **)&b->peer, 4, cap) ||
+        grow((void **)&b->tag, 4, cap) || grow((void **)&b->line, 4, cap)) {
+      berr(b, "%s: out of memory after %llu operations", b->source, (unsigned long long)b->n);
+      b->failed = 1;
+      return -1;
+    }
+    b->cap = cap;
+  }
+  uint64_t id = b->n++;
+  b->kind[id] = (uint8_t)kind;
+  b->rank[id] = rank;
+  b->value[id] = value;
+  b->peer[id] = kind == LLAMP_VERTEX_CALC ? -1 : peer;
+  b->tag[id] = kind == LLAMP_VERTEX_CALC ? 0 : tag;
+  b->line[id] = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+  b->count[rank]++;
+  return (int64_t)id;
+}
+
+int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llamp_edge_kind_t kind,
+                         uint64_t line) {
+  if (b->failed) return -1;
+  if (after < 0 || before < 0 || (uint64_t)after >= b->n || (uint64_t)before >= b->n) {
+    berr(b, "%s:%llu: dependency on an unknown operation", b->source, (unsigned long long)line);
+    return -1;
+  }
+  if (b->rank[after] != b->rank[before]) {
+    berr(b, "%s:%llu: dependency between ranks %u and %u (only within a rank)", b->source,
+         (unsigned long long)line, b->rank[after], b->rank[before]);
+    return -1;
+  }
+  if (after == before) {
+    berr(b, "%s:%llu: operation depends on itself", b->source, (unsigned long long)line);
+    return -1;
+  }
+  if (kind != LLAMP_EDGE_REQUIRES && kind != LLAMP_EDGE_IREQUIRES) {
+    berr(b, "%s:%llu: bad dependency kind", b->source, (unsigned long long)line);
+    return -1;
+  }
+  if (b->nd == b->capd) {
+    uint64_t cap = b->capd ? b->capd * 2 : 1024;
+    if (grow((void **)&b->dep_after, 4, cap) || grow((void **)&b->dep_before, 4, cap)) {
+      berr(b, "%s: out of memory", b->source);
+      b->failed = 1;
+      return -1;
+    }
+    b->capd = cap;
+  }
+  b->dep_after[b->nd] = (uint32_t)after;
+  b->dep_before[b->nd] = (uint32_t)before | (kind == LLAMP_EDGE_IREQUIRES ? DEP_IREQ_BIT : 0);
+  b->nd++;
+  return 0;
+}
+
+/* ---- a small open-addressing hash map uint64 key -> uint32 value -------- */
+
+typedef struct {
+  uint64_t *keys;
+  uint32_t *vals;
+  uint64_t mask, used;
+} hmap_t;
+
+#define HMAP_EMPTY UINT64_MAX
+
+static uint64_t hmix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+static int hmap_init(hmap_t *h, uint64_t expect) {
+  uint64_t cap = 16;
+  while (cap < 2 * expect) cap <<= 1;
+  h->keys = malloc(cap * sizeof *h->keys);
+  h->vals = malloc(cap * sizeof *h->vals);
+  if (!h->keys || !h->vals) return -1;
+  memset(h->keys, 0xff, cap * sizeof *h->keys);
+  h->mask = cap - 1;
+  h->used = 0;
+  return 0;
+}
+
+static void hmap_free(hmap_t *h) {
+  free(h->keys);
+  free(h->vals);
+  h->keys = NULL;
+  h->vals = NULL;
+}
+
+static uint32_t *hmap_find(const hmap_t *h, uint64_t key) {
+  for (uint64_t i = hmix(key) & h->mask;; i = (i + 1) & h->mask) {
+    if (h->keys[i] == key) return &h->vals[i];
+    if (h->keys[i] == HMAP_EMPTY) return NULL;
+  }
+}
+
+static int hmap_grow(hmap_t *h);
+
+/* Insert key with value v if absent; returns the slot's value pointer. */
+static uint32_t *hmap_put(hmap_t *h, uint64_t key, uint32_t v) {
+  if ((h->used + 1) * 2 > h->mask + 1 && hmap_grow(h)) return NULL;
+  uint64_t i = hmix(key) & h->mask;
+  for (;; i = (i + 1) & h->mask) {
+    if (h->keys[i] == key) return &h->vals[i];
+    if (h->keys[i] == HMAP_EMPTY) break;
+  }
+  h->keys[i] = key;
+  h->vals[i] = v;
+  h->used++;
+  return &h->vals[i];
+}
+
+static int hmap_grow(hmap_t *h) {
+  hmap_t n;
+  if (hmap_init(&n, (h->mask + 1)) != 0) {
+    hmap_free(&n);
+    return -1;
+  }
+  for (uint64_t i = 0; i <= h->mask; i++)
+    if (h->keys[i] != HMAP_EMPTY) {
+      uint64_t j = hmix(h->keys[i]) & n.mask;
+      while (n.keys[j] != HMAP_EMPTY) j = (j + 1) & n.mask;
+      n.keys[j] = h->keys[i];
+      n.vals[j] = h->vals[i];
+      n.used++;
+    }
+  hmap_free(h);
+  *h = n;
+  return 0;
+}
+
+/* Remove key (backward-shift deletion keeps probe chains intact). */
+static void hmap_del(hmap_t *h, uint64_t key) {
+  uint64_t i = hmix(key) & h->mask;
+  while (h->keys[i] != key) {
+    if (h->keys[i] == HMAP_EMPTY) return;
+    i = (i + 1) & h->mask;
+  }
+  for (;;) {
+    h->keys[i] = HMAP_EMPTY;
+    uint64_t j = i;
+    for (;;) {
+      j = (j + 1) & h->mask;
+      if (h->keys[j] == HMAP_EMPTY) {
+        h->used--;
+        return;
+      }
+      uint64_t home = hmix(h->keys[j]) & h->mask;
+      /* can the entry at j move to i? yes unless home lies cyclically in (i, j] */
+      if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) break;
+    }
+    h->keys[i] = h->keys[j];
+    h->vals[i] = h->vals[j];
+    i = j;
+  }
+}
+
+/* ---- matching ------------------------------------------------------------ */
+
+static uint64_t pair_key(uint32_t src, uint32_t dst) { return ((uint64_t)src << 32) | dst; }
+
+/* Match every receive to a send (rule in llamp_graph.h).  Fills partner[]. */
+static int match_messages(llamp_builder_t *b, uint32_t *partner) {
+  uint64_t n = b->n;
+  int rc = -1;
+  hmap_t pairs = {0};
+  uint32_t *bcount = NULL, *boff = NULL, *items = NULL, *cursor = NULL, *bsrc = NULL;
+  uint32_t *dst_off = NULL, *dst_buckets = NULL;
+  uint64_t nsend = 0, nb = 0;
+  for (uint64_t i = 0; i < n; i++) partner[i] = LLAMP_NONE32;
+  for (uint64_t i = 0; i < n; i++) nsend += b->kind[i] == LLAMP_VERTEX_SEND;
+  if (hmap_init(&pairs, 1024)) goto oom;
+  /* pass 1: number the (src, dst) buckets and count their sends */
+  uint64_t bcap = 1024;
+  bcount = calloc(bcap, sizeof *bcount);
+  bsrc = malloc(bcap * sizeof *bsrc);
+  if (!bcount || !bsrc) goto oom;
+  uint32_t *bdst = NULL;
+  bdst = malloc(bcap * sizeof *bdst);
+  if (!bdst) goto oom;
+  for (uint64_t i = 0; i < n; i++) {
+    if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
+    uint32_t *slot = hmap_put(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)nb);
+    if (!slot) {
+      free(bdst);
+      goto oom;
+    }
+    if (*slot == nb) {
+      if (nb == bcap) {
+        bcap *= 2;
+        if (grow((void **)&bcount, 4, bcap) || grow((void **)&bsrc, 4, bcap) ||
+            grow((void **)&bdst, 4, bcap)) {
+          free(bdst);
+          goto oom;
+        }
+      }
+      bcount[nb] = 0;
+      bsrc[nb] = b->rank[i];
+      bdst[nb] = (uint32_t)b->peer[i];
+      nb++;
+    }
+    bcount[*slot]++;
+  }
+  boff = malloc((nb + 1) * sizeof *boff);
+  cursor = malloc((nb + 1) * sizeof *cursor);
+  items = malloc((nsend ? nsend : 1) * sizeof *items);
+  dst_off = calloc((size_t)b->num_ranks + 1, sizeof *dst_off);
+  dst_buckets = malloc((nb ? nb : 1) * sizeof *dst_buckets);
+  if (!boff || !cursor || !items || !dst_off || !dst_buckets) {
+    free(bdst);
+    goto oom;
+  }
+  boff[0] = 0;
+  for (uint64_t k = 0; k < nb; k++) boff[k + 1] = boff[k] + bcount[k];
+  for (uint64_t k = 0; k < nb; k++) cursor[k] = boff[k];
+  /* pass 2: fill buckets in op-id order = each sender's posting order */
+  for (uint64_t i = 0; i < n; i++) {
+    if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
+    uint32_t k = *hmap_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]));
+    items[cursor[k]++] = (uint32_t)i;
+  }
+  for (uint64_t k = 0; k < nb; k++) cursor[k] = boff[k];
+  /* buckets grouped by destination, for ANY_SOURCE receives */
+  for (uint64_t k = 0; k < nb; k++) dst_off[bdst[k] + 1]++;
+  for (uint32_t r = 0; r < b->num_ranks; r++) dst_off[r + 1] += dst_off[r];
+  {
+    uint32_t *fill = bcount; /* reuse as fill pointers */
+    for (uint64_t k = 0; k < nb; k++) fill[k] = 0;
+    uint32_t *pos = calloc((size_t)b->num_ranks, sizeof *pos);
+    if (!pos) {
+      free(bdst);
+      goto oom;
+    }
+    for (uint64_t k = 0; k < nb; k++) dst_buckets[dst_off[bdst[k]] + pos[bdst[k]]++] = (uint32_t)k;
+    free(pos);
+  }
+  free(bdst);
+
+  for (uint64_t j = 0; j < n; j++) {
+    if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
+    uint32_t d = b->rank[j];
+    int32_t s = b->peer[j], t = b->tag[j];
+    uint32_t best = LLAMP_NONE32;
+    uint64_t best_local = UINT64_MAX;
+    uint32_t lo_k = 0, hi_k = 0, single = 0;
+    if (s >= 0) {
+      uint32_t *kp = hmap_find(&pairs, pair_key((uint32_t)s, d));
+      if (kp) {
+        single = *kp;
+        lo_k = 0;
+        hi_k = 1;
+      }
+    } else {
+      lo_k = dst_off[d];
+      hi_k = dst_off[d + 1];
+    }
+    for (uint32_t q = lo_k; q < hi_k; q++) {
+      uint32_t k = s >= 0 ? single : dst_buckets[q];
+      while (cursor[k] < boff[k + 1] && partner[items[cursor[k]]] != LLAMP_NONE32) cursor[k]++;
+      for (uint32_t c = cursor[k]; c < boff[k + 1]; c++) {
+        uint32_t i = items[c];
+        if (partner[i] != LLAMP_NONE32) continue;
+        if (t != LLAMP_ANY_TAG && b->tag[i] != t) continue;
+        uint64_t local = i - b->first[b->rank[i]];
+        if (local < best_local || (local == best_local && b->rank[i] < b->rank[best])) {
+          best = i;
+          best_local = local;
+        }
+        break;
+      }
+    }
+    if (best == LLAMP_NONE32) {
+      char src[32], tag[32];
+      snprintf(src, sizeof src, s < 0 ? "any source" : "rank %d", s);
+      snprintf(tag, sizeof tag, t < 0 ? "any tag" : "tag %d", t);
+      berr(b, "%s:%u: unmatched receive: rank %u receives %.0f bytes from %s %s, but no send is left to match it",
+           b->source, b->line[j], d, b->value[j], src, tag);
+      goto out;
+    }
+    partner[best] = (uint32_t)j;
+    partner[j] = best;
+  }
+  for (uint64_t i = 0; i < n; i++)
+    if (b->kind[i] == LLAMP_VERTEX_SEND && partner[i] == LLAMP_NONE32) {
+      berr(b, "%s:%u: unmatched send: rank %u sends %.0f bytes to rank %d tag %d, but no receive matches it",
+           b->source, b->line[i], b->rank[i], b->value[i], b->peer[i], b->tag[i]);
+      goto out;
+    }
+  rc = 0;
+  goto out;
+oom:
+  berr(b, "%s: out of memory while matching messages", b->source);
+out:
+  hmap_free(&pairs);
+  free(bcount);
+  free(bsrc);
+  free(boff);
+  free(items);
+  free(cursor);
+  free(dst_off);
+  free(dst_buckets);
+  return rc;
+}
+
+/* ---- topological order ---------------------------------------------------- */
+
+/* Plain Kahn sort over in-edges (builds the out-edge lists it needs).
+ * Fills order[old] = new id; returns the number of vertices ordered. */
+static uint64_t kahn_order(uint64_t n, const uint32_t *in_off, const uint32_t *in_src,
+                           uint32_t *order) {
+  uint64_t m = in_off[n], done = 0;
+  uint32_t *out_off = calloc(n + 1, sizeof *out_off);
+  uint32_t *out_dst = malloc((m ? m : 1) * sizeof *out_dst);
+  uint32_t *indeg = malloc((n ? n : 1) * sizeof *indeg);
+  uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
+  if (!out_off || !out_dst || !indeg || !queue) goto out;
+  for (uint64_t e = 0; e < m; e++) out_off[(in_src[e] & LLAMP_EDGE_SRC_MASK) + 1]++;
+  for (uint64_t v = 0; v < n; v++) out_off[v + 1] += out_off[v];
+  for (uint64_t v = 0; v < n; v++) {
+    indeg[v] = in_off[v + 1] - in_off[v];
+    for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++)
+      out_dst[out_off[in_src[e] & LLAMP_EDGE_SRC_MASK]++] = (uint32_t)v;
+  }
+  for (uint64_t v = n; v > 0; v--) out_off[v] = out_off[v - 1];
+  out_off[0] = 0;
+  uint64_t head = 0, tail = 0;
+  for (uint64_t v = 0; v < n; v++)
+    if (indeg[v] == 0) queue[tail++] = (uint32_t)v;
+  while (head < tail) {
+    uint32_t u = queue[head++];
+    order[u] = (uint32_t)done++;
+    for (uint32_t e = out_off[u]; e < out_off[u + 1]; e++)
+      if (--indeg[out_dst[e]] == 0) queue[tail++] = out_dst[e];
+  }
+out:
+  free(out_off);
+  free(out_dst);
+  free(indeg);
+  free(queue);
+  return done;
+}
+
+/* Order by walking each rank's program order, parking a rank on the first
+ * vertex it waits for and waking it when that vertex is emitted.  Returns the
+ * number ordered (n on success). */
+static uint64_t rank_walk_order(const llamp_builder_t *b, const uint32_t *in_off,
+                                const uint32_t *in_src, uint32_t *order) {
+  uint64_t n = b->n, done = 0;
+  uint32_t P = b->num_ranks;
+  uint64_t *pos = malloc((size_t)P * sizeof *pos);
+  uint32_t *stack = malloc((size_t)P * sizeof *stack);
+  uint32_t *next_waiter = malloc((size_t)P * sizeof *next_waiter);
+  hmap_t waiting = {0};
+  if (!pos || !stack || !next_waiter || hmap_init(&waiting, P)) goto out;
+  for (uint64_t v = 0; v < n; v++) order[v] = LLAMP_NONE32;
+  uint64_t sp = 0;
+  for (uint32_t r = 0; r < P; r++) {
+    pos[r] = b->first[r];
+    stack[sp++] = r;
+  }
+  while (sp) {
+    uint32_t r = stack[--sp];
+    uint64_t end = b->first[r] + b->count[r];
+    while (pos[r] < end) {
+      uint64_t v = pos[r];
+      uint32_t blocker = LLAMP_NONE32;
+      for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++) {
+        uint32_t u = in_src[e] & LLAMP_EDGE_SRC_MASK;
+        if (order[u] == LLAMP_NONE32) {
+          blocker = u;
+          break;
+        }
+      }
+      if (blocker != LLAMP_NONE32) {
+        if (b->rank[blocker] == r) goto out; /* waits on its own later op: let Kahn do it */
+        uint32_t *head = hmap_put(&waiting, blocker, LLAMP_NONE32);
+        if (!head) goto out;
+        next_waiter[r] = *head;
+        *head = r;
+        break;
+      }
+      order[v] = (uint32_t)done++;
+      pos[r]++;
+      uint32_t *head = hmap_find(&waiting, v);
+      if (head) {
+        for (uint32_t w = *head; w != LLAMP_NONE32; w = next_waiter[w]) stack[sp++] = w;
+        hmap_del(&waiting, v);
+      }
+    }
+  }
+out:
+  free(pos);
+  free(stack);
+  free(next_waiter);
+  hmap_free(&waiting);
+  return done;
+}
+
+/* ---- finish ------------------------------------------------------------------ */
+
+llamp_graph_t *llamp_graph_alloc(uint32_t num_ranks, uint64_t n, uint64_t m) {
+  llamp_graph_t *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->num_ranks = num_ranks;
+  g->n = n;
+  g->m = m;
+  size_t nn = n ? n : 1;
+  g->kind = malloc(nn);
+  g->rank = malloc(nn * 4);
+  g->value = malloc(nn * 8);
+  g->tag = malloc(nn * 4);
+  g->local = malloc(nn * 4);
+  g->partner = malloc(nn * 4);
+  g->in_off = malloc((n + 1) * 4);
+  g->in_src = malloc((m ? m : 1) * 4);
+  if (!g->kind || !g->rank || !g->value || !g->tag || !g->local || !g->partner || !g->in_off ||
+      !g->in_src) {
+    llamp_graph_destroy(g);
+    return NULL;
+  }
+  return g;
+}
+
+/* Apply the permutation order[] (old -> new) to one array of `elem` bytes. */
+static int permute(void **arr, size_t elem, uint64_t n, const uint32_t *order) {
+  char *dst = malloc(elem * (n ? n : 1));
+  if (!dst) return -1;
+  const char *src = *arr;
+  for (uint64_t i = 0; i < n; i++) memcpy(dst + elem * order[i], src + elem * i, elem);
+  free(*arr);
+  *arr = dst;
+  return 0;
+}
+
+static void fail_copy(llamp_builder_t *b, char *err, size_t errlen) {
+  if (err && errlen) snprintf(err, errlen, "%s", b->err[0] ? b->err : "graph build failed");
+}
+
+llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen) {
+  llamp_graph_t *g = NULL;
+  uint32_t *partner = NULL, *in_off = NULL, *in_src = NULL, *order = NULL;
+  if (!b) {
+    if (err && errlen) snprintf(err, errlen, "no builder");
+    return NULL;
+  }
+  if (b->failed) goto fail;
+  uint64_t n = b->n;
+  partner = malloc((n ? n : 1) * sizeof *partner);
+  if (!partner) goto oom;
+  if (match_messages(b, partner)) goto fail;
+  free(b->peer);
+  b->peer = NULL;
+
+  /* in-edge CSR over builder ids: dependencies plus one message edge per receive */
+  uint64_t m = b->nd;
+  for (uint64_t i = 0; i < n; i++) m += b->kind[i] == LLAMP_VERTEX_RECV;
+  if (m >= UINT32_MAX) {
+    berr(b, "%s: more than 2^32 edges are not supported", b->source);
+    goto fail;
+  }
+  in_off = calloc(n + 1, sizeof *in_off);
+  in_src = malloc((m ? m : 1) * sizeof *in_src);
+  if (!in_off || !in_src) goto oom;
+  for (uint64_t d = 0; d < b->nd; d++) in_off[b->dep_after[d] + 1]++;
+  for (uint64_t i = 0; i < n; i++) in_off[i + 1] += b->kind[i] == LLAMP_VERTEX_RECV;
+  for (uint64_t i = 0; i < n; i++) in_off[i + 1] += in_off[i];
+  for (uint64_t d = 0; d < b->nd; d++) {
+    uint32_t before = b->dep_before[d];
+    uint32_t kind = (before & DEP_IREQ_BIT) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
+    in_src[in_off[b->dep_after[d]]++] = (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
+  }
+  for (uint64_t i = 0; i < n; i++)
+    if (b->kind[i] == LLAMP_VERTEX_RECV)
+      in_src[in_off[i]++] = partner[i] | ((uint32_t)LLAMP_EDGE_MESSAGE << LLAMP_EDGE_KIND_SHIFT);
+  for (uint64_t i = n; i > 0; i--) in_off[i] = in_off[i - 1];
+  in_off[0] = 0;
+  free(b->dep_after);
+  free(b->dep_before);
+  b->dep_after = b->dep_before = NULL;
+
+  order = malloc((n ? n : 1) * sizeof *order);
+  if (!order) goto oom;
+  if (rank_walk_order(b, in_off, in_src, order) != n && kahn_order(n, in_off, in_src, order) != n) {
+    /* report one operation that can never start */
+    uint64_t v = 0;
+    while (v < n && order[v] != LLAMP_NONE32) v++;
+    if (v == n) v = 0;
+    berr(b, "%s:%u: dependency cycle (or deadlock) involving rank %u operation %llu", b->source,
+         b->line[v], b->rank[v], (unsigned long long)(v - b->first[b->rank[v]]));
+    goto fail;
+  }
+
+  g = calloc(1, sizeof *g);
+  if (!g) goto oom;
+  g->num_ranks = b->num_ranks;
+  g->n = n;
+  g->m = m;
+  /* new in-edge CSR in topological numbering */
+  g->in_off = malloc((n + 1) * sizeof *g->in_off);
+  g->in_src = malloc((m ? m : 1) * sizeof *g->in_src);
+  uint32_t *inv = malloc((n ? n : 1) * sizeof *inv);
+  if (!g->in_off || !g->in_src || !inv) {
+    free(inv);
+    goto oom;
+  }
+  for (uint64_t i = 0; i < n; i++) inv[order[i]] = (uint32_t)i;
+  uint64_t e2 = 0;
+  for (uint64_t v = 0; v < n; v++) {
+    uint32_t old = inv[v];
+    g->in_off[v] = (uint32_t)e2;
+    for (uint32_t e = in_off[old]; e < in_off[old + 1]; e++) {
+      uint32_t w = in_src[e];
+      g->in_src[e2++] = order[w & LLAMP_EDGE_SRC_MASK] | (w & ~LLAMP_EDGE_SRC_MASK);
+    }
+  }
+  g->in_off[n] = (uint32_t)e2;
+  free(in_off);
+  free(in_src);
+  in_off = in_src = NULL;
+  /* local index within the rank, partner in new ids */
+  g->local = malloc((n ? n : 1) * sizeof *g->local);
+  if (!g->local) {
+    free(inv);
+    goto oom;
+  }
+  for (uint64_t v = 0; v < n; v++) g->local[v] = (uint32_t)(inv[v] - b->first[b->rank[inv[v]]]);
+  free(inv);
+  for (uint64_t i = 0; i < n; i++)
+    if (partner[i] != LLAMP_NONE32) partner[i] = order[partner[i]];
+  if (permute((void **)&partner, 4, n, order)) goto oom;
+  g->partner = partner;
+  partner = NULL;
+  if (permute((void **)&b->kind, 1, n, order) || permute((void **)&b->rank, 4, n, order) ||
+      permute((void **)&b->value, 8, n, order) || permute((void **)&b->tag, 4, n, order))
+    goto oom;
+  g->kind = b->kind;
+  g->rank = b->rank;
+  g->value = b->value;
+  g->tag = b->tag;
+  b->kind = NULL;
+  b->rank = NULL;
+  b->value = NULL;
+  b->tag = NULL;
+  for (uint64_t v = 0; v < n; v++) {
+    g->num_messages += g->kind[v] == LLAMP_VERTEX_SEND;
+    if (g->kind[v] == LLAMP_VERTEX_RECV) g->tag[v] = g->tag[g->partner[v]];
+  }
+  free(order);
+  llamp_builder_destroy(b);
+  return g;
+
+oom:
+  berr(b, "%s: out of memory while building the graph", b->source);
+fail:
+  fail_copy(b, err, errlen);
+  free(partner);
+  free(in_off);
+  free(in_src);
+  free(order);
+  llamp_graph_destroy(g);
+  llamp_builder_destroy(b);
+  return NULL;
+}
+
+/* ---- accessors -------------------------------------------------------------- */
+
+void llamp_graph_destroy(llamp_graph_t *g) {
+  if (!g) return;
+  free(g->kind);
+  free(g->rank);
+  free(g->value);
+  free(g->tag);
+  free(g->local);
+  free(g->partner);
+  free(g->in_off);
+  free(g->in_src);
+  free(g);
+}
+
+uint32_t llamp_graph_num_ranks(const llamp_graph_t *g) { return g->num_ranks; }
+uint64_t llamp_graph_num_vertices(const llamp_graph_t *g) { return g->n; }
+uint64_t llamp_graph_num_edges(const llamp_graph_t *g) { return g->m; }
+uint64_t llamp_graph_num_messages(const llamp_graph_t *g) { return g->num_messages; }
+llamp_vertex_kind_t llamp_graph_kind(const llamp_graph_t *g, uint64_t v) {
+  return (llamp_vertex_kind_t)g->kind[v];
+}
+uint32_t llamp_graph_rank(const llamp_graph_t *g, uint64_t v) { return g->rank[v]; }
+double llamp_graph_value(const llamp_graph_t *g, uint64_t v) { return g->value[v]; }
+int32_t llamp_graph_peer(const llamp_graph_t *g, uint64_t v) {
+  return g->partner[v] == LLAMP_NONE32 ? -1 : (int32_t)g->rank[g->partner[v]];
+}
+int32_t llamp_graph_tag(const llamp_graph_t *g, uint64_t v) { return g->tag[v]; }
+uint64_t llamp_graph_local_index(const llamp_graph_t *g, uint64_t v) { return g->local[v]; }
+void llamp_graph_in_edges(const llamp_graph_t *g, uint64_t v, uint64_t *first, uint64_t *last) {
+  *first = g->in_off[v];
+  *last = g->in_off[v + 1];
+}
+uint64_t llamp_graph_edge_source(const llamp_graph_t *g, uint64_t e) {
+  return g->in_src[e] & LLAMP_EDGE_SRC_MASK;
+}
+llamp_edge_kind_t llamp_graph_edge_kind(const llamp_graph_t *g, uint64_t e) {
+  return (llamp_edge_kind_t)(g->in_src[e] >> LLAMP_EDGE_KIND_SHIFT);
+}
+uint64_t llamp_graph_partner(const llamp_graph_t *g, uint64_t v) {
+  return g->partner[v] == LLAMP_NONE32 ? UINT64_MAX : g->partner[v];
+}
+
+void llamp_graph_arrays(const llamp_graph_t *g, llamp_graph_arrays_t *out) {
+  out->n = g->n;
+  out->m = g->m;
+  out->kind = g->kind;
+  out->rank = g->rank;
+  out->value = g->value;
+  out->in_off = g->in_off;
+  out->in_src = g->in_src;
+}
+
+/* ---- invariant checker -------------------------------------------------------- */
+
+int llamp_graph_check(const llamp_graph_t *g, char *err, size_t errlen) {
+#define CHECK_FAIL(...)                         \
+  do {                                          \
+    if (err && errlen) snprintf(err, errlen, __VA_ARGS__); \
+    return -1;                                  \
+  } while (0)
+  if (!g) CHECK_FAIL("no graph");
+  if (g->in_off[0] != 0 || g->in_off[g->n] != g->m) CHECK_FAIL("edge offsets inconsistent");
+  uint64_t sends = 0;
+  for (uint64_t v = 0; v < g->n; v++) {
+    unsigned k = g->kind[v];
+    if (k > LLAMP_VERTEX_RECV) CHECK_FAIL("vertex %llu: bad kind %u", (unsigned long long)v, k);
+    if (g->rank[v] >= g->num_ranks)
+      CHECK_FAIL("vertex %llu: rank %u out of range", (unsigned long long)v, g->rank[v]);
+    if (!(g->value[v] >= 0) || !isfinite(g->value[v]))
+      CHECK_FAIL("vertex %llu: cost/size %g is not finite and non-negative", (unsigned long long)v,
+                 g->value[v]);
+    if (g->in_off[v + 1] < g->in_off[v] || g->in_off[v + 1] > g->m)
+      CHECK_FAIL("vertex %llu: edge offsets out of order or range", (unsigned long long)v);
+    if (g->partner[v] != LLAMP_NONE32 && g->partner[v] >= g->n)
+      CHECK_FAIL("vertex %llu: partner out of range", (unsigned long long)v);
+    unsigned msg_in = 0;
+    for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
+      uint32_t u = g->in_src[e] & LLAMP_EDGE_SRC_MASK, ek = g->in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
+      if (u >= v) CHECK_FAIL("edge %u -> %llu breaks the topological numbering (cycle?)", u, (unsigned long long)v);
+      if (ek > LLAMP_EDGE_MESSAGE) CHECK_FAIL("edge %u -> %llu: bad kind %u", u, (unsigned long long)v, ek);
+      if (ek == LLAMP_EDGE_MESSAGE) {
+        msg_in++;
+        if (k != LLAMP_VERTEX_RECV || g->kind[u] != LLAMP_VERTEX_SEND || g->partner[v] != u ||
+            g->partner[u] != v)
+          CHECK_FAIL("message edge %u -> %llu does not join a matched send and receive", u,
+                     (unsigned long long)v);
+      } else if (g->rank[u] != g->rank[v]) {
+        CHECK_FAIL("dependency %u -> %llu crosses ranks", u, (unsigned long long)v);
+      }
+    }
+    if (k == LLAMP_VERTEX_RECV && msg_in != 1)
+      CHECK_FAIL("receive %llu (rank %u) has %u matching sends", (unsigned long long)v, g->rank[v], msg_in);
+    if (k == LLAMP_VERTEX_SEND) {
+      sends++;
+      uint32_t r = g->partner[v];
+      if (r == LLAMP_NONE32 || r >= g->n || g->kind[r] != LLAMP_VERTEX_RECV || g->partner[r] != v)
+        CHECK_FAIL("send %llu (rank %u) is not matched", (unsigned long long)v, g->rank[v]);
+    }
+    if (k == LLAMP_VERTEX_CALC && g->partner[v] != LLAMP_NONE32)
+      CHECK_FAIL("calc vertex %llu has a message partner", (unsigned long long)v);
+  }
+  if (sends != g->num_messages) CHECK_FAIL("message count mismatch");
+  return 0;
+#undef CHECK_FAIL
+}
