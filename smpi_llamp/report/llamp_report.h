@@ -1,0 +1,54 @@
+/* llamp_report.h - present engine results: text for people, JSON and CSV
+ * for scripts.  The report only formats; it never evaluates anything. */
+#ifndef LLAMP_REPORT_H
+#define LLAMP_REPORT_H
+
+#include <stdio.h>
+
+#include "llamp_engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* x % tolerance of one parameter: the largest value with T <= (1+x/100) T0. */
+typedef struct {
+  double percent;
+  double value;  /* largest parameter value; ignored when unbounded */
+  int unbounded; /* T never exceeds the threshold */
+} llamp_tolerance_t;
+
+typedef struct {
+  /* what was analysed */
+  const char *graph_name;
+  uint32_t ranks;
+  uint64_t vertices, edges, messages;
+  llamp_params_t params;
+  /* at the given parameters */
+  llamp_point_t point;
+  /* optional parts: counts of 0 mean "not asked" */
+  int have_range;
+  double range_lo, range_hi;
+  const llamp_breakpoint_t *breakpoints;
+  size_t num_breakpoints;
+  int breakpoint_evaluations;
+  const llamp_tolerance_t *tolerance[LLAMP_NUM_PARAMS]; /* per parameter, may be NULL */
+  size_t num_tolerance;
+  int have_budget, budget_unbounded, budget_infeasible;
+  double budget_T, budget_L;
+  const double *sweep_x, *sweep_T, *sweep_lambda;
+  size_t num_sweep;
+  const uint64_t *path; /* critical path vertices (graph ids), optional */
+  size_t path_len;
+  const uint32_t *path_ranks;
+  const int *path_kinds;
+} llamp_analysis_t;
+
+void llamp_report_text(FILE *f, const llamp_analysis_t *a);
+void llamp_report_json(FILE *f, const llamp_analysis_t *a);
+void llamp_report_csv(FILE *f, const llamp_analysis_t *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

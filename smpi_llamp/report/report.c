@@ -1,0 +1,240 @@
+/* Report formatting.  Text is a ten-second read; JSON uses SI units and the
+ * key names documented in docs/cli.md; CSV is one table (the sweep, else the
+ * critical latencies, else one row of the main metrics). */
+#include "llamp_report.h"
+
+#include <math.h>
+
+#include "llamp_units.h"
+
+static const char *kind_name(int k) {
+  return k == LLAMP_VERTEX_CALC ? "calc" : k == LLAMP_VERTEX_SEND ? "send" : "recv";
+}
+
+static double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
+
+/* A tolerance line for parameter w, e.g. "1 % -> L <= 3.6 us (+0.6 us)". */
+static void text_tolerance(FILE *f, const llamp_analysis_t *a, llamp_param_t w) {
+  const llamp_tolerance_t *t = a->tolerance[w];
+  if (!t || !a->num_tolerance) return;
+  char b1[48], b2[48];
+  double cur = llamp_params_get(&a->params, w);
+  const char *title = w == LLAMP_PARAM_L   ? "latency tolerance  "
+                      : w == LLAMP_PARAM_G ? "bandwidth tolerance"
+                                           : "overhead tolerance ";
+  fprintf(f, "%s ", title);
+  for (size_t i = 0; i < a->num_tolerance; i++) {
+    fprintf(f, "%s%g %%: ", i ? "; " : "", t[i].percent);
+    if (t[i].unbounded) {
+      fprintf(f, "unbounded");
+    } else if (w == LLAMP_PARAM_G) {
+      fprintf(f, ">= %.4g GB/s", t[i].value > 0 ? 1e-9 / t[i].value : INFINITY);
+    } else {
+      fprintf(f, "%s <= %s (+%s)", llamp_param_name(w),
+              llamp_units_format_time(t[i].value, b1, sizeof b1),
+              llamp_units_format_time(t[i].value - cur, b2, sizeof b2));
+    }
+  }
+  fprintf(f, "\n");
+}
+
+void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
+  char b1[48], b2[48], b3[48], b4[48];
+  const llamp_point_t *p = &a->point;
+  const llamp_params_t *q = &a->params;
+  fprintf(f, "%s: %u ranks, %llu events, %llu messages\n", a->graph_name, a->ranks,
+          (unsigned long long)a->vertices, (unsigned long long)a->messages);
+  fprintf(f, "model: L=%s o=%s G=%.4g ns/B", llamp_units_format_time(q->L, b1, sizeof b1),
+          llamp_units_format_time(q->o, b2, sizeof b2), q->G * 1e9);
+  if (q->g > 0) fprintf(f, " g=%s", llamp_units_format_time(q->g, b3, sizeof b3));
+  fprintf(f, " S=%s, %s\n", llamp_units_format_bytes(q->S, b4, sizeof b4),
+          q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, "predicted runtime   T   = %s\n", llamp_units_format_time(p->T, b1, sizeof b1));
+  fprintf(f, "latency sensitivity λ_L = %g", p->lambda[LLAMP_PARAM_L]);
+  if (p->lambda_left[LLAMP_PARAM_L] != p->lambda[LLAMP_PARAM_L])
+    fprintf(f, " (left %g: L is a critical latency)", p->lambda_left[LLAMP_PARAM_L]);
+  fprintf(f, "   ρ_L = %.2f %%   (+1 us of L adds %s)\n", 100 * p->rho_L,
+          llamp_units_format_time(p->lambda[LLAMP_PARAM_L] * 1e-6, b1, sizeof b1));
+  fprintf(f, "bandwidth           λ_G = %.6g B   ρ_G = %.2f %%\n", p->lambda[LLAMP_PARAM_G],
+          100 * p->rho_G);
+  fprintf(f, "overhead            λ_o = %g\n", p->lambda[LLAMP_PARAM_O]);
+  if (q->g > 0) fprintf(f, "gap                 λ_g = %g\n", p->lambda[LLAMP_PARAM_GAP]);
+  fprintf(f,
+          "critical path: %llu vertices, %llu messages; compute %.1f %%, overhead %.1f %%, "
+          "latency %.1f %%, bandwidth %.1f %%",
+          (unsigned long long)p->path_vertices, (unsigned long long)p->path_messages,
+          pct(p->t_compute, p->T), pct(p->t_overhead, p->T), pct(p->t_latency, p->T),
+          pct(p->t_bandwidth, p->T));
+  if (q->g > 0) fprintf(f, ", gap %.1f %%", pct(p->t_gap, p->T));
+  fprintf(f, "\n");
+  for (int w = 0; w < LLAMP_NUM_PARAMS; w++) text_tolerance(f, a, (llamp_param_t)w);
+  if (a->have_budget) {
+    fprintf(f, "budget T <= %s: ", llamp_units_format_time(a->budget_T, b1, sizeof b1));
+    if (a->budget_infeasible) fprintf(f, "infeasible even at L = 0\n");
+    else if (a->budget_unbounded) fprintf(f, "any L (T does not grow with L)\n");
+    else fprintf(f, "L <= %s\n", llamp_units_format_time(a->budget_L, b1, sizeof b1));
+  }
+  if (a->have_range) {
+    fprintf(f, "critical latencies in [%s, %s]: %zu", llamp_units_format_time(a->range_lo, b1, sizeof b1),
+            llamp_units_format_time(a->range_hi, b2, sizeof b2), a->num_breakpoints);
+    for (size_t i = 0; i < a->num_breakpoints && i < 8; i++)
+      fprintf(f, "%s%s (λ_L %g -> %g)", i ? ", " : ": ",
+              llamp_units_format_time(a->breakpoints[i].x, b1, sizeof b1),
+              a->breakpoints[i].slope_before, a->breakpoints[i].slope_after);
+    if (a->num_breakpoints > 8) fprintf(f, ", ... (see --format json)");
+    fprintf(f, "\n");
+  }
+  if (a->num_sweep) {
+    fprintf(f, "sweep:          L          T    λ_L\n");
+    for (size_t i = 0; i < a->num_sweep; i++)
+      fprintf(f, "      %12s %12s %6g\n", llamp_units_format_time(a->sweep_x[i], b1, sizeof b1),
+              llamp_units_format_time(a->sweep_T[i], b2, sizeof b2), a->sweep_lambda[i]);
+  }
+  if (a->path_len) {
+    fprintf(f, "critical path (first -> last):\n");
+    for (size_t i = 0; i < a->path_len; i++)
+      fprintf(f, "  %6zu  rank %u  %s  vertex %llu\n", i, a->path_ranks[i],
+              kind_name(a->path_kinds[i]), (unsigned long long)a->path[i]);
+  }
+}
+
+static void json_num(FILE *f, double x) {
+  if (isfinite(x)) fprintf(f, "%.12g", x);
+  else fprintf(f, "null");
+}
+
+void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
+  const llamp_point_t *p = &a->point;
+  const llamp_params_t *q = &a->params;
+  fprintf(f, "{\n  \"graph\": {\"name\": \"");
+  for (const char *c = a->graph_name; *c; c++) {
+    if (*c == '"' || *c == '\\') fputc('\\', f);
+    if ((unsigned char)*c >= 0x20) fputc(*c, f);
+  }
+  fprintf(f, "\", \"ranks\": %u, \"events\": %llu, \"edges\": %llu, \"messages\": %llu},\n",
+          a->ranks, (unsigned long long)a->vertices, (unsigned long long)a->edges,
+          (unsigned long long)a->messages);
+  fprintf(f, "  \"params\": {\"L\": ");
+  json_num(f, q->L);
+  fprintf(f, ", \"o\": ");
+  json_num(f, q->o);
+  fprintf(f, ", \"g\": ");
+  json_num(f, q->g);
+  fprintf(f, ", \"G\": ");
+  json_num(f, q->G);
+  fprintf(f, ", \"S\": ");
+  json_num(f, q->S);
+  fprintf(f, ", \"bandwidth_term\": \"%s\"},\n", q->size_g_full ? "s*G" : "(s-1)*G");
+  struct {
+    const char *key;
+    double v;
+  } scalars[] = {{"runtime", p->T},
+                 {"lambda_L", p->lambda[LLAMP_PARAM_L]},
+                 {"lambda_L_left", p->lambda_left[LLAMP_PARAM_L]},
+                 {"rho_L", p->rho_L},
+                 {"lambda_G", p->lambda[LLAMP_PARAM_G]},
+                 {"rho_G", p->rho_G},
+                 {"lambda_o", p->lambda[LLAMP_PARAM_O]},
+                 {"lambda_g", p->lambda[LLAMP_PARAM_GAP]}};
+  for (size_t i = 0; i < sizeof scalars / sizeof *scalars; i++) {
+    fprintf(f, "  \"%s\": ", scalars[i].key);
+    json_num(f, scalars[i].v);
+    fprintf(f, ",\n");
+  }
+  fprintf(f, "  \"critical_path\": {\"vertices\": %llu, \"messages\": %llu, \"compute\": ",
+          (unsigned long long)p->path_vertices, (unsigned long long)p->path_messages);
+  json_num(f, p->t_compute);
+  fprintf(f, ", \"overhead\": ");
+  json_num(f, p->t_overhead);
+  fprintf(f, ", \"latency\": ");
+  json_num(f, p->t_latency);
+  fprintf(f, ", \"bandwidth\": ");
+  json_num(f, p->t_bandwidth);
+  fprintf(f, ", \"gap\": ");
+  json_num(f, p->t_gap);
+  if (a->path_len) {
+    fprintf(f, ", \"path\": [");
+    for (size_t i = 0; i < a->path_len; i++)
+      fprintf(f, "%s{\"vertex\": %llu, \"rank\": %u, \"kind\": \"%s\"}", i ? ", " : "",
+              (unsigned long long)a->path[i], a->path_ranks[i], kind_name(a->path_kinds[i]));
+    fprintf(f, "]");
+  }
+  fprintf(f, "},\n");
+  if (a->have_range) {
+    fprintf(f, "  \"range\": {\"L_min\": ");
+    json_num(f, a->range_lo);
+    fprintf(f, ", \"L_max\": ");
+    json_num(f, a->range_hi);
+    fprintf(f, ", \"evaluations\": %d},\n", a->breakpoint_evaluations);
+    fprintf(f, "  \"critical_latencies\": [");
+    for (size_t i = 0; i < a->num_breakpoints; i++) {
+      fprintf(f, "%s\n    {\"L\": ", i ? "," : "");
+      json_num(f, a->breakpoints[i].x);
+      fprintf(f, ", \"lambda_before\": %g, \"lambda_after\": %g, \"runtime\": ",
+              a->breakpoints[i].slope_before, a->breakpoints[i].slope_after);
+      json_num(f, a->breakpoints[i].T);
+      fprintf(f, "}");
+    }
+    fprintf(f, "%s],\n", a->num_breakpoints ? "\n  " : "");
+  }
+  static const char *tol_keys[LLAMP_NUM_PARAMS] = {"tolerance", "tolerance_G", "tolerance_o", "tolerance_g"};
+  for (int w = 0; w < LLAMP_NUM_PARAMS; w++) {
+    const llamp_tolerance_t *t = a->tolerance[w];
+    if (!t || !a->num_tolerance) continue;
+    const char *name = llamp_param_name((llamp_param_t)w);
+    double cur = llamp_params_get(q, (llamp_param_t)w);
+    fprintf(f, "  \"%s\": [", tol_keys[w]);
+    for (size_t i = 0; i < a->num_tolerance; i++) {
+      fprintf(f, "%s{\"percent\": %g, \"%s\": ", i ? ", " : "", t[i].percent, name);
+      if (t[i].unbounded) fprintf(f, "null, \"delta_%s\": null", name);
+      else {
+        json_num(f, t[i].value);
+        fprintf(f, ", \"delta_%s\": ", name);
+        json_num(f, t[i].value - cur);
+      }
+      fprintf(f, "}");
+    }
+    fprintf(f, "],\n");
+  }
+  if (a->have_budget) {
+    fprintf(f, "  \"budget\": {\"T\": ");
+    json_num(f, a->budget_T);
+    fprintf(f, ", \"L\": ");
+    if (a->budget_infeasible || a->budget_unbounded) fprintf(f, "null");
+    else json_num(f, a->budget_L);
+    fprintf(f, ", \"status\": \"%s\"},\n",
+            a->budget_infeasible ? "infeasible" : a->budget_unbounded ? "unbounded" : "ok");
+  }
+  if (a->num_sweep) {
+    fprintf(f, "  \"sweep\": [");
+    for (size_t i = 0; i < a->num_sweep; i++) {
+      fprintf(f, "%s\n    {\"L\": ", i ? "," : "");
+      json_num(f, a->sweep_x[i]);
+      fprintf(f, ", \"runtime\": ");
+      json_num(f, a->sweep_T[i]);
+      fprintf(f, ", \"lambda_L\": %g}", a->sweep_lambda[i]);
+    }
+    fprintf(f, "\n  ],\n");
+  }
+  fprintf(f, "  \"units\": \"SI (seconds, bytes, seconds per byte)\"\n}\n");
+}
+
+void llamp_report_csv(FILE *f, const llamp_analysis_t *a) {
+  const llamp_point_t *p = &a->point;
+  if (a->num_sweep) {
+    fprintf(f, "L,runtime,lambda_L\n");
+    for (size_t i = 0; i < a->num_sweep; i++)
+      fprintf(f, "%.12g,%.12g,%g\n", a->sweep_x[i], a->sweep_T[i], a->sweep_lambda[i]);
+  } else if (a->have_range) {
+    fprintf(f, "L,lambda_before,lambda_after,runtime\n");
+    for (size_t i = 0; i < a->num_breakpoints; i++)
+      fprintf(f, "%.12g,%g,%g,%.12g\n", a->breakpoints[i].x, a->breakpoints[i].slope_before,
+              a->breakpoints[i].slope_after, a->breakpoints[i].T);
+  } else {
+    fprintf(f, "L,o,G,S,runtime,lambda_L,lambda_L_left,rho_L,lambda_G,rho_G,lambda_o\n");
+    fprintf(f, "%.12g,%.12g,%.12g,%.12g,%.12g,%g,%g,%.12g,%.12g,%.12g,%g\n", a->params.L,
+            a->params.o, a->params.G, a->params.S, p->T, p->lambda[LLAMP_PARAM_L],
+            p->lambda_left[LLAMP_PARAM_L], p->rho_L, p->lambda[LLAMP_PARAM_G], p->rho_G,
+            p->lambda[LLAMP_PARAM_O]);
+  }
+}

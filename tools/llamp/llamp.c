@@ -1,0 +1,558 @@
+/* llamp - command-line front end: analyze, export-lp, convert, generate.
+ * Thin by design: parse options, call the library stages, print.
+ * Conventions (hwloc style): --help to stdout and exit 0; errors to stderr as
+ * one line and exit 1; --version everywhere. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "llamp_engine.h"
+#include "llamp_goal.h"
+#include "llamp_graph.h"
+#include "llamp_lp.h"
+#include "llamp_report.h"
+#include "llamp_synth.h"
+#include "llamp_units.h"
+
+#ifndef LLAMP_VERSION
+#define LLAMP_VERSION "0.1.0"
+#endif
+
+static const char *prog = "llamp";
+
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", prog);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Stage messages on stderr, only when a person is watching. */
+static int progress_on = -1;
+static double stage_t0;
+static void stage_begin(const char *what, const char *name) {
+  if (progress_on < 0) progress_on = isatty(2);
+  stage_t0 = now();
+  if (progress_on) fprintf(stderr, "%s: %s %s ...", prog, what, name ? name : "");
+}
+static void stage_end(void) {
+  if (progress_on > 0) fprintf(stderr, " %.2f s\n", now() - stage_t0);
+}
+
+/* ---- shared options ------------------------------------------------------------ */
+
+typedef struct {
+  llamp_params_t params;
+  llamp_goal_options_t goal;
+} common_opts_t;
+
+enum {
+  OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
+  OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
+  OPT_VERSION
+};
+
+#define COMMON_LONG_OPTIONS                                                           \
+  {"L", required_argument, 0, OPT_L}, {"o", required_argument, 0, OPT_O},             \
+      {"g", required_argument, 0, OPT_SMALLG}, {"G", required_argument, 0, OPT_G},    \
+      {"S", required_argument, 0, OPT_S}, {"bandwidth-term", required_argument, 0, OPT_BW_TERM}, \
+      {"goal-time-unit", required_argument, 0, OPT_TIME_UNIT},                        \
+      {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, OPT_VERSION}
+
+static const char *params_help =
+    "Model parameters (suffixes accepted; a bare number uses the unit in brackets):\n"
+    "  --L TIME        network latency L            [us]  default 3us\n"
+    "  --o TIME        CPU overhead per message o   [us]  default 5us\n"
+    "  --g TIME        gap between messages g (0 = not modelled) [us] default 0\n"
+    "  --G PERBYTE     gap per byte G, or a bandwidth (10Gbps, 5GBps) [ns] default 0.018ns\n"
+    "  --S SIZE        rendezvous threshold: s > S is rendezvous [B] default 256KiB\n"
+    "  --bandwidth-term s-1|s   charge (s-1)*G (paper, LogGOPSim; default) or s*G\n"
+    "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n";
+
+static double parse_unit(const char *opt, const char *text, llamp_unit_kind_t kind, const char *def) {
+  double v;
+  char err[256];
+  if (llamp_units_parse(text, kind, def, &v, err, sizeof err)) die("--%s: %s", opt, err);
+  return v;
+}
+
+/* Handle one shared option; returns 1 if it was one. */
+static int common_option(int c, common_opts_t *o) {
+  switch (c) {
+  case OPT_L: o->params.L = parse_unit("L", optarg, LLAMP_UNIT_TIME, "us"); return 1;
+  case OPT_O: o->params.o = parse_unit("o", optarg, LLAMP_UNIT_TIME, "us"); return 1;
+  case OPT_SMALLG: o->params.g = parse_unit("g", optarg, LLAMP_UNIT_TIME, "us"); return 1;
+  case OPT_G: o->params.G = parse_unit("G", optarg, LLAMP_UNIT_PER_BYTE, "ns"); return 1;
+  case OPT_S: o->params.S = parse_unit("S", optarg, LLAMP_UNIT_BYTES, "B"); return 1;
+  case OPT_BW_TERM:
+    if (strcmp(optarg, "s-1") == 0) o->params.size_g_full = 0;
+    else if (strcmp(optarg, "s") == 0) o->params.size_g_full = 1;
+    else die("--bandwidth-term: '%s' (expected s-1 or s)", optarg);
+    return 1;
+  case OPT_TIME_UNIT:
+    if (llamp_goal_time_unit_parse(optarg, &o->goal.time_unit))
+      die("--goal-time-unit: '%s' (expected ps, ns, us, ms or s)", optarg);
+    return 1;
+  case OPT_VERSION: printf("llamp (smpi-llamp) %s\n", LLAMP_VERSION); exit(0);
+  }
+  return 0;
+}
+
+static void common_init(common_opts_t *o) {
+  llamp_params_default(&o->params);
+  llamp_goal_options_default(&o->goal);
+}
+
+static llamp_graph_t *load_graph(const char *path, const common_opts_t *o) {
+  char err[1024];
+  int bin = llamp_graph_is_binary(path);
+  if (bin < 0) die("%s: cannot open: %s", path, strerror(errno));
+  stage_begin("reading", path);
+  llamp_graph_t *g = bin ? llamp_graph_read_binary(path, err, sizeof err)
+                         : llamp_goal_read(path, &o->goal, err, sizeof err);
+  if (!g) {
+    if (progress_on > 0) fputc('\n', stderr);
+    die("%s", err);
+  }
+  stage_end();
+  return g;
+}
+
+static void bad_usage(const char *cmd) {
+  fprintf(stderr, "%s: try '%s %s --help'\n", prog, prog, cmd);
+  exit(1);
+}
+
+/* Unit kind and default suffix of a parameter's values on the command line. */
+static llamp_unit_kind_t param_unit(llamp_param_t w, const char **def) {
+  *def = w == LLAMP_PARAM_G ? "ns" : "us";
+  return w == LLAMP_PARAM_G ? LLAMP_UNIT_PER_BYTE : LLAMP_UNIT_TIME;
+}
+
+/* Parse "A:B" (or "A:B:STEP" when step != NULL) in the unit of parameter w. */
+static void parse_span(const char *opt, const char *text, llamp_param_t w, double *a, double *b,
+                       double *step) {
+  char f[3][64];
+  const char *def;
+  llamp_unit_kind_t kind = param_unit(w, &def);
+  int n = sscanf(text, "%63[^:]:%63[^:]:%63s", f[0], f[1], f[2]);
+  if (n != (step ? 3 : 2)) die("--%s: '%s' (expected %s)", opt, text, step ? "A:B:STEP" : "MIN:MAX");
+  *a = parse_unit(opt, f[0], kind, def);
+  *b = parse_unit(opt, f[1], kind, def);
+  if (*b < *a) die("--%s: '%s' has MAX < MIN", opt, text);
+  if (step) {
+    /* a step is a difference of parameter values, so a bandwidth makes no sense */
+    *step = parse_unit(opt, f[2], kind == LLAMP_UNIT_PER_BYTE ? LLAMP_UNIT_TIME : kind, def);
+    if (!(*step > 0) || (*b - *a) / *step > 1e6)
+      die("--%s: '%s' (expected STEP > 0 and at most 10^6 points)", opt, text);
+  }
+}
+
+static llamp_param_t parse_param_name(const char *opt, const char *s) {
+  for (int w = 0; w < LLAMP_NUM_PARAMS; w++)
+    if (strcmp(s, llamp_param_name((llamp_param_t)w)) == 0) return (llamp_param_t)w;
+  die("--%s: unknown parameter '%s' (expected L, G, o or g)", opt, s);
+  return LLAMP_PARAM_L;
+}
+
+/* ---- analyze ---------------------------------------------------------------------- */
+
+static const char *analyze_help =
+    "usage: llamp analyze GRAPH [options]\n"
+    "Predict the runtime of an execution graph (GOAL text or llamp binary) under\n"
+    "LogGPS and report its latency, bandwidth and overhead sensitivity.\n\n"
+    "%s"
+    "Analyses:\n"
+    "  --range LMIN:LMAX   all critical latencies in the interval (exact)\n"
+    "  --tolerance LIST    x %% tolerances, e.g. 1,2,5 (default 1,2,5)\n"
+    "  --tolerance-of LIST parameters for the tolerances: L,G,o (default L)\n"
+    "  --budget TMAX       largest L with T <= TMAX\n"
+    "  --sweep A:B:STEP    T and λ over many values in one pass\n"
+    "  --wrt L|G|o         parameter varied by --range and --sweep (default L)\n"
+    "  --critical-path     list the critical path's vertices\n"
+    "  --format text|json|csv   output format (default text)\n"
+    "  -o FILE             write the report to FILE instead of stdout\n";
+
+static int cmd_analyze(int argc, char **argv) {
+  common_opts_t co;
+  common_init(&co);
+  int want_path = 0, have_budget = 0;
+  double range_lo = 0, range_hi = 0, budget = 0, sw_a = 0, sw_b = 0, sw_step = 0;
+  const char *range_str = NULL, *sweep_str = NULL;
+  double percents[32] = {1, 2, 5};
+  size_t npercent = 3;
+  int tol_of[LLAMP_NUM_PARAMS] = {1, 0, 0, 0};
+  llamp_param_t wrt = LLAMP_PARAM_L;
+  const char *format = "text", *out_path = NULL;
+  static struct option lo[] = {COMMON_LONG_OPTIONS,
+                               {"range", required_argument, 0, OPT_RANGE},
+                               {"tolerance", required_argument, 0, OPT_TOL},
+                               {"tolerance-of", required_argument, 0, OPT_TOL_OF},
+                               {"budget", required_argument, 0, OPT_BUDGET},
+                               {"sweep", required_argument, 0, OPT_SWEEP},
+                               {"wrt", required_argument, 0, OPT_WRT},
+                               {"critical-path", no_argument, 0, OPT_PATH},
+                               {"format", required_argument, 0, OPT_FORMAT},
+                               {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    if (common_option(c, &co)) continue;
+    switch (c) {
+    case 'h': printf(analyze_help, params_help); return 0;
+    case 'o': out_path = optarg; break;
+    case OPT_RANGE: range_str = optarg; break;
+    case OPT_TOL: {
+      npercent = 0;
+      char *dup = strdup(optarg), *save = NULL;
+      for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double x = strtod(t, &end);
+        if (end == t || *end || !(x > 0) || npercent == 32)
+          die("--tolerance: '%s' (expected up to 32 positive percentages, e.g. 1,2,5)", t);
+        percents[npercent++] = x;
+      }
+      free(dup);
+      if (!npercent) die("--tolerance: empty list");
+      break;
+    }
+    case OPT_TOL_OF: {
+      memset(tol_of, 0, sizeof tol_of);
+      char *dup = strdup(optarg), *save = NULL;
+      for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        tol_of[parse_param_name("tolerance-of", t)] = 1;
+      free(dup);
+      break;
+    }
+    case OPT_BUDGET: budget = parse_unit("budget", optarg, LLAMP_UNIT_TIME, "us"); have_budget = 1; break;
+    case OPT_SWEEP: sweep_str = optarg; break;
+    case OPT_WRT: wrt = parse_param_name("wrt", optarg); break;
+    case OPT_PATH: want_path = 1; break;
+    case OPT_FORMAT:
+      if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
+        die("--format: '%s' (expected text, json or csv)", optarg);
+      format = optarg;
+      break;
+    default: bad_usage("analyze");
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "%s: analyze needs exactly one GRAPH argument\n", prog);
+    bad_usage("analyze");
+  }
+  if (range_str) parse_span("range", range_str, wrt, &range_lo, &range_hi, NULL);
+  if (sweep_str) parse_span("sweep", sweep_str, wrt, &sw_a, &sw_b, &sw_step);
+  const char *path = argv[optind];
+  llamp_graph_t *g = load_graph(path, &co);
+  char err[1024];
+  llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
+  if (!e) die("%s: %s", path, err);
+
+  llamp_analysis_t a;
+  memset(&a, 0, sizeof a);
+  a.graph_name = path;
+  a.ranks = llamp_graph_num_ranks(g);
+  a.vertices = llamp_graph_num_vertices(g);
+  a.edges = llamp_graph_num_edges(g);
+  a.messages = llamp_graph_num_messages(g);
+  a.params = co.params;
+  stage_begin("evaluating", "");
+  if (llamp_engine_point(e, &co.params, &a.point)) die("out of memory during evaluation");
+  stage_end();
+  double T0 = a.point.T;
+
+  llamp_breakpoint_t *bps = NULL;
+  if (range_str) {
+    stage_begin("finding critical latencies", "");
+    size_t nb = 0;
+    if (llamp_engine_breakpoints(e, &co.params, wrt, range_lo, range_hi, &bps, &nb,
+                                 &a.breakpoint_evaluations))
+      die("critical latency search failed (out of memory or no convergence)");
+    stage_end();
+    a.have_range = 1;
+    a.range_lo = range_lo;
+    a.range_hi = range_hi;
+    a.breakpoints = bps;
+    a.num_breakpoints = nb;
+  }
+  llamp_tolerance_t *tols[LLAMP_NUM_PARAMS] = {0};
+  stage_begin("computing tolerances", "");
+  for (int w = 0; w < LLAMP_NUM_PARAMS; w++) {
+    if (!tol_of[w]) continue;
+    tols[w] = calloc(npercent, sizeof **tols);
+    for (size_t i = 0; i < npercent; i++) {
+      double x;
+      int unb;
+      if (llamp_engine_budget(e, &co.params, (llamp_param_t)w, (1 + percents[i] / 100) * T0, &x,
+                              &unb, NULL))
+        die("tolerance search for %s failed", llamp_param_name((llamp_param_t)w));
+      tols[w][i] = (llamp_tolerance_t){percents[i], x, unb};
+    }
+    a.tolerance[w] = tols[w];
+  }
+  a.num_tolerance = npercent;
+  stage_end();
+  if (have_budget) {
+    double x;
+    int unb;
+    a.have_budget = 1;
+    a.budget_T = budget;
+    if (llamp_engine_budget(e, &co.params, LLAMP_PARAM_L, budget, &x, &unb, NULL)) a.budget_infeasible = 1;
+    else {
+      a.budget_unbounded = unb;
+      a.budget_L = x;
+    }
+  }
+  double *sx = NULL, *sT = NULL, *sl = NULL;
+  if (sweep_str) {
+    size_t k = (size_t)floor((sw_b - sw_a) / sw_step * (1 + 1e-12)) + 1;
+    sx = malloc(k * sizeof *sx);
+    sT = malloc(k * sizeof *sT);
+    sl = malloc(k * sizeof *sl);
+    if (!sx || !sT || !sl) die("out of memory for %zu sweep points", k);
+    for (size_t i = 0; i < k; i++) sx[i] = sw_a + (double)i * sw_step;
+    stage_begin("sweeping", "");
+    /* lanes in blocks keep the working set bounded */
+    for (size_t i = 0; i < k; i += 16) {
+      size_t kk = k - i < 16 ? k - i : 16;
+      if (llamp_engine_sweep(e, &co.params, wrt, sx + i, kk, sT + i, sl + i))
+        die("out of memory during the sweep");
+    }
+    stage_end();
+    a.sweep_x = sx;
+    a.sweep_T = sT;
+    a.sweep_lambda = sl;
+    a.num_sweep = k;
+  }
+  uint64_t *path_v = NULL, plen = 0;
+  uint32_t *pr = NULL;
+  int *pk = NULL;
+  if (want_path) {
+    if (llamp_engine_critical_path(e, &co.params, &path_v, &plen)) die("critical path failed");
+    pr = malloc((plen ? plen : 1) * sizeof *pr);
+    pk = malloc((plen ? plen : 1) * sizeof *pk);
+    for (uint64_t i = 0; i < plen; i++) {
+      pr[i] = llamp_graph_rank(g, path_v[i]);
+      pk[i] = llamp_graph_kind(g, path_v[i]);
+    }
+    a.path = path_v;
+    a.path_len = plen;
+    a.path_ranks = pr;
+    a.path_kinds = pk;
+  }
+  FILE *out = stdout;
+  if (out_path && !(out = fopen(out_path, "w"))) die("%s: cannot write: %s", out_path, strerror(errno));
+  if (strcmp(format, "json") == 0) llamp_report_json(out, &a);
+  else if (strcmp(format, "csv") == 0) llamp_report_csv(out, &a);
+  else llamp_report_text(out, &a);
+  if (out != stdout && fclose(out) != 0) die("%s: write failed", out_path);
+  for (int w = 0; w < LLAMP_NUM_PARAMS; w++) free(tols[w]);
+  free(bps);
+  free(sx);
+  free(sT);
+  free(sl);
+  free(path_v);
+  free(pr);
+  free(pk);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  return 0;
+}
+
+/* ---- export-lp -------------------------------------------------------------------- */
+
+static const char *export_help =
+    "usage: llamp export-lp GRAPH -o FILE.lp|FILE.mps [options]\n"
+    "Write the LLAMP linear program of GRAPH (CPLEX LP or free MPS, by extension).\n\n"
+    "%s"
+    "  --objective runtime|latency  min t (default) or max l subject to t <= --budget\n"
+    "  --budget TMAX                runtime bound for --objective latency\n";
+
+static int cmd_export(int argc, char **argv) {
+  common_opts_t co;
+  common_init(&co);
+  const char *out_path = NULL;
+  int latency_obj = 0, have_budget = 0;
+  double budget = 0;
+  static struct option lo[] = {COMMON_LONG_OPTIONS,
+                               {"objective", required_argument, 0, OPT_OBJECTIVE},
+                               {"budget", required_argument, 0, OPT_BUDGET},
+                               {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    if (common_option(c, &co)) continue;
+    switch (c) {
+    case 'h': printf(export_help, params_help); return 0;
+    case 'o': out_path = optarg; break;
+    case OPT_OBJECTIVE:
+      if (strcmp(optarg, "runtime") == 0) latency_obj = 0;
+      else if (strcmp(optarg, "latency") == 0) latency_obj = 1;
+      else die("--objective: '%s' (expected runtime or latency)", optarg);
+      break;
+    case OPT_BUDGET: budget = parse_unit("budget", optarg, LLAMP_UNIT_TIME, "us"); have_budget = 1; break;
+    default: bad_usage("export-lp");
+    }
+  }
+  if (optind != argc - 1 || !out_path) {
+    fprintf(stderr, "%s: export-lp needs one GRAPH and -o FILE\n", prog);
+    bad_usage("export-lp");
+  }
+  if (latency_obj && !have_budget) die("--objective latency needs --budget TMAX");
+  size_t len = strlen(out_path);
+  llamp_lp_format_t fmt;
+  if (len > 3 && strcmp(out_path + len - 3, ".lp") == 0) fmt = LLAMP_LP_CPLEX;
+  else if (len > 4 && strcmp(out_path + len - 4, ".mps") == 0) fmt = LLAMP_LP_MPS;
+  else die("%s: unknown LP format (expected a .lp or .mps file name)", out_path);
+  llamp_graph_t *g = load_graph(argv[optind], &co);
+  char err[1024];
+  stage_begin("writing", out_path);
+  if (llamp_lp_write(g, &co.params, fmt, latency_obj ? LLAMP_LP_MAX_LATENCY : LLAMP_LP_MIN_RUNTIME,
+                     budget, out_path, err, sizeof err))
+    die("%s", err);
+  stage_end();
+  llamp_graph_destroy(g);
+  return 0;
+}
+
+/* ---- convert ---------------------------------------------------------------------- */
+
+static int ends_with(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int cmd_convert(int argc, char **argv) {
+  common_opts_t co;
+  common_init(&co);
+  static struct option lo[] = {COMMON_LONG_OPTIONS, {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    if (common_option(c, &co)) continue;
+    if (c == 'h') {
+      printf("usage: llamp convert IN OUT [--goal-time-unit UNIT]\n"
+             "Convert between GOAL text and the llamp binary graph. The input format is\n"
+             "detected from its content; OUT ending in .goal or .txt is written as GOAL,\n"
+             "anything else as binary (.llg by convention).\n");
+      return 0;
+    }
+    bad_usage("convert");
+  }
+  if (optind != argc - 2) {
+    fprintf(stderr, "%s: convert needs IN and OUT\n", prog);
+    bad_usage("convert");
+  }
+  llamp_graph_t *g = load_graph(argv[optind], &co);
+  const char *out = argv[optind + 1];
+  char err[1024];
+  stage_begin("writing", out);
+  int rc = (ends_with(out, ".goal") || ends_with(out, ".txt"))
+               ? llamp_goal_write(g, out, &co.goal, err, sizeof err)
+               : llamp_graph_write_binary(g, out, err, sizeof err);
+  if (rc) die("%s", err);
+  stage_end();
+  llamp_graph_destroy(g);
+  return 0;
+}
+
+/* ---- generate ---------------------------------------------------------------------- */
+
+static int cmd_generate(int argc, char **argv) {
+  const char *out = NULL;
+  int i = 1;
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    printf("usage: llamp generate PATTERN [key=value ...] -o OUT\n"
+           "       llamp generate --list | PATTERN --help\n"
+           "Write a synthetic execution graph (GOAL text, or binary when OUT ends in .llg).\n"
+           "Patterns:\n");
+    llamp_synth_print_list(stdout);
+    return argc < 2 ? 1 : 0;
+  }
+  if (strcmp(argv[1], "--list") == 0) {
+    llamp_synth_print_list(stdout);
+    return 0;
+  }
+  const char *pattern = argv[i++];
+  char err[1024];
+  char **params = calloc((size_t)argc, sizeof *params);
+  int np = 0;
+  for (; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      if (llamp_synth_print_help(pattern, stdout, err, sizeof err)) die("%s", err);
+      return 0;
+    } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+      out = argv[++i];
+    } else if (strchr(argv[i], '=') && argv[i][0] != '-') {
+      params[np++] = argv[i];
+    } else {
+      die("generate: unexpected argument '%s' (expected key=value or -o OUT)", argv[i]);
+    }
+  }
+  if (!out) die("generate: missing -o OUT");
+  llamp_synth_stats_t st;
+  stage_begin("generating", out);
+  if (ends_with(out, ".llg")) {
+    llamp_graph_t *g = llamp_synth_build(pattern, np, params, &st, err, sizeof err);
+    if (!g || llamp_graph_write_binary(g, out, err, sizeof err)) die("%s", err);
+    llamp_graph_destroy(g);
+  } else {
+    uint64_t bytes = 0;
+    if (llamp_synth_write_goal(pattern, np, params, out, &st, &bytes, err, sizeof err)) die("%s", err);
+  }
+  stage_end();
+  fprintf(stderr, "%s: %s: %u ranks, %llu events, %llu messages\n", prog, out, st.num_ranks,
+          (unsigned long long)st.ops, (unsigned long long)st.sends);
+  free(params);
+  return 0;
+}
+
+/* ---- main ---------------------------------------------------------------------------- */
+
+static const char *main_help =
+    "usage: llamp COMMAND [options]\n"
+    "Latency sensitivity and tolerance of MPI execution graphs under LogGPS (LLAMP).\n\n"
+    "Commands:\n"
+    "  analyze GRAPH     runtime, λ_L, ρ_L, critical latencies, tolerances, sweeps\n"
+    "  export-lp GRAPH   write the LLAMP linear program (CPLEX LP or MPS)\n"
+    "  convert IN OUT    GOAL text <-> binary graph\n"
+    "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n\n"
+    "'llamp COMMAND --help' describes each command. --version prints the version.\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(main_help, stderr);
+    return 1;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    fputs(main_help, stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("llamp (smpi-llamp) %s\n", LLAMP_VERSION);
+    return 0;
+  }
+  if (strcmp(cmd, "analyze") == 0) return cmd_analyze(argc - 1, argv + 1);
+  if (strcmp(cmd, "export-lp") == 0) return cmd_export(argc - 1, argv + 1);
+  if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
+  if (strcmp(cmd, "generate") == 0) return cmd_generate(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert or generate)\n",
+          prog, cmd);
+  return 1;
+}
