@@ -1,0 +1,675 @@
+/* LP export: the engine's model as a CPLEX-LP or free-MPS file.
+ *
+ * Every row has the shape
+ *     X_plus - y_minus - nl*l - nG*G - no*o - ng*gap >= rhs
+ * with X_plus = y<w> or t and y_minus optional.  Rows are generated on the
+ * fly from the graph arrays by edge_rows() / vertex_rows(), in one fixed
+ * order; the CPLEX writer prints them row by row, the MPS writer (column
+ * oriented) walks the same generators column by column, using an out-edge
+ * index to find every row a y<v> appears in.  The costs mirror
+ * engine.c vcost()/ecost()/build_plan() term by term:
+ *
+ *   requires u->w   y_w >= end(u)                     end(u) = y_u + cost(u)
+ *      u a rendezvous send: y_w >= y_u + o  and  y_w >= y_r + l + bw(s) G
+ *   irequires u->w  y_w >= y_u
+ *   message u->r    eager: y_r >= y_u + o + l + bw(s) G;  rendezvous: y_r >= y_u + o + l
+ *   gap (g > 0)     y_v >= y_prev + gap   (previous send / recv of the rank)
+ *   end             t >= y_v + cost(v);  rendezvous recv also t >= y_v + l + bw(s) G
+ *   cost(v)         calc: duration; send, eager recv: o; rendezvous recv: 2l + bw(s) G + o
+ *   bw(s)           s - 1 (s >= 1; 0 for s = 0), or s with size_g_full
+ *
+ * An end row is left out when v has a `requires` or message out-edge: that
+ * edge's row and its target's end already imply it (all costs are >= 0), so
+ * the feasible set, the optimum and the duals are unchanged. */
+#include "llamp_lp.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define US LLAMP_LP_UNITS_PER_SECOND
+#define NONE UINT64_MAX
+
+/* ---- buffered output ------------------------------------------------------ */
+
+typedef struct {
+  FILE *f;
+  size_t n;
+  int failed;
+  char buf[1 << 16];
+} out_t;
+
+static void out_flush(out_t *o) {
+  if (o->n && !o->failed && fwrite(o->buf, 1, o->n, o->f) != o->n) o->failed = 1;
+  o->n = 0;
+}
+
+static inline void put_mem(out_t *o, const char *s, size_t len) {
+  if (o->n + len > sizeof o->buf) {
+    out_flush(o);
+    if (len > sizeof o->buf) {
+      if (!o->failed && fwrite(s, 1, len, o->f) != len) o->failed = 1;
+      return;
+    }
+  }
+  memcpy(o->buf + o->n, s, len);
+  o->n += len;
+}
+
+static inline void put_str(out_t *o, const char *s) { put_mem(o, s, strlen(s)); }
+
+static inline void put_ch(out_t *o, char c) {
+  if (o->n == sizeof o->buf) out_flush(o);
+  o->buf[o->n++] = c;
+}
+
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
+static inline void put_u64(out_t *o, uint64_t x) {
+  char tmp[24];
+  int k = 24;
+  while (x >= 100) {
+    unsigned d = (unsigned)(x % 100) * 2;
+    x /= 100;
+    tmp[--k] = digit_pairs[d + 1];
+    tmp[--k] = digit_pairs[d];
+  }
+  if (x >= 10) {
+    tmp[--k] = digit_pairs[x * 2 + 1];
+    tmp[--k] = digit_pairs[x * 2];
+  } else {
+    tmp[--k] = (char)('0' + x);
+  }
+  put_mem(o, tmp + k, (size_t)(24 - k));
+}
+
+/* A number: integers as integers; a value within 2 ulp of a short decimal
+ * r / 10^k (k <= 9: a nanosecond-resolution duration in us, 0.1 us scaled
+ * from 1e-7 s...) as that decimal -- the seconds-to-microseconds scaling
+ * itself is only exact to about 1 ulp; anything else with 17 significant
+ * digits (an exact round trip). */
+static void put_num(out_t *o, double x) {
+  static const double p10[10] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+  if (x == 0) {
+    put_ch(o, '0');
+    return;
+  }
+  double ax = fabs(x);
+  if (ax < 1e15) {
+    for (int k = 0; k <= 9; k++) {
+      double r = nearbyint(ax * p10[k]);
+      if (r >= 9007199254740992.0) break; /* 2^53: no longer exact */
+      if (fabs(r / p10[k] - ax) > 4.5e-16 * ax) continue;
+      uint64_t ir = (uint64_t)r;
+      if (x < 0) put_ch(o, '-');
+      put_u64(o, ir / (uint64_t)p10[k]);
+      if (k) {
+        char frac[10];
+        uint64_t f = ir % (uint64_t)p10[k];
+        for (int i = k - 1; i >= 0; i--) {
+          frac[i] = (char)('0' + f % 10);
+          f /= 10;
+        }
+        int len = k;
+        while (len > 0 && frac[len - 1] == '0') len--;
+        put_ch(o, '.');
+        put_mem(o, frac, (size_t)len);
+      }
+      return;
+    }
+  }
+  char tmp[40];
+  int len = snprintf(tmp, sizeof tmp, "%.17g", x);
+  put_mem(o, tmp, (size_t)len);
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+typedef struct {
+  char tag;       /* 'e' in-edge, 'c' rendezvous completion, 's' gap, 'x' end, 'd' done */
+  uint64_t id;    /* edge index for e/c, vertex id for s/x/d */
+  uint64_t plus;  /* y<plus>, or NONE for t */
+  uint64_t minus; /* y<minus>, or NONE */
+  double nl, nG, no, ng, rhs;
+} row_t;
+
+typedef struct {
+  const llamp_graph_t *g;
+  llamp_graph_arrays_t a;
+  double S;
+  int full, gap;
+  uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
+  uint8_t *end_out;              /* 1: has a requires or message out-edge */
+  uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
+} model_t;
+
+static inline double bw_bytes(double s, int full) { return full ? s : (s >= 1 ? s - 1 : 0); }
+
+static inline int send_is_rndv(const model_t *m, uint64_t u) { return m->a.value[u] > m->S; }
+
+/* The send of a receive: its size decides the protocol and the charge. */
+static inline double recv_size(const model_t *m, uint64_t v) {
+  return m->a.value[llamp_graph_partner(m->g, v)];
+}
+
+/* Add cost(u) (the vertex's own duration) to a row. */
+static inline void add_vertex_cost(const model_t *m, uint64_t u, row_t *r) {
+  switch (m->a.kind[u]) {
+  case LLAMP_VERTEX_CALC: r->rhs += m->a.value[u] * US; break;
+  case LLAMP_VERTEX_SEND: r->no += 1; break;
+  default: {
+    double s = recv_size(m, u);
+    r->no += 1;
+    if (s > m->S) {
+      r->nl += 2;
+      r->nG += bw_bytes(s, m->full);
+    }
+  }
+  }
+}
+
+static inline void row_init(row_t *r, char tag, uint64_t id, uint64_t plus, uint64_t minus) {
+  r->tag = tag;
+  r->id = id;
+  r->plus = plus;
+  r->minus = minus;
+  r->nl = r->nG = r->no = r->ng = r->rhs = 0;
+}
+
+/* Rows of in-edge e (target w): 1, or 2 for a rendezvous send's requires. */
+static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
+  uint32_t word = m->a.in_src[e];
+  uint64_t u = word & LLAMP_EDGE_SRC_MASK;
+  unsigned k = word >> LLAMP_EDGE_KIND_SHIFT;
+  row_init(&r[0], 'e', e, w, u);
+  if (k == LLAMP_EDGE_IREQUIRES) return 1;
+  if (k == LLAMP_EDGE_MESSAGE) {
+    r[0].no = 1; /* from the end of the send */
+    r[0].nl = 1;
+    if (!send_is_rndv(m, u)) r[0].nG = bw_bytes(m->a.value[u], m->full);
+    return 1;
+  }
+  if (m->a.kind[u] == LLAMP_VERTEX_SEND && send_is_rndv(m, u)) {
+    r[0].no = 1; /* end(u) = y_u + o ... */
+    row_init(&r[1], 'c', e, w, llamp_graph_partner(m->g, u));
+    r[1].nl = 1; /* ... and the data has been read: start(recv) + l + bw G */
+    r[1].nG = bw_bytes(m->a.value[u], m->full);
+    return 2;
+  }
+  add_vertex_cost(m, u, &r[0]);
+  return 1;
+}
+
+/* Rows attached to vertex v: its gap row, its end row, its completion row. */
+static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
+  int k = 0;
+  if (m->gap && m->prev_msg[v] != UINT32_MAX) {
+    row_init(&r[k], 's', v, v, m->prev_msg[v]);
+    r[k].ng = 1;
+    k++;
+  }
+  if (!m->end_out[v]) {
+    row_init(&r[k], 'x', v, NONE, v);
+    add_vertex_cost(m, v, &r[k]);
+    k++;
+  }
+  if (m->a.kind[v] == LLAMP_VERTEX_RECV) {
+    double s = recv_size(m, v);
+    if (s > m->S) {
+      row_init(&r[k], 'd', v, NONE, v);
+      r[k].nl = 1;
+      r[k].nG = bw_bytes(s, m->full);
+      k++;
+    }
+  }
+  return k;
+}
+
+static void put_row_name(out_t *o, const row_t *r) {
+  switch (r->tag) {
+  case 'e': put_ch(o, 'e'); break;
+  case 'c': put_ch(o, 'c'); break;
+  case 's': put_ch(o, 's'); break;
+  case 'x': put_mem(o, "end", 3); break;
+  default: put_mem(o, "done", 4); break;
+  }
+  put_u64(o, r->id);
+}
+
+static inline void put_y(out_t *o, uint64_t v) {
+  put_ch(o, 'y');
+  put_u64(o, v);
+}
+
+/* ---- set-up ----------------------------------------------------------------- */
+
+static void model_free(model_t *m) {
+  free(m->prev_msg);
+  free(m->next_msg);
+  free(m->end_out);
+  free(m->out_off);
+  free(m->out_e);
+  free(m->out_w);
+}
+
+static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *p, int need_out,
+                      char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  m->g = g;
+  llamp_graph_arrays(g, &m->a);
+  m->S = p->S;
+  m->full = p->size_g_full != 0;
+  m->gap = p->g > 0;
+  uint64_t n = m->a.n, E = m->a.m;
+  if (n >= UINT32_MAX || E >= UINT32_MAX) {
+    snprintf(err, errlen, "graph too large for the LP exporter");
+    return -1;
+  }
+  m->end_out = calloc(n ? n : 1, 1);
+  if (!m->end_out) goto oom;
+  for (uint64_t e = 0; e < E; e++) {
+    unsigned k = m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
+    if (k != LLAMP_EDGE_IREQUIRES) m->end_out[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK] = 1;
+  }
+  if (m->gap) { /* previous / next send (recv) of the same rank in posting order */
+    uint32_t P = llamp_graph_num_ranks(g);
+    uint32_t *rank_off = calloc((size_t)P + 1, 4), *posting = malloc((n ? n : 1) * 4);
+    m->prev_msg = malloc((n ? n : 1) * 4);
+    m->next_msg = malloc((n ? n : 1) * 4);
+    if (!rank_off || !posting || !m->prev_msg || !m->next_msg) {
+      free(rank_off);
+      free(posting);
+      goto oom;
+    }
+    for (uint64_t v = 0; v < n; v++) rank_off[m->a.rank[v] + 1]++;
+    for (uint32_t r = 0; r < P; r++) rank_off[r + 1] += rank_off[r];
+    for (uint64_t v = 0; v < n; v++)
+      posting[rank_off[m->a.rank[v]] + llamp_graph_local_index(g, v)] = (uint32_t)v;
+    for (uint64_t v = 0; v < n; v++) m->prev_msg[v] = m->next_msg[v] = UINT32_MAX;
+    for (uint32_t r = 0; r < P; r++) {
+      uint32_t last[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+      for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
+        uint32_t v = posting[i], k = m->a.kind[v];
+        if (k == LLAMP_VERTEX_CALC) continue;
+        m->prev_msg[v] = last[k];
+        if (last[k] != UINT32_MAX) m->next_msg[last[k]] = v;
+        last[k] = v;
+      }
+    }
+    free(rank_off);
+    free(posting);
+  }
+  if (need_out) {
+    m->out_off = calloc(n + 1, 4);
+    m->out_e = malloc((E ? E : 1) * 4);
+    m->out_w = malloc((E ? E : 1) * 4);
+    if (!m->out_off || !m->out_e || !m->out_w) goto oom;
+    for (uint64_t e = 0; e < E; e++) m->out_off[(m->a.in_src[e] & LLAMP_EDGE_SRC_MASK) + 1]++;
+    for (uint64_t v = 0; v < n; v++) m->out_off[v + 1] += m->out_off[v];
+    for (uint64_t w = 0; w < n; w++)
+      for (uint64_t e = m->a.in_off[w]; e < m->a.in_off[w + 1]; e++) {
+        uint32_t slot = m->out_off[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK]++;
+        m->out_e[slot] = (uint32_t)e;
+        m->out_w[slot] = (uint32_t)w;
+      }
+    for (uint64_t v = n; v > 0; v--) m->out_off[v] = m->out_off[v - 1];
+    m->out_off[0] = 0;
+  }
+  return 0;
+oom:
+  snprintf(err, errlen, "out of memory while preparing the LP export");
+  model_free(m);
+  return -1;
+}
+
+/* Target vertex of every edge: walk vertices in order (edges are CSR by target). */
+/* Run the body (the trailing macro argument) for every row, in the file's
+ * row order, with `rows[i]` the current row. */
+#define FOR_EACH_ROW(m, rows, i, ...)                                            \
+  for (uint64_t v_ = 0; v_ < (m)->a.n; v_++) {                                   \
+    for (uint64_t e_ = (m)->a.in_off[v_]; e_ < (m)->a.in_off[v_ + 1]; e_++) {    \
+      int nr_ = edge_rows((m), v_, e_, rows);                                    \
+      for (int i = 0; i < nr_; i++) __VA_ARGS__                                  \
+    }                                                                            \
+    {                                                                            \
+      int nr_ = vertex_rows((m), v_, rows);                                      \
+      for (int i = 0; i < nr_; i++) __VA_ARGS__                                  \
+    }                                                                            \
+  }
+
+/* ---- header ------------------------------------------------------------------- */
+
+static void put_header(out_t *o, const model_t *m, const llamp_params_t *p, llamp_lp_format_t fmt,
+                       llamp_lp_objective_t obj, double t_max) {
+  const char *c = fmt == LLAMP_LP_CPLEX ? "\\ " : "* ";
+  char line[512];
+  put_str(o, c);
+  put_str(o, "smpi-llamp LLAMP linear program (docs/lp.md)\n");
+  put_str(o, c);
+  put_str(o, "UNITS: microseconds. y<v>, t, l, o, gap and t_max in us; G in us per byte; "
+             "sizes in bytes.\n");
+  put_str(o, c);
+  put_str(o, "y<v> = start time of graph vertex v; t = runtime; l = L, G = G, o = o, gap = g.\n");
+  snprintf(line, sizeof line,
+           "graph: %u ranks, %llu vertices, %llu edges; S = %.15g B, bandwidth term %s, gap %s\n",
+           llamp_graph_num_ranks(m->g), (unsigned long long)m->a.n, (unsigned long long)m->a.m,
+           p->S, m->full ? "s*G" : "(s-1)*G", m->gap ? "on" : "off");
+  put_str(o, c);
+  put_str(o, line);
+  snprintf(line, sizeof line, "parameters (us): L = %.15g, o = %.15g, G = %.15g us/B, g = %.15g\n",
+           p->L * US, p->o * US, p->G * US, m->gap ? p->g * US : 0.0);
+  put_str(o, c);
+  put_str(o, line);
+  if (obj == LLAMP_LP_MIN_RUNTIME) {
+    put_str(o, c);
+    put_str(o, "objective: min t (runtime, us); parameters bounded below by their values; "
+               "reduced cost of l = lambda_L\n");
+  } else {
+    snprintf(line, sizeof line,
+             "objective: max l (largest latency, us) subject to t <= t_max = %.15g us; "
+             "G, o, gap fixed%s\n",
+             t_max * US, fmt == LLAMP_LP_MPS ? " (written as: min -l)" : "");
+    put_str(o, c);
+    put_str(o, line);
+  }
+}
+
+/* ---- CPLEX LP --------------------------------------------------------------- */
+
+static void put_term(out_t *o, double coef, const char *name) {
+  if (coef == 0) return;
+  put_mem(o, " - ", 3);
+  if (coef != 1) {
+    put_num(o, coef);
+    put_ch(o, ' ');
+  }
+  put_str(o, name);
+}
+
+static void write_cplex(out_t *o, const model_t *m, const llamp_params_t *p,
+                        llamp_lp_objective_t obj, double t_max) {
+  row_t rows[3];
+  if (obj == LLAMP_LP_MIN_RUNTIME) put_str(o, "Minimize\n obj: t\n");
+  else put_str(o, "Maximize\n obj: l\n");
+  put_str(o, "Subject To\n");
+  FOR_EACH_ROW(m, rows, i, {
+    const row_t *r = &rows[i];
+    put_ch(o, ' ');
+    put_row_name(o, r);
+    put_mem(o, ": ", 2);
+    if (r->plus == NONE) put_ch(o, 't');
+    else put_y(o, r->plus);
+    if (r->minus != NONE) {
+      put_mem(o, " - ", 3);
+      put_y(o, r->minus);
+    }
+    put_term(o, r->nl, "l");
+    put_term(o, r->nG, "G");
+    put_term(o, r->no, "o");
+    put_term(o, r->ng, "gap");
+    put_mem(o, " >= ", 4);
+    put_num(o, r->rhs);
+    put_ch(o, '\n');
+  })
+  put_str(o, "Bounds\n");
+  const char *rel = obj == LLAMP_LP_MIN_RUNTIME ? " >= " : " = ";
+  put_str(o, obj == LLAMP_LP_MIN_RUNTIME ? " l >= " : " l >= 0");
+  if (obj == LLAMP_LP_MIN_RUNTIME) put_num(o, p->L * US);
+  put_str(o, "\n G");
+  put_str(o, rel);
+  put_num(o, p->G * US);
+  put_str(o, "\n o");
+  put_str(o, rel);
+  put_num(o, p->o * US);
+  put_ch(o, '\n');
+  if (m->gap) {
+    put_str(o, " gap");
+    put_str(o, rel);
+    put_num(o, p->g * US);
+    put_ch(o, '\n');
+  }
+  if (obj == LLAMP_LP_MAX_LATENCY) {
+    put_str(o, " 0 <= t <= ");
+    put_num(o, t_max * US);
+    put_ch(o, '\n');
+  }
+  put_str(o, "End\n");
+}
+
+/* ---- free MPS ------------------------------------------------------------------ */
+
+/* One COLUMNS entry: column y<v> (name == NULL) or a named column. */
+static inline void put_entry(out_t *o, const char *name, uint64_t v, const row_t *r, double coef) {
+  put_ch(o, ' ');
+  if (name) put_str(o, name);
+  else put_y(o, v);
+  put_ch(o, ' ');
+  put_row_name(o, r);
+  put_ch(o, ' ');
+  put_num(o, coef);
+  put_ch(o, '\n');
+}
+
+/* Column of a parameter (which = 0 l, 1 G, 2 o, 3 gap) or of t (4). */
+static void put_param_column(out_t *o, const model_t *m, const char *name, int which,
+                             double obj_coef) {
+  row_t rows[3];
+  put_ch(o, ' ');
+  put_str(o, name);
+  put_str(o, " obj ");
+  put_num(o, obj_coef); /* always present, so the column exists even if unused */
+  put_ch(o, '\n');
+  FOR_EACH_ROW(m, rows, i, {
+    const row_t *r = &rows[i];
+    double c = which == 0   ? -r->nl
+               : which == 1 ? -r->nG
+               : which == 2 ? -r->no
+               : which == 3 ? -r->ng
+                            : (r->plus == NONE ? 1.0 : 0.0);
+    if (c != 0) put_entry(o, name, NONE, r, c);
+  })
+}
+
+static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp_lp_objective_t obj,
+                      double t_max) {
+  row_t rows[3];
+  put_str(o, "NAME llamp\nROWS\n N obj\n");
+  FOR_EACH_ROW(m, rows, i, {
+    put_mem(o, " G ", 3);
+    put_row_name(o, &rows[i]);
+    put_ch(o, '\n');
+  })
+  put_str(o, "COLUMNS\n");
+  const llamp_graph_arrays_t *a = &m->a;
+  for (uint64_t v = 0; v < a->n; v++) {
+    int nr;
+    /* rows of v's own in-edges (+1) and of its gap / end / done rows */
+    for (uint64_t e = a->in_off[v]; e < a->in_off[v + 1]; e++) {
+      nr = edge_rows(m, v, e, rows);
+      for (int i = 0; i < nr; i++) put_entry(o, NULL, v, &rows[i], 1);
+    }
+    nr = vertex_rows(m, v, rows);
+    for (int i = 0; i < nr; i++) put_entry(o, NULL, v, &rows[i], rows[i].plus == v ? 1 : -1);
+    /* rows of its out-edges where it is the source */
+    for (uint32_t j = m->out_off[v]; j < m->out_off[v + 1]; j++) {
+      nr = edge_rows(m, m->out_w[j], m->out_e[j], rows);
+      for (int i = 0; i < nr; i++)
+        if (rows[i].minus == v) put_entry(o, NULL, v, &rows[i], -1);
+    }
+    /* a rendezvous receive: the completion rows of its send's requires successors */
+    if (a->kind[v] == LLAMP_VERTEX_RECV && recv_size(m, v) > m->S) {
+      uint64_t u = llamp_graph_partner(m->g, v);
+      for (uint32_t j = m->out_off[u]; j < m->out_off[u + 1]; j++) {
+        uint64_t e = m->out_e[j];
+        if ((a->in_src[e] >> LLAMP_EDGE_KIND_SHIFT) != LLAMP_EDGE_REQUIRES) continue;
+        nr = edge_rows(m, m->out_w[j], e, rows);
+        for (int i = 0; i < nr; i++)
+          if (rows[i].minus == v) put_entry(o, NULL, v, &rows[i], -1);
+      }
+    }
+    /* the gap row of the next message of the same kind */
+    if (m->gap && m->next_msg[v] != UINT32_MAX) {
+      row_t r;
+      row_init(&r, 's', m->next_msg[v], m->next_msg[v], v);
+      put_entry(o, NULL, v, &r, -1);
+    }
+  }
+  int maxl = obj == LLAMP_LP_MAX_LATENCY;
+  put_param_column(o, m, "t", 4, maxl ? 0 : 1);
+  put_param_column(o, m, "l", 0, maxl ? -1 : 0);
+  put_param_column(o, m, "G", 1, 0);
+  put_param_column(o, m, "o", 2, 0);
+  if (m->gap) put_param_column(o, m, "gap", 3, 0);
+  put_str(o, "RHS\n");
+  FOR_EACH_ROW(m, rows, i, {
+    if (rows[i].rhs != 0) {
+      put_str(o, " RHS ");
+      put_row_name(o, &rows[i]);
+      put_ch(o, ' ');
+      put_num(o, rows[i].rhs);
+      put_ch(o, '\n');
+    }
+  })
+  put_str(o, "BOUNDS\n");
+  const char *kind = maxl ? " FX BND " : " LO BND ";
+  if (!maxl) {
+    put_str(o, " LO BND l ");
+    put_num(o, p->L * US);
+    put_ch(o, '\n');
+  }
+  put_str(o, kind);
+  put_str(o, "G ");
+  put_num(o, p->G * US);
+  put_ch(o, '\n');
+  put_str(o, kind);
+  put_str(o, "o ");
+  put_num(o, p->o * US);
+  put_ch(o, '\n');
+  if (m->gap) {
+    put_str(o, kind);
+    put_str(o, "gap ");
+    put_num(o, p->g * US);
+    put_ch(o, '\n');
+  }
+  if (maxl) {
+    put_str(o, " UP BND t ");
+    put_num(o, t_max * US);
+    put_ch(o, '\n');
+  }
+  put_str(o, "ENDATA\n");
+}
+
+/* ---- entry points ------------------------------------------------------------- */
+
+static int check_args(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                      llamp_lp_objective_t obj, double t_max, char *err, size_t errlen) {
+  if (!g || !p) {
+    snprintf(err, errlen, "no graph or no parameters");
+    return -1;
+  }
+  if (fmt != LLAMP_LP_CPLEX && fmt != LLAMP_LP_MPS) {
+    snprintf(err, errlen, "unknown LP format %d", (int)fmt);
+    return -1;
+  }
+  if (obj != LLAMP_LP_MIN_RUNTIME && obj != LLAMP_LP_MAX_LATENCY) {
+    snprintf(err, errlen, "unknown LP objective %d", (int)obj);
+    return -1;
+  }
+  if (!(p->L >= 0 && isfinite(p->L)) || !(p->o >= 0 && isfinite(p->o)) ||
+      !(p->G >= 0 && isfinite(p->G)) || !(p->g >= 0 && isfinite(p->g)) || !(p->S >= 0)) {
+    snprintf(err, errlen, "model parameters must be finite and non-negative");
+    return -1;
+  }
+  if (obj == LLAMP_LP_MAX_LATENCY && !(t_max >= 0 && isfinite(t_max))) {
+    snprintf(err, errlen, "the runtime budget t_max must be finite and non-negative");
+    return -1;
+  }
+  /* Same protocol checks as the engine (a rendezvous or gap cycle is an error). */
+  llamp_engine_t *e = llamp_engine_create(g, p, err, errlen);
+  if (!e) return -1;
+  llamp_engine_destroy(e);
+  return 0;
+}
+
+static int write_checked(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                         llamp_lp_objective_t obj, double t_max, FILE *f, char *err,
+                         size_t errlen) {
+  model_t m;
+  if (model_init(&m, g, p, fmt == LLAMP_LP_MPS, err, errlen)) return -1;
+  out_t *o = malloc(sizeof *o);
+  if (!o) {
+    model_free(&m);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  o->f = f;
+  o->n = 0;
+  o->failed = 0;
+  put_header(o, &m, p, fmt, obj, t_max);
+  if (fmt == LLAMP_LP_CPLEX) write_cplex(o, &m, p, obj, t_max);
+  else write_mps(o, &m, p, obj, t_max);
+  out_flush(o);
+  int failed = o->failed || fflush(f) != 0 || ferror(f);
+  free(o);
+  model_free(&m);
+  if (failed) {
+    snprintf(err, errlen, "write error: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+int llamp_lp_write_stream(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                          llamp_lp_objective_t obj, double t_max, FILE *f, char *err,
+                          size_t errlen) {
+  if (check_args(g, p, fmt, obj, t_max, err, errlen)) return -1;
+  if (!f) {
+    snprintf(err, errlen, "no output stream");
+    return -1;
+  }
+  return write_checked(g, p, fmt, obj, t_max, f, err, errlen);
+}
+
+int llamp_lp_write(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                   llamp_lp_objective_t obj, double t_max, const char *path, char *err,
+                   size_t errlen) {
+  if (!path) {
+    snprintf(err, errlen, "no output path");
+    return -1;
+  }
+  if (!strcmp(path, "-")) return llamp_lp_write_stream(g, p, fmt, obj, t_max, stdout, err, errlen);
+  if (check_args(g, p, fmt, obj, t_max, err, errlen)) return -1; /* before touching the file */
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  char e2[256];
+  int rc = write_checked(g, p, fmt, obj, t_max, f, e2, sizeof e2);
+  if (fclose(f) != 0 && rc == 0) {
+    snprintf(e2, sizeof e2, "write error: %s", strerror(errno));
+    rc = -1;
+  }
+  if (rc) {
+    snprintf(err, errlen, "%s: %s", path, e2);
+    remove(path);
+  }
+  return rc;
+}
+
+const char *llamp_lp_format_name(llamp_lp_format_t fmt) {
+  return fmt == LLAMP_LP_CPLEX ? "lp" : fmt == LLAMP_LP_MPS ? "mps" : "?";
+}
+
+int llamp_lp_format_parse(const char *name, llamp_lp_format_t *fmt) {
+  if (!name) return -1;
+  if (!strcmp(name, "lp") || !strcmp(name, "cplex")) *fmt = LLAMP_LP_CPLEX;
+  else if (!strcmp(name, "mps") || !strcmp(name, "freemps")) *fmt = LLAMP_LP_MPS;
+  else return -1;
+  return 0;
+}
