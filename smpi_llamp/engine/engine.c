@@ -10,6 +10,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,10 @@ struct llamp_engine {
   uint8_t *own_kind;
   double *own_value;
   uint32_t *own_off, *own_src;
+  uint8_t *terminal; /* 1: no successor waits for this vertex's end */
+  uint64_t *env_off; /* parametric pass: per-vertex offsets into env_lines */
+  llamp_line_t *env_lines;
+  size_t env_cap;
   /* work arrays, allocated on first use */
   double *start, *cmax, *cmin;
   size_t lanes_alloc;
@@ -359,6 +364,9 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->start);
   free(e->cmax);
   free(e->cmin);
+  free(e->terminal);
+  free(e->env_off);
+  free(e->env_lines);
   free(e);
 }
 
@@ -659,9 +667,9 @@ static void bp_segment(bp_ctx_t *c, double a, double Ta, double sa, double b, do
   bp_segment(c, x, r.T, r.slope_right, b, Tb, sb, depth + 1);
 }
 
-int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
-                             double lo, double hi, llamp_breakpoint_t **out, size_t *count,
-                             int *evaluations) {
+int llamp_engine_breakpoints_es(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
+                                double lo, double hi, llamp_breakpoint_t **out, size_t *count,
+                                int *evaluations) {
   bp_ctx_t c = {e, *p, w, NULL, 0, 0, 0, 0};
   *out = NULL;
   *count = 0;
@@ -773,8 +781,8 @@ int llamp_engine_budget(llamp_engine_t *e, const llamp_params_t *p, llamp_param_
 
 /* ---- many points in one pass --------------------------------------------------------- */
 
-int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
-                       const double *xs, size_t K, double *T_out, double *slope_out) {
+int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
+                             const double *xs, size_t K, double *T_out, double *slope_out) {
   if (K == 0) return 0;
   if (ensure_work(e, K)) return -1;
   theta_t th[K];
@@ -815,5 +823,237 @@ int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     T_out[k] = T[k];
     if (slope_out) slope_out[k] = Th[k];
   }
+  return 0;
+}
+
+/* ---- the parametric pass -------------------------------------------------------------
+
+ * Each vertex's start time as a function of x (the varied parameter) on
+ * [lo, hi] is convex piecewise linear: the upper envelope of a few lines.
+ * Lines of the predecessors (shifted by the edge's and vertex's affine cost)
+ * are collected, sorted by slope and reduced to their upper envelope on
+ * [lo, hi] (convex-hull trick).  T's envelope collects the end functions of
+ * the vertices no successor waits for. */
+
+typedef struct {
+  llamp_line_t *v;
+  size_t n, cap;
+} lines_t;
+
+static int lines_push(lines_t *l, double a, double b) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    llamp_line_t *nv = realloc(l->v, cap * sizeof *nv);
+    if (!nv) return -1;
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = (llamp_line_t){a, b};
+  return 0;
+}
+
+/* x where lines p and q (p.a < q.a) cross */
+static inline double cross(llamp_line_t p, llamp_line_t q) { return (p.b - q.b) / (q.a - p.a); }
+
+/* Reduce v[0..n) in place to its upper envelope on [lo, hi]; returns the new
+ * count.  Equal slopes keep the larger intercept; a line that only touches
+ * the envelope at one point is dropped (so breakpoints are never doubled). */
+static size_t hull(llamp_line_t *v, size_t n, double lo, double hi, double xtol) {
+  if (n <= 1) return n;
+  /* insertion sort by slope: the lists are short and nearly sorted */
+  for (size_t i = 1; i < n; i++) {
+    llamp_line_t t = v[i];
+    size_t j = i;
+    while (j > 0 && (v[j - 1].a > t.a || (v[j - 1].a == t.a && v[j - 1].b > t.b))) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = t;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    llamp_line_t l = v[i];
+    if (k && v[k - 1].a == l.a) k--; /* same slope: l has the larger intercept */
+    while (k >= 2 && cross(v[k - 2], l) <= cross(v[k - 2], v[k - 1]) + xtol) k--;
+    v[k++] = l;
+  }
+  size_t first = 0;
+  while (k - first >= 2 && cross(v[first], v[first + 1]) <= lo + xtol) first++;
+  while (k - first >= 2 && cross(v[k - 2], v[k - 1]) >= hi - xtol) k--;
+  if (first) memmove(v, v + first, (k - first) * sizeof *v);
+  return k - first;
+}
+
+/* hull(), with a fast path for the common case: one candidate is above all
+ * others at both ends of [lo, hi], hence everywhere on it (lines). */
+static size_t reduce_lines(llamp_line_t *v, size_t n, double lo, double hi, double xtol) {
+  size_t best = 0;
+  double bhi = v[0].a * hi + v[0].b, blo = v[0].a * lo + v[0].b;
+  for (size_t j = 1; j < n; j++) {
+    double yhi = v[j].a * hi + v[j].b, ylo = v[j].a * lo + v[j].b;
+    if (yhi > bhi || (yhi == bhi && ylo > blo)) best = j, bhi = yhi, blo = ylo;
+  }
+  for (size_t j = 0; j < n; j++) {
+    if (j == best) continue;
+    double yhi = v[j].a * hi + v[j].b, ylo = v[j].a * lo + v[j].b;
+    if (ylo > blo + tie_tol(blo) || yhi > bhi + tie_tol(bhi)) return hull(v, n, lo, hi, xtol);
+  }
+  v[0] = v[best];
+  return 1;
+}
+
+/* Mark vertices whose end no edge waits for (only those can end T). */
+static int ensure_terminal(llamp_engine_t *e) {
+  if (e->terminal) return 0;
+  e->terminal = malloc(e->n ? e->n : 1);
+  if (!e->terminal) return -1;
+  memset(e->terminal, 1, e->n);
+  for (uint64_t i = 0; i < e->m; i++) {
+    uint32_t type = e->in_src[i] >> e->shift;
+    if (!from_start(type)) e->terminal[e->in_src[i] & e->mask] = 0;
+  }
+  return 0;
+}
+
+int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
+                          double hi, size_t max_lines, llamp_line_t **out, size_t *count) {
+  *out = NULL;
+  *count = 0;
+  if (!(lo >= 0) || !(hi >= lo) || ensure_terminal(e)) return -1;
+  if (!max_lines) max_lines = 4096;
+  llamp_params_t q = *p;
+  llamp_params_set(&q, w, 0);
+  theta_t t = theta_of(e, &q);
+  const int full = t.full;
+  const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
+  /* the per-vertex envelopes live in buffers kept by the engine between calls */
+  if (!e->env_off && !(e->env_off = malloc((e->n + 1) * sizeof *e->env_off))) return -1;
+  uint64_t *off = e->env_off;
+  lines_t arena = {e->env_lines, 0, e->env_cap}, scratch = {0}, total = {0};
+  int rc = -1;
+  off[0] = 0;
+  size_t total_hulled = 0;
+  for (uint64_t v = 0; v < e->n; v++) {
+    /* candidate lines go straight to the arena's end and are hulled in place */
+    size_t need = 1;
+    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+      uint32_t u = e->in_src[i] & e->mask;
+      need += off[u + 1] - off[u];
+    }
+    if (arena.n + need > arena.cap) {
+      size_t cap = arena.cap ? arena.cap : (e->n + 1024);
+      while (cap < arena.n + need) cap *= 2;
+      llamp_line_t *nv = realloc(arena.v, cap * sizeof *nv);
+      if (!nv) goto out;
+      arena.v = nv;
+      arena.cap = cap;
+    }
+    llamp_line_t *dst = arena.v + arena.n;
+    size_t cnt = 0;
+    if (e->in_off[v] == e->in_off[v + 1]) dst[cnt++] = (llamp_line_t){0, 0};
+    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+      double vu = e->value[u];
+      double b0 = ecost(type, vu, &t), a0 = ecoef(type, vu, w, full);
+      if (!from_start(type)) {
+        b0 += vcost(e->kind[u], vu, &t);
+        a0 += vcoef(e->kind[u], vu, w, full);
+      }
+      for (uint64_t j = off[u]; j < off[u + 1]; j++)
+        dst[cnt++] = (llamp_line_t){arena.v[j].a + a0, arena.v[j].b + b0};
+    }
+    size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol) : cnt;
+    if (k > max_lines) goto out;
+    arena.n += k;
+    off[v + 1] = arena.n;
+    scratch.v = dst; /* the vertex's own envelope, for T below */
+    unsigned kv = e->kind[v];
+    if (e->terminal[v] || kv == K_RECV_RNDV) {
+      double a1 = vcoef(kv, e->value[v], w, full), b1 = vcost(kv, e->value[v], &t);
+      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, full), b2 = ecost(E_RNDV_DONE, e->value[v], &t);
+      for (size_t j = 0; j < k; j++) {
+        if (e->terminal[v] && lines_push(&total, scratch.v[j].a + a1, scratch.v[j].b + b1)) goto out;
+        if (kv == K_RECV_RNDV && lines_push(&total, scratch.v[j].a + a2, scratch.v[j].b + b2)) goto out;
+      }
+      if (total.n > 2 * total_hulled + 256) {
+        total.n = total_hulled = hull(total.v, total.n, lo, hi, xtol);
+      }
+    }
+  }
+  total.n = hull(total.v, total.n, lo, hi, xtol);
+  if (getenv("LLAMP_DEBUG_ENVELOPE"))
+    fprintf(stderr, "envelope: %zu lines for %llu vertices\n", arena.n, (unsigned long long)e->n);
+  *out = total.v;
+  *count = total.n;
+  total.v = NULL;
+  rc = 0;
+out:
+  e->env_lines = arena.v;
+  e->env_cap = arena.cap;
+  (void)scratch;
+  free(total.v);
+  return rc;
+}
+
+/* T and its right slope at x from an envelope (lines sorted by slope). */
+static void envelope_at(const llamp_line_t *l, size_t n, double x, double *T, double *slope) {
+  double best = -INFINITY, s = 0;
+  for (size_t j = 0; j < n; j++) {
+    double y = l[j].a * x + l[j].b;
+    if (y > best + tie_tol(y)) best = y, s = l[j].a;
+    else if (y >= best - tie_tol(y)) {
+      if (y > best) best = y;
+      if (l[j].a > s) s = l[j].a;
+    }
+  }
+  *T = best;
+  *slope = s;
+}
+
+int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
+                             double lo, double hi, llamp_breakpoint_t **out, size_t *count,
+                             int *evaluations) {
+  llamp_line_t *l = NULL;
+  size_t n = 0;
+  *out = NULL;
+  *count = 0;
+  if (!(lo >= 0) || !(hi >= lo)) return -1;
+  if (llamp_engine_envelope(e, p, w, lo, hi, 0, &l, &n))
+    return llamp_engine_breakpoints_es(e, p, w, lo, hi, out, count, evaluations);
+  if (evaluations) *evaluations = 1;
+  if (n > 1) {
+    *out = malloc((n - 1) * sizeof **out);
+    if (!*out) {
+      free(l);
+      return -1;
+    }
+    for (size_t j = 0; j + 1 < n; j++) {
+      double x = cross(l[j], l[j + 1]);
+      (*out)[j] = (llamp_breakpoint_t){x, l[j].a, l[j + 1].a, l[j].a * x + l[j].b};
+    }
+    *count = n - 1;
+  }
+  free(l);
+  return 0;
+}
+
+int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
+                       const double *xs, size_t K, double *T_out, double *slope_out) {
+  if (K == 0) return 0;
+  double lo = xs[0], hi = xs[0];
+  for (size_t k = 1; k < K; k++) {
+    if (xs[k] < lo) lo = xs[k];
+    if (xs[k] > hi) hi = xs[k];
+  }
+  llamp_line_t *l = NULL;
+  size_t n = 0;
+  if (lo < 0 || llamp_engine_envelope(e, p, w, lo, hi, 256, &l, &n))
+    return llamp_engine_sweep_lanes(e, p, w, xs, K, T_out, slope_out);
+  for (size_t k = 0; k < K; k++) {
+    double s;
+    envelope_at(l, n, xs[k], &T_out[k], &s);
+    if (slope_out) slope_out[k] = s;
+  }
+  free(l);
   return 0;
 }

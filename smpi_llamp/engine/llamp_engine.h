@@ -80,15 +80,33 @@ int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t
 int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint64_t **path,
                                uint64_t *len);
 
+/* T(x) for x = parameter `wrt` in [lo, hi] (the others fixed at p) as its
+ * upper envelope of lines T = a*x + b, slopes increasing, computed in ONE
+ * parametric pass that carries each vertex's start time as such an envelope
+ * (exact: the LP's whole parametric solution on the interval).  Fails (-1)
+ * when an intermediate envelope grows past `max_lines` (0 = default 4096);
+ * callers then fall back to point evaluations.  Caller frees *lines. */
+typedef struct {
+  double a, b;
+} llamp_line_t;
+int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt, double lo,
+                          double hi, size_t max_lines, llamp_line_t **lines, size_t *count);
+
 /* Every breakpoint of T(x) for x = parameter `wrt` in [lo, hi] (the others
- * fixed at p), with the slope on each side.  Exact (Eisner-Severance);
- * about 2k+1 evaluations for k breakpoints.  Caller frees *out. */
+ * fixed at p), with the slope on each side.  Exact.  Uses the parametric
+ * pass, falling back to Eisner-Severance point evaluations (about 2k+1 of
+ * them for k breakpoints); llamp_engine_breakpoints_es always uses the
+ * latter (kept for cross-checks).  *evaluations counts graph passes.
+ * Caller frees *out. */
 typedef struct {
   double x, slope_before, slope_after, T;
 } llamp_breakpoint_t;
 int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
                              double lo, double hi, llamp_breakpoint_t **out, size_t *count,
                              int *evaluations);
+int llamp_engine_breakpoints_es(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
+                                double lo, double hi, llamp_breakpoint_t **out, size_t *count,
+                                int *evaluations);
 
 /* Largest x (parameter `wrt`) with T(x) <= t_max, others fixed at p.
  * Returns 0 and sets *x; *unbounded = 1 when T never exceeds t_max;
@@ -97,9 +115,13 @@ int llamp_engine_budget(llamp_engine_t *e, const llamp_params_t *p, llamp_param_
                         double t_max, double *x, int *unbounded, int *evaluations);
 
 /* Evaluate T and the right slope in `wrt` at K values of that parameter
- * in ONE pass over the graph (lanes). */
+ * in ONE pass over the graph: the parametric pass over [min, max] of xs,
+ * or (if its envelopes grow too large) one pass carrying K lanes. */
 int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
                        const double *xs, size_t k, double *T, double *slope);
+/* The lane pass alone (kept for cross-checks and benchmarks). */
+int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
+                             const double *xs, size_t k, double *T, double *slope);
 
 #ifdef __cplusplus
 }
