@@ -45,6 +45,8 @@ struct llamp_engine {
   uint64_t *env_off; /* parametric pass: per-vertex offsets into env_lines */
   llamp_line_t *env_lines;
   size_t env_cap;
+  double *lane_start, *lane_coef; /* lane pass: n x lane_alloc each */
+  size_t lane_alloc;
   /* work arrays, allocated on first use */
   double *start, *cmax, *cmin;
   size_t lanes_alloc;
@@ -367,6 +369,8 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->terminal);
   free(e->env_off);
   free(e->env_lines);
+  free(e->lane_start);
+  free(e->lane_coef);
   free(e);
 }
 
@@ -781,42 +785,57 @@ int llamp_engine_budget(llamp_engine_t *e, const llamp_params_t *p, llamp_param_
 
 /* ---- many points in one pass --------------------------------------------------------- */
 
+/* Lane merge without branches, so the lane loop vectorises: take c if it is
+ * above b beyond the tie tolerance, the larger coefficient on a tie. */
+static inline void lane_merge(double c, double ch, double *b, double *bh) {
+  double bb = *b, hh = *bh;
+  double tol = 1e-12 * (c > bb ? c : bb) + 1e-21;
+  double d = c - bb;
+  double nh = d > tol ? ch : (d >= -tol && ch > hh ? ch : hh);
+  *b = c > bb ? c : bb;
+  *bh = nh;
+}
+
 int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
                              const double *xs, size_t K, double *T_out, double *slope_out) {
   if (K == 0) return 0;
-  if (ensure_work(e, K)) return -1;
-  theta_t th[K];
-  for (size_t k = 0; k < K; k++) {
-    llamp_params_t q = *p;
-    llamp_params_set(&q, w, xs[k]);
-    th[k] = theta_of(e, &q);
+  if (e->lane_alloc < K) {
+    free(e->lane_start);
+    free(e->lane_coef);
+    e->lane_start = malloc((size_t)(e->n ? e->n : 1) * K * sizeof(double));
+    e->lane_coef = malloc((size_t)(e->n ? e->n : 1) * K * sizeof(double));
+    e->lane_alloc = e->lane_start && e->lane_coef ? K : 0;
+    if (!e->lane_alloc) return -1;
   }
+  /* every cost is base + coef * x, with base evaluated at x = 0 */
+  llamp_params_t q = *p;
+  llamp_params_set(&q, w, 0);
+  theta_t t = theta_of(e, &q);
   const uint8_t *kind = e->kind;
   const double *val = e->value;
-  const int full = e->proto.size_g_full;
-  double *st = e->start, *ch = e->cmax;
-  double T[K], Th[K], dummy[K];
-  for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0;
+  const int full = t.full;
+  double *st = e->lane_start, *ch = e->lane_coef;
+  double T[K], Th[K], x[K];
+  for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0, x[k] = xs[k];
   for (uint64_t v = 0; v < e->n; v++) {
-    double *sv = st + v * K, *hv = ch + v * K;
+    double *restrict sv = st + v * K, *restrict hv = ch + v * K;
     for (size_t k = 0; k < K; k++) sv[k] = hv[k] = 0;
     for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = val[u];
-      const double *su = st + (uint64_t)u * K, *hu = ch + (uint64_t)u * K;
-      int fs = from_start(type);
-      double ce = ecoef(type, vu, w, full) + (fs ? 0 : vcoef(kind[u], vu, w, full));
-      for (size_t k = 0; k < K; k++) {
-        double c = su[k] + ecost(type, vu, &th[k]) + (fs ? 0 : vcost(kind[u], vu, &th[k]));
-        merge(c, hu[k] + ce, 0, &sv[k], &hv[k], &dummy[k]);
+      const double *restrict su = st + (uint64_t)u * K, *restrict hu = ch + (uint64_t)u * K;
+      double base = ecost(type, vu, &t), ce = ecoef(type, vu, w, full);
+      if (!from_start(type)) {
+        base += vcost(kind[u], vu, &t);
+        ce += vcoef(kind[u], vu, w, full);
       }
+      for (size_t k = 0; k < K; k++) lane_merge(su[k] + (base + ce * x[k]), hu[k] + ce, &sv[k], &hv[k]);
     }
-    double vc = vcoef(kind[v], val[v], w, full);
-    for (size_t k = 0; k < K; k++) {
-      merge(sv[k] + vcost(kind[v], val[v], &th[k]), hv[k] + vc, 0, &T[k], &Th[k], &dummy[k]);
-      if (kind[v] == K_RECV_RNDV)
-        merge(sv[k] + ecost(E_RNDV_DONE, val[v], &th[k]),
-              hv[k] + ecoef(E_RNDV_DONE, val[v], w, full), 0, &T[k], &Th[k], &dummy[k]);
+    double vb = vcost(kind[v], val[v], &t), vc = vcoef(kind[v], val[v], w, full);
+    for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (vb + vc * x[k]), hv[k] + vc, &T[k], &Th[k]);
+    if (kind[v] == K_RECV_RNDV) {
+      double rb = ecost(E_RNDV_DONE, val[v], &t), rc = ecoef(E_RNDV_DONE, val[v], w, full);
+      for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (rb + rc * x[k]), hv[k] + rc, &T[k], &Th[k]);
     }
   }
   for (size_t k = 0; k < K; k++) {
@@ -915,12 +934,36 @@ static int ensure_terminal(llamp_engine_t *e) {
   return 0;
 }
 
-int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
-                          double hi, size_t max_lines, llamp_line_t **out, size_t *count) {
+/* Pruning data (see tail_bounds): a line l at vertex v is dropped when
+ * l(x) + chord of tail_v(x) stays below the lower bound of T everywhere on
+ * [lo, hi]; such a line cannot reach T, nor can anything derived from it. */
+typedef struct {
+  const double *tail_lo, *tail_hi; /* longest path from start(v) to the end, at lo and hi */
+  double T_lo, T_hi, slope_max, tol;
+} prune_t;
+
+static inline int prunable(const prune_t *pr, uint64_t v, llamp_line_t l, double lo, double hi) {
+  double ulo = l.a * lo + l.b + pr->tail_lo[v], uhi = l.a * hi + l.b + pr->tail_hi[v];
+  /* lower bound of T: max(T(lo), T(hi) - slope_max (hi - x)); the difference
+   * (a line minus that convex function) is concave: check lo, hi and the kink */
+  if (ulo >= pr->T_lo - pr->tol || uhi >= pr->T_hi - pr->tol) return 0;
+  if (pr->slope_max > 0) {
+    double xk = hi - (pr->T_hi - pr->T_lo) / pr->slope_max;
+    if (xk > lo && xk < hi) {
+      double uk = ulo + (uhi - ulo) * (xk - lo) / (hi - lo);
+      if (uk >= pr->T_lo - pr->tol) return 0;
+    }
+  }
+  return 1;
+}
+
+static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
+                         double hi, size_t max_total, const prune_t *prune, llamp_line_t **out,
+                         size_t *count) {
   *out = NULL;
   *count = 0;
   if (!(lo >= 0) || !(hi >= lo) || ensure_terminal(e)) return -1;
-  if (!max_lines) max_lines = 4096;
+  size_t max_lines = 4096;
   llamp_params_t q = *p;
   llamp_params_set(&q, w, 0);
   theta_t t = theta_of(e, &q);
@@ -950,7 +993,8 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
     }
     llamp_line_t *dst = arena.v + arena.n;
     size_t cnt = 0;
-    if (e->in_off[v] == e->in_off[v + 1]) dst[cnt++] = (llamp_line_t){0, 0};
+    if (e->in_off[v] == e->in_off[v + 1] && !(prune && prunable(prune, v, (llamp_line_t){0, 0}, lo, hi)))
+      dst[cnt++] = (llamp_line_t){0, 0};
     for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
@@ -959,11 +1003,18 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
         b0 += vcost(e->kind[u], vu, &t);
         a0 += vcoef(e->kind[u], vu, w, full);
       }
-      for (uint64_t j = off[u]; j < off[u + 1]; j++)
-        dst[cnt++] = (llamp_line_t){arena.v[j].a + a0, arena.v[j].b + b0};
+      if (prune) {
+        for (uint64_t j = off[u]; j < off[u + 1]; j++) {
+          llamp_line_t l = {arena.v[j].a + a0, arena.v[j].b + b0};
+          if (!prunable(prune, v, l, lo, hi)) dst[cnt++] = l;
+        }
+      } else {
+        for (uint64_t j = off[u]; j < off[u + 1]; j++)
+          dst[cnt++] = (llamp_line_t){arena.v[j].a + a0, arena.v[j].b + b0};
+      }
     }
     size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol) : cnt;
-    if (k > max_lines) goto out;
+    if (k > max_lines || arena.n + k > max_total) goto out;
     arena.n += k;
     off[v + 1] = arena.n;
     scratch.v = dst; /* the vertex's own envelope, for T below */
@@ -992,6 +1043,87 @@ out:
   e->env_cap = arena.cap;
   (void)scratch;
   free(total.v);
+  return rc;
+}
+
+/* Backward pass for pruning: for every vertex the longest path from its
+ * start to the end of the run at x = lo and x = hi (two lanes), and the
+ * largest parameter coefficient of any path (a bound on T's slope).  Pushes
+ * along in-edges in reverse topological order: end-based edges feed an
+ * accumulator A (added to the vertex's own cost), start-based ones B. */
+static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
+                       double hi, prune_t *pr, double **mem) {
+  uint64_t n = e->n;
+  double *buf = malloc((n ? n : 1) * 6 * sizeof(double));
+  if (!buf) return -1;
+  double *Alo = buf, *Ahi = buf + n, *Blo = buf + 2 * n, *Bhi = buf + 3 * n, *CA = buf + 4 * n,
+         *CB = buf + 5 * n;
+  for (uint64_t v = 0; v < n; v++) Alo[v] = Ahi[v] = CA[v] = 0, Blo[v] = Bhi[v] = CB[v] = -INFINITY;
+  llamp_params_t q = *p;
+  llamp_params_set(&q, w, lo);
+  theta_t tl = theta_of(e, &q);
+  llamp_params_set(&q, w, hi);
+  theta_t th = theta_of(e, &q);
+  const int full = tl.full;
+  double Tlo = 0, Thi = 0, smax = 0;
+  for (uint64_t v = n; v-- > 0;) {
+    unsigned k = e->kind[v];
+    double val = e->value[v];
+    double tlo = vcost(k, val, &tl) + Alo[v], thi = vcost(k, val, &th) + Ahi[v];
+    double c = vcoef(k, val, w, full) + CA[v];
+    if (Blo[v] > tlo) tlo = Blo[v];
+    if (Bhi[v] > thi) thi = Bhi[v];
+    if (CB[v] > c) c = CB[v];
+    if (k == K_RECV_RNDV) {
+      double rl = ecost(E_RNDV_DONE, val, &tl), rh = ecost(E_RNDV_DONE, val, &th);
+      double rc = ecoef(E_RNDV_DONE, val, w, full);
+      if (rl > tlo) tlo = rl;
+      if (rh > thi) thi = rh;
+      if (rc > c) c = rc;
+    }
+    Alo[v] = tlo; /* A now holds the finished tail of v */
+    Ahi[v] = thi;
+    if (e->in_off[v] == e->in_off[v + 1]) {
+      if (tlo > Tlo) Tlo = tlo;
+      if (thi > Thi) Thi = thi;
+      if (c > smax) smax = c;
+    }
+    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+      double vu = e->value[u];
+      double xl = ecost(type, vu, &tl) + tlo, xh = ecost(type, vu, &th) + thi;
+      double xc = ecoef(type, vu, w, full) + c;
+      if (from_start(type)) {
+        if (xl > Blo[u]) Blo[u] = xl;
+        if (xh > Bhi[u]) Bhi[u] = xh;
+        if (xc > CB[u]) CB[u] = xc;
+      } else {
+        if (xl > Alo[u]) Alo[u] = xl;
+        if (xh > Ahi[u]) Ahi[u] = xh;
+        if (xc > CA[u]) CA[u] = xc;
+      }
+    }
+  }
+  pr->tail_lo = Alo;
+  pr->tail_hi = Ahi;
+  pr->T_lo = Tlo;
+  pr->T_hi = Thi;
+  pr->slope_max = smax;
+  pr->tol = 1e-9 * fabs(Thi) + 1e-18; /* generous: pruning must never drop a critical line */
+  *mem = buf;
+  return 0;
+}
+
+int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
+                          double hi, size_t max_lines, llamp_line_t **out, size_t *count) {
+  /* plain pass first: cheap when envelopes stay small (regular codes) */
+  size_t budget = (size_t)(e->n + 1) * (max_lines ? max_lines : 8);
+  if (envelope_pass(e, p, w, lo, hi, budget, NULL, out, count) == 0) return 0;
+  prune_t pr;
+  double *mem = NULL;
+  if (tail_bounds(e, p, w, lo, hi, &pr, &mem)) return -1;
+  int rc = envelope_pass(e, p, w, lo, hi, (size_t)(e->n + 1) * 16, &pr, out, count);
+  free(mem);
   return rc;
 }
 
@@ -1047,7 +1179,7 @@ int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   }
   llamp_line_t *l = NULL;
   size_t n = 0;
-  if (lo < 0 || llamp_engine_envelope(e, p, w, lo, hi, 256, &l, &n))
+  if (lo < 0 || envelope_pass(e, p, w, lo, hi, (size_t)(e->n + 1) * 2, NULL, &l, &n))
     return llamp_engine_sweep_lanes(e, p, w, xs, K, T_out, slope_out);
   for (size_t k = 0; k < K; k++) {
     double s;

@@ -1,0 +1,125 @@
+/* The engine's algorithms against each other on random trace-like graphs:
+ * single evaluations, the lane pass, the parametric (envelope) pass and
+ * Eisner-Severance must agree; every critical latency is confirmed by
+ * evaluations on both sides; budget answers satisfy their definition.
+ * Eager, rendezvous (small S) and gap (g > 0) variants. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "llamp_engine.h"
+#include "llamp_synth.h"
+#include "llamp_test.h"
+
+static double rel(double a, double b) { return fabs(a - b) / fmax(1e-30, fmax(fabs(a), fabs(b))); }
+
+static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, double lo, double hi,
+                        int *nbreak_total) {
+  char err[256];
+  llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+  if (!e) { /* rendezvous may make a random graph cyclic only if it deadlocks; synth avoids it */
+    fprintf(stderr, "engine: %s\n", err);
+    CHECK(0);
+    return;
+  }
+  /* sweep: parametric vs lanes vs single evaluations */
+  enum { K = 9 };
+  double xs[K], T1[K], s1[K], T2[K], s2[K];
+  for (int k = 0; k < K; k++) xs[k] = lo + (hi - lo) * k / (K - 1);
+  CHECK(llamp_engine_sweep(e, &p, w, xs, K, T1, s1) == 0);
+  CHECK(llamp_engine_sweep_lanes(e, &p, w, xs, K, T2, s2) == 0);
+  for (int k = 0; k < K; k++) {
+    llamp_params_t q = p;
+    llamp_params_set(&q, w, xs[k]);
+    llamp_eval_t r;
+    CHECK(llamp_engine_eval(e, &q, w, &r) == 0);
+    CHECK(rel(r.T, T1[k]) < 1e-11);
+    CHECK(rel(r.T, T2[k]) < 1e-11);
+    CHECK(r.slope_right == s2[k]);
+    CHECK(r.slope_right == s1[k]);
+  }
+  /* breakpoints: parametric vs Eisner-Severance, each confirmed */
+  llamp_breakpoint_t *a = NULL, *b = NULL;
+  size_t na = 0, nb = 0;
+  CHECK(llamp_engine_breakpoints(e, &p, w, lo, hi, &a, &na, NULL) == 0);
+  CHECK(llamp_engine_breakpoints_es(e, &p, w, lo, hi, &b, &nb, NULL) == 0);
+  CHECK(na == nb);
+  for (size_t i = 0; i < na && i < nb; i++) {
+    /* two lines cross at x = db/da: the error scales with T / (slope change) */
+    double xtol = 1e-9 * (hi - lo) + 1e-11 * a[i].T / (a[i].slope_after - a[i].slope_before);
+    CHECK(fabs(a[i].x - b[i].x) <= xtol);
+    if (fabs(a[i].x - b[i].x) > xtol)
+      fprintf(stderr, "  breakpoint %zu: parametric %.17g (%g->%g) ES %.17g (%g->%g)\n", i, a[i].x,
+              a[i].slope_before, a[i].slope_after, b[i].x, b[i].slope_before, b[i].slope_after);
+    CHECK(a[i].slope_before == b[i].slope_before && a[i].slope_after == b[i].slope_after);
+  }
+  for (size_t i = 0; i < na; i++) {
+    llamp_params_t q = p;
+    llamp_eval_t r;
+    double x = a[i].x, d = 1e-6 * (hi - lo);
+    llamp_params_set(&q, w, x);
+    llamp_engine_eval(e, &q, w, &r);
+    CHECK(rel(r.T, a[i].T) < 1e-10);
+    CHECK(r.slope_left == a[i].slope_before && r.slope_right == a[i].slope_after);
+    if (x - d > lo && (i == 0 || a[i - 1].x < x - d)) {
+      llamp_params_set(&q, w, x - d);
+      llamp_engine_eval(e, &q, w, &r);
+      CHECK(r.slope_right == a[i].slope_before);
+    }
+    if (x + d < hi && (i + 1 == na || a[i + 1].x > x + d)) {
+      llamp_params_set(&q, w, x + d);
+      llamp_engine_eval(e, &q, w, &r);
+      CHECK(r.slope_left == a[i].slope_after);
+    }
+  }
+  *nbreak_total += (int)na;
+  free(a);
+  free(b);
+  /* budget: largest x with T(x) <= (1 + 2 %) T(p) */
+  llamp_eval_t r0;
+  llamp_engine_eval(e, &p, w, &r0);
+  double tmax = 1.02 * r0.T, x;
+  int unb;
+  CHECK(llamp_engine_budget(e, &p, w, tmax, &x, &unb, NULL) == 0);
+  if (!unb) {
+    llamp_params_t q = p;
+    llamp_eval_t r;
+    llamp_params_set(&q, w, x);
+    llamp_engine_eval(e, &q, w, &r);
+    CHECK(r.T <= tmax * (1 + 1e-11));
+    llamp_params_set(&q, w, x * (1 + 1e-7) + 1e-15);
+    llamp_engine_eval(e, &q, w, &r);
+    CHECK(r.T > tmax);
+  }
+  llamp_engine_destroy(e);
+}
+
+int main(void) {
+  char err[256], params[256];
+  int graphs = 0, breaks = 0;
+  for (int seed = 1; seed <= 40; seed++) {
+    snprintf(params, sizeof params, "ranks=%d,ops=%d,seed=%d,compute=%dus", 2 + seed % 7,
+             40 + (seed * 37) % 200, seed, 1 + seed % 5);
+    llamp_graph_t *g = llamp_synth_graph("random", params, err, sizeof err);
+    if (!g) {
+      fprintf(stderr, "%s\n", err);
+      CHECK(0);
+      continue;
+    }
+    for (int variant = 0; variant < 4; variant++) {
+      llamp_params_t p;
+      llamp_params_default(&p);
+      p.o = 0.3e-6 * (seed % 3);
+      if (variant == 1) p.S = 4096;     /* many rendezvous messages */
+      if (variant == 2) p.g = 0.5e-6;   /* gap edges */
+      if (variant == 3) p.size_g_full = 1;
+      llamp_param_t w = variant == 3 ? LLAMP_PARAM_G : LLAMP_PARAM_L;
+      if (w == LLAMP_PARAM_G) check_graph(g, p, w, 0, 2e-9, &breaks);
+      else check_graph(g, p, w, 0, 3e-6, &breaks);
+      graphs++;
+    }
+    llamp_graph_destroy(g);
+  }
+  printf("%d graph/parameter combinations, %d critical latencies confirmed\n", graphs, breaks);
+  CHECK(breaks > 50); /* the graphs really exercise breakpoints */
+  TEST_DONE();
+}
