@@ -45,8 +45,9 @@ static double now(void) {
 /* Stage messages on stderr, only when a person is watching. */
 static int progress_on = -1;
 static double stage_t0;
+static int timing_on = 0; /* --timing: stage times on stderr even when not a terminal */
 static void stage_begin(const char *what, const char *name) {
-  if (progress_on < 0) progress_on = isatty(2);
+  if (progress_on < 0) progress_on = isatty(2) || timing_on;
   stage_t0 = now();
   if (progress_on) fprintf(stderr, "%s: %s %s ...", prog, what, name ? name : "");
 }
@@ -64,7 +65,7 @@ typedef struct {
 enum {
   OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
   OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
-  OPT_VERSION
+  OPT_VERSION, OPT_TIMING
 };
 
 #define COMMON_LONG_OPTIONS                                                           \
@@ -72,7 +73,8 @@ enum {
       {"g", required_argument, 0, OPT_SMALLG}, {"G", required_argument, 0, OPT_G},    \
       {"S", required_argument, 0, OPT_S}, {"bandwidth-term", required_argument, 0, OPT_BW_TERM}, \
       {"goal-time-unit", required_argument, 0, OPT_TIME_UNIT},                        \
-      {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, OPT_VERSION}
+      {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, OPT_VERSION},           \
+      {"timing", no_argument, 0, OPT_TIMING}
 
 static const char *params_help =
     "Model parameters (suffixes accepted; a bare number uses the unit in brackets):\n"
@@ -82,7 +84,8 @@ static const char *params_help =
     "  --G PERBYTE     gap per byte G, or a bandwidth (10Gbps, 5GBps) [ns] default 0.018ns\n"
     "  --S SIZE        rendezvous threshold: s > S is rendezvous [B] default 256KiB\n"
     "  --bandwidth-term s-1|s   charge (s-1)*G (paper, LogGOPSim; default) or s*G\n"
-    "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n";
+    "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
+    "  --timing        print each stage's time on stderr (progress is shown on a terminal anyway)\n";
 
 static double parse_unit(const char *opt, const char *text, llamp_unit_kind_t kind, const char *def) {
   double v;
@@ -109,6 +112,7 @@ static int common_option(int c, common_opts_t *o) {
       die("--goal-time-unit: '%s' (expected ps, ns, us, ms or s)", optarg);
     return 1;
   case OPT_VERSION: printf("llamp (smpi-llamp) %s\n", LLAMP_VERSION); exit(0);
+  case OPT_TIMING: timing_on = 1; progress_on = 1; return 1;
   }
   return 0;
 }
