@@ -28,8 +28,9 @@
  * The files say so in a comment line.  t_max is passed in seconds (SI, like
  * the rest of the library) and converted.
  *
- * The file is streamed (no in-memory text); memory is O(|V| + |E|) integers
- * for the MPS column order only.  Layout and naming: docs/lp.md.
+ * The file is streamed (no in-memory text).  Extra memory: a byte per vertex
+ * (12 more with g > 0); the MPS writer, column oriented, adds an out-edge
+ * index (4 bytes per vertex, 8 per edge).  Layout and naming: docs/lp.md.
  *
  * Error rule: 0 on success, -1 on failure with a one-line message in err. */
 #ifndef LLAMP_LP_H
