@@ -71,28 +71,49 @@ static void init_cclass(void) {
 
 /* ---- per-rank label table ------------------------------------------------ */
 
-/* A slot is live when its generation equals the table's: starting a new rank
- * bumps the generation, which empties the table in O(1).  The label text is
- * not copied: `s` points into the input buffer. */
+/* Open addressing with linear probing, at most 3/4 full.  A slot holds
+ * (offset of the label in the rank's text + 1) << 28 | 28 hash bits (0 =
+ * empty), 32 more hash bits and the operation's index in the rank: 16 bytes,
+ * and the text itself is never copied.  With 60 hash bits the label text is
+ * compared (read again from the input) practically only on a true match, and
+ * growing rehashes from the stored bits, so old input pages stay untouched. */
+#define LBL_HBITS 28
+#define LBL_HMASK ((1u << LBL_HBITS) - 1)
+#define LBL_MAX_OFF ((1ull << (64 - LBL_HBITS)) - 2) /* 64 GiB of text per rank */
+#define LBL_MIN_CAP 1024
+
 typedef struct {
-  const char *s;  /* label text inside the input buffer */
-  uint32_t len;   /* its length */
-  uint32_t hash;  /* low bits of its hash, compared before the text */
+  uint64_t key;   /* (offset + 1) << LBL_HBITS | low hash bits; 0 = empty */
+  uint32_t hi;    /* 32 more hash bits */
   uint32_t local; /* operation index within the rank */
-  uint32_t gen;
 } label_slot_t;
+
+/* Most dependencies name recently defined labels: a small direct-mapped
+ * cache of the last definitions answers them without touching the (possibly
+ * huge) table.  Entries from earlier ranks are recognised by s < base. */
+#define LBL_RECENT 1024
+typedef struct {
+  uint64_t h;
+  const char *s;
+  uint32_t len, local;
+} label_recent_t;
 
 typedef struct {
   label_slot_t *slot;
-  size_t cap; /* power of two, 0 before the first use */
-  size_t count;
-  uint32_t gen;
+  size_t cap, count; /* cap: power of two, 0 before the first use */
+  const char *base;  /* start of the current rank's text */
+  const char *end;   /* end of the input */
+  label_recent_t recent[LBL_RECENT];
 } label_table_t;
 
-static uint32_t hash_label(const char *s, size_t len) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a, then a final mix */
+/* 64-bit hash of a label: FNV-1a and a final avalanche (murmur3 fmix64). */
+static uint64_t hash_label(const char *s, size_t len) {
+  uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return (uint32_t)(h ^ (h >> 32));
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
 }
 
 /* Length of the identifier starting at s (s is inside [.., end)). */
@@ -102,45 +123,102 @@ static size_t ident_len(const char *s, const char *end) {
   return (size_t)(p - s);
 }
 
-static void labels_reset(label_table_t *t) {
+/* Smallest power-of-two capacity holding n labels at most 3/4 full. */
+static size_t labels_cap_for(size_t n) {
+  size_t cap = LBL_MIN_CAP;
+  while (cap / 4 * 3 < n) cap *= 2;
+  return cap;
+}
+
+/* A zeroed slot array.  Big tables are probed at random, one TLB miss per
+ * access with 4 KiB pages, so they ask for transparent huge pages. */
+static label_slot_t *labels_alloc(size_t cap) {
+  label_slot_t *p = calloc(cap, sizeof *p);
+  size_t bytes = cap * sizeof *p, page = (size_t)sysconf(_SC_PAGESIZE);
+#ifdef MADV_HUGEPAGE
+  if (p && bytes >= ((size_t)4 << 20)) {
+    uintptr_t a = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    madvise((void *)a, ((uintptr_t)p + bytes - a) & ~(uintptr_t)(page - 1), MADV_HUGEPAGE);
+  }
+#else
+  (void)bytes;
+  (void)page;
+#endif
+  return p;
+}
+
+/* Empty the table for a rank whose text starts at `base`.  The clearing cost
+ * stays proportional to the previous rank's labels: a table much larger than
+ * that rank needed is replaced by a smaller one.  -1 on ENOMEM. */
+static int labels_reset(label_table_t *t, const char *base) {
+  t->base = base;
+  if (t->count == 0) return 0;
+  size_t need = labels_cap_for(t->count);
   t->count = 0;
-  if (++t->gen == 0) { /* wrapped after 2^32 ranks: clear for real */
-    if (t->slot) memset(t->slot, 0, t->cap * sizeof *t->slot);
-    t->gen = 1;
+  if (t->cap > 4 * need) {
+    free(t->slot);
+    t->slot = labels_alloc(need);
+    t->cap = t->slot ? need : 0;
+    return t->slot ? 0 : -1;
   }
-}
-
-/* Find the slot of label s[0..len) (hash h) or the empty slot where it would
- * go.  The table must exist (cap > 0). */
-static label_slot_t *labels_find(label_table_t *t, const char *s, size_t len, uint32_t h) {
-  size_t mask = t->cap - 1, i = h & mask;
-  for (;;) {
-    label_slot_t *e = &t->slot[i];
-    if (e->gen != t->gen) return e;
-    if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) return e;
-    i = (i + 1) & mask;
-  }
-}
-
-/* Double the table (or create it); live entries are rehashed.  -1 on ENOMEM. */
-static int labels_grow(label_table_t *t) {
-  size_t ncap = t->cap ? 2 * t->cap : 1024;
-  label_slot_t *old = t->slot, *nslot = calloc(ncap, sizeof *nslot);
-  if (!nslot) return -1;
-  size_t ocap = t->cap;
-  t->slot = nslot;
-  t->cap = ncap;
-  for (size_t i = 0; i < ocap; i++)
-    if (old[i].gen == t->gen) *labels_find(t, old[i].s, old[i].len, old[i].hash) = old[i];
-  free(old);
+  memset(t->slot, 0, t->cap * sizeof *t->slot);
   return 0;
 }
 
-/* Look a label up in the current rank: its slot, or NULL if undefined. */
-static label_slot_t *labels_get(label_table_t *t, const char *s, size_t len) {
-  if (!t->cap) return NULL;
-  label_slot_t *e = labels_find(t, s, len, hash_label(s, len));
-  return e->gen == t->gen ? e : NULL;
+static const char *labels_text(const label_table_t *t, size_t i) {
+  return t->base + (t->slot[i].key >> LBL_HBITS) - 1;
+}
+
+/* Index of the slot holding label s[0..len) (hash h), or of the empty slot
+ * where it would go.  The table must exist (cap > 0). */
+static size_t labels_find(const label_table_t *t, const char *s, size_t len, uint64_t h) {
+  size_t mask = t->cap - 1;
+  uint32_t lo = (uint32_t)h & LBL_HMASK, hi = (uint32_t)(h >> 32);
+  for (size_t i = lo & mask;; i = (i + 1) & mask) {
+    const label_slot_t *e = &t->slot[i];
+    if (e->key == 0) return i;
+    if ((e->key & LBL_HMASK) != lo || e->hi != hi) continue;
+    const char *q = labels_text(t, i);
+    if ((size_t)(t->end - q) >= len && memcmp(q, s, len) == 0 &&
+        (q + len == t->end || !IS(q[len], CC_IDENT)))
+      return i;
+  }
+}
+
+/* Double the table (or create it), rehashing from the stored hash bits. */
+static int labels_grow(label_table_t *t) {
+  size_t ocap = t->cap, ncap = ocap ? 2 * ocap : LBL_MIN_CAP;
+  label_slot_t *old = t->slot, *nslot = labels_alloc(ncap);
+  if (!nslot) return -1;
+  for (size_t i = 0; i < ocap; i++) {
+    if (!old[i].key) continue;
+    size_t j = (old[i].key & LBL_HMASK) & (ncap - 1);
+    while (nslot[j].key) j = (j + 1) & (ncap - 1);
+    nslot[j] = old[i];
+  }
+  free(old);
+  t->slot = nslot;
+  t->cap = ncap;
+  return 0;
+}
+
+/* Find a label of the current rank: 1 with its operation index (and where
+ * it is defined, if `text` is given), 0 if it is not defined (yet). */
+static int labels_lookup(const label_table_t *t, const char *s, size_t len, uint32_t *local,
+                         const char **text) {
+  uint64_t h = hash_label(s, len);
+  const label_recent_t *r = &t->recent[h & (LBL_RECENT - 1)];
+  if ((uintptr_t)r->s >= (uintptr_t)t->base && r->h == h && r->len == len && memcmp(r->s, s, len) == 0) {
+    *local = r->local;
+    if (text) *text = r->s;
+    return 1;
+  }
+  if (!t->cap) return 0;
+  size_t i = labels_find(t, s, len, h);
+  if (!t->slot[i].key) return 0;
+  *local = t->slot[i].local;
+  if (text) *text = labels_text(t, i);
+  return 1;
 }
 
 /* ---- parser state ---------------------------------------------------------- */
@@ -209,13 +287,14 @@ static int fail_line(goal_parser_t *P, uint64_t line, const char *fmt, ...) {
 /* Report the pending undefined-label error, resolved against the labels
  * defined so far in the rank. */
 static int fail_pending(goal_parser_t *P) {
-  label_slot_t *e = labels_get(&P->labels, P->pend_s, P->pend_len);
+  uint32_t local;
+  const char *def;
   int len = P->pend_len > 64 ? 64 : (int)P->pend_len;
   const char *s = P->pend_s;
   P->pend_s = NULL;
-  if (e)
+  if (labels_lookup(&P->labels, s, P->pend_len, &local, &def))
     return fail_line(P, P->pend_line, "label `%.*s` used before its definition (line %llu)", len,
-                     s, (unsigned long long)line_of(P, e->s));
+                     s, (unsigned long long)line_of(P, def));
   return fail_line(P, P->pend_line, "unknown label `%.*s` in rank %u", len, s, P->rank);
 }
 
@@ -421,6 +500,12 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
   char fb[48];
   uint64_t line = P->line;
   int64_t size = 0, peer = 0, tag = 0, ignored;
+  label_table_t *t = &P->labels;
+  uint64_t h = 0;
+  if (label) { /* start fetching the label's slot while the line is parsed */
+    h = hash_label(label, label_len);
+    if (t->cap) __builtin_prefetch(&t->slot[(h & LBL_HMASK) & (t->cap - 1)], 1);
+  }
   double value;
   int is_msg = kind != LLAMP_VERTEX_CALC, have_tag = 0, have_cpu = 0, have_nic = 0;
 
@@ -474,40 +559,34 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
   }
 
   if (P->rank_ops == UINT32_MAX) return fail(P, "too many operations in rank %u", P->rank);
-  label_slot_t *slot = NULL;
   if (label) {
-    if (label_len > UINT32_MAX) return fail_at(P, line, "label too long");
-    label_table_t *t = &P->labels;
-    if (2 * (t->count + 1) > t->cap && labels_grow(t)) return fail_at(P, line, "out of memory");
-    uint32_t h = hash_label(label, label_len);
-    slot = labels_find(t, label, label_len, h);
-    if (slot->gen == t->gen)
+    if ((uint64_t)(label - t->base) > LBL_MAX_OFF)
+      return fail_at(P, line, "rank %u: a rank block longer than 64 GiB is not supported", P->rank);
+    if (t->count + 1 > t->cap / 4 * 3 && labels_grow(t))
+      return fail_at(P, line, "out of memory");
+    size_t slot = labels_find(t, label, label_len, h);
+    label_slot_t *e = &t->slot[slot];
+    if (e->key)
       return fail_at(P, line, "duplicate label `%.*s` in rank %u (first defined at line %llu)",
                      (int)(label_len > 64 ? 64 : label_len), label, P->rank,
-                     (unsigned long long)line_of(P, slot->s));
-    slot->s = label;
-    slot->len = (uint32_t)label_len;
-    slot->hash = h;
+                     (unsigned long long)line_of(P, labels_text(t, slot)));
+    e->key = ((uint64_t)(label - t->base + 1) << LBL_HBITS) | (h & LBL_HMASK);
+    e->hi = (uint32_t)(h >> 32);
+    e->local = P->rank_ops;
+    label_recent_t *r = &t->recent[h & (LBL_RECENT - 1)];
+    r->h = h;
+    r->s = label;
+    r->len = (uint32_t)label_len;
+    r->local = P->rank_ops;
+    t->count++;
   }
-  if (P->pend_s) { /* an error is already certain: just keep scanning */
-    P->rank_ops++;
-    if (slot) {
-      slot->local = P->rank_ops - 1;
-      slot->gen = P->labels.gen;
-      P->labels.count++;
-    }
-    return 0;
-  }
-  int64_t id = llamp_builder_add(P->b, P->rank, kind, value, (int32_t)peer, (int32_t)tag, line);
-  if (id < 0) return fail_builder(P);
-  if (P->rank_ops == 0) P->rank_base = id;
-  if (id != P->rank_base + (int64_t)P->rank_ops)
-    return fail_at(P, line, "internal error: builder ids are not contiguous within rank %u",
-                   P->rank);
-  if (slot) {
-    slot->local = P->rank_ops;
-    slot->gen = P->labels.gen;
-    P->labels.count++;
+  if (!P->pend_s) { /* after an error is certain, only keep scanning */
+    int64_t id = llamp_builder_add(P->b, P->rank, kind, value, (int32_t)peer, (int32_t)tag, line);
+    if (id < 0) return fail_builder(P);
+    if (P->rank_ops == 0) P->rank_base = id;
+    if (id != P->rank_base + (int64_t)P->rank_ops)
+      return fail_at(P, line, "internal error: builder ids are not contiguous within rank %u",
+                     P->rank);
   }
   P->rank_ops++;
   return 0;
@@ -525,16 +604,19 @@ static int parse_dep(goal_parser_t *P, const char *a, size_t alen, llamp_edge_ki
                 kind == LLAMP_EDGE_REQUIRES ? "requires" : "irequires", found(P, fb, sizeof fb));
   if (expect_eol(P, "a dependency")) return -1;
   if (P->pend_s) return 0;
-  label_slot_t *ea = labels_get(&P->labels, a, alen);
-  label_slot_t *eb = labels_get(&P->labels, bl, blen);
-  const char *miss = !ea ? a : (!eb ? bl : NULL);
+  uint32_t la = 0, lb = 0;
+  const char *miss = NULL;
+  if (!labels_lookup(&P->labels, a, alen, &la, NULL))
+    miss = a;
+  else if (!labels_lookup(&P->labels, bl, blen, &lb, NULL))
+    miss = bl;
   if (miss) {
     P->pend_s = miss;
     P->pend_len = miss == a ? alen : blen;
     P->pend_line = line;
     return 0;
   }
-  if (llamp_builder_depend(P->b, P->rank_base + ea->local, P->rank_base + eb->local, kind, line))
+  if (llamp_builder_depend(P->b, P->rank_base + la, P->rank_base + lb, kind, line))
     return fail_builder(P);
   return 0;
 }
@@ -542,7 +624,7 @@ static int parse_dep(goal_parser_t *P, const char *a, size_t alen, llamp_edge_ki
 /* The statements of one rank block, up to and including its `}`. */
 static int parse_rank_body(goal_parser_t *P) {
   char fb[48];
-  labels_reset(&P->labels);
+  if (labels_reset(&P->labels, P->p)) return fail(P, "out of memory");
   P->rank_ops = 0;
   P->rank_base = -1;
   for (;;) {
@@ -700,6 +782,7 @@ static llamp_graph_t *read_buffer(const char *data, size_t len, int mapped,
   P.errlen = errlen;
   P.mapped = mapped;
   P.calc_div = llamp_goal_time_unit_scale(opt->time_unit);
+  P.labels.end = P.end;
 
   llamp_graph_t *g = NULL;
   int rc = parse_file(&P);

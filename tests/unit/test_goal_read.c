@@ -202,6 +202,44 @@ static void test_layout(void) {
   }
 }
 
+/* Label tables: growth inside a big rank, reuse and shrinking between ranks,
+ * the same label names in every rank. */
+static void test_many_labels(void) {
+  static const uint32_t ops[] = {5000, 3, 2000, 0, 1500};
+  size_t cap = 1 << 20, len = 0;
+  char *text = malloc(cap);
+  len += (size_t)snprintf(text + len, cap - len, "num_ranks 5\n");
+  uint64_t deps = 0, total = 0;
+  for (uint32_t r = 0; r < 5; r++) {
+    len += (size_t)snprintf(text + len, cap - len, "rank %u {\n", r);
+    for (uint32_t i = 0; i < ops[r]; i++) {
+      len += (size_t)snprintf(text + len, cap - len, "op_%u: calc %u\n", i, i);
+      if (i) len += (size_t)snprintf(text + len, cap - len, "op_%u requires op_%u\n", i, i - 1), deps++;
+    }
+    if (ops[r] > 2) {
+      len += (size_t)snprintf(text + len, cap - len, "op_%u irequires op_0\n", ops[r] - 1);
+      deps++;
+    }
+    len += (size_t)snprintf(text + len, cap - len, "}\n");
+    total += ops[r];
+  }
+  char err[256];
+  llamp_graph_t *g = llamp_goal_read_buffer(text, len, NULL, err, sizeof err);
+  CHECK(g != NULL);
+  if (g) {
+    CHECK(llamp_graph_num_vertices(g) == total && llamp_graph_num_edges(g) == deps);
+    CHECK(has_edge(g, vtx(g, 2, 0), vtx(g, 2, 1999), LLAMP_EDGE_IREQUIRES));
+    CHECK(llamp_graph_value(g, vtx(g, 4, 1499)) == 1499e-9);
+    llamp_graph_destroy(g);
+  }
+  /* a duplicate deep inside a grown table */
+  len -= 2; /* drop the last "}\n" */
+  len += (size_t)snprintf(text + len, cap - len, "op_1234: calc 1\n}\n");
+  CHECK(llamp_goal_read_buffer(text, len, NULL, err, sizeof err) == NULL);
+  CHECK(strstr(err, ": duplicate label `op_1234` in rank 4 (first defined at line") != NULL);
+  free(text);
+}
+
 static void test_io_errors(void) {
   char err[256] = "";
   CHECK(llamp_goal_read(DATA "does-not-exist.goal", NULL, err, sizeof err) == NULL);
@@ -223,6 +261,7 @@ int main(void) {
   test_comments();
   test_units_and_options();
   test_layout();
+  test_many_labels();
   test_io_errors();
   TEST_DONE();
 }
