@@ -2,10 +2,12 @@
  *
  * A hand-written single-pass parser over the whole input (mmap'ed for files).
  * Tokens are never copied: numbers are converted in place and labels are
- * remembered as pointers into the input, in a per-rank open-addressing hash
- * table that is reused (by generation number, not by clearing) for every rank.
- * Operations go straight into the graph builder, which matches messages and
- * checks the result in llamp_builder_finish().  See docs/goal.md. */
+ * remembered as offsets into the input, in a per-rank open-addressing hash
+ * table that is emptied and reused for every rank.  Operations go straight
+ * into the graph builder, which matches messages and checks the result in
+ * llamp_builder_finish().  Parsed pages of a mapped file are given back to
+ * the kernel as the parser moves on, so the input costs only a window of
+ * RSS.  See docs/goal.md for the grammar and the error messages. */
 #define _GNU_SOURCE /* madvise, MADV_* */
 #include "llamp_goal.h"
 
@@ -249,7 +251,7 @@ typedef struct {
   size_t pend_len;
   uint64_t pend_line;
 
-  /* mmap'ed input: pages before release_to may be dropped from the RSS */
+  /* mmap'ed input: pages before `released` were dropped from the RSS */
   int mapped;
   const char *released;
 } goal_parser_t;
@@ -309,12 +311,6 @@ static int fail_at(goal_parser_t *P, uint64_t line, const char *fmt, ...) {
   return -1;
 }
 
-/* Copy the builder's message: it already starts with "SOURCE:LINE:". */
-static int fail_builder(goal_parser_t *P) {
-  if (P->err && P->errlen) snprintf(P->err, P->errlen, "%s", llamp_builder_error(P->b));
-  return -1;
-}
-
 /* The same at the current line. */
 static int fail(goal_parser_t *P, const char *fmt, ...) {
   if (P->pend_s) return fail_pending(P);
@@ -322,6 +318,12 @@ static int fail(goal_parser_t *P, const char *fmt, ...) {
   va_start(ap, fmt);
   vfail_line(P, P->line, fmt, ap);
   va_end(ap);
+  return -1;
+}
+
+/* Copy the builder's message: it already starts with "SOURCE:LINE:". */
+static int fail_builder(goal_parser_t *P) {
+  if (P->err && P->errlen) snprintf(P->err, P->errlen, "%s", llamp_builder_error(P->b));
   return -1;
 }
 
