@@ -291,114 +291,125 @@ static void hmap_del(hmap_t *h, uint64_t key) {
 
 static uint64_t pair_key(uint32_t src, uint32_t dst) { return ((uint64_t)src << 32) | dst; }
 
-/* Match every receive to a send (rule in llamp_graph.h).  Fills partner[]. */
+/* Match every receive to a send (rule in llamp_graph.h).  Fills partner[].
+ *
+ * Sends are bucketed by (source, destination, tag), each bucket in the
+ * sender's posting order, so a receive with a fixed source and tag takes the
+ * first unmatched send of one bucket in O(1) amortised.  Wildcards compare
+ * the heads of several buckets: ANY_TAG those of its (source, destination)
+ * pair, ANY_SOURCE those of its destination. */
 static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   uint64_t n = b->n;
   int rc = -1;
-  hmap_t pairs = {0};
-  uint32_t *bcount = NULL, *boff = NULL, *items = NULL, *cursor = NULL, *bsrc = NULL;
-  uint32_t *dst_off = NULL, *dst_buckets = NULL;
-  uint64_t nsend = 0, nb = 0;
+  hmap_t pairs = {0}, tags = {0};
+  uint32_t *bcount = NULL, *boff = NULL, *items = NULL, *cursor = NULL, *bpair = NULL;
+  uint32_t *pdst = NULL, *psrc = NULL, *pair_off = NULL, *pair_buckets = NULL;
+  uint32_t *dst_off = NULL, *dst_buckets = NULL, *pos = NULL;
+  int32_t *btag = NULL;
+  uint64_t nsend = 0, nb = 0, np = 0, bcap = 1024, pcap = 1024;
   for (uint64_t i = 0; i < n; i++) partner[i] = LLAMP_NONE32;
   for (uint64_t i = 0; i < n; i++) nsend += b->kind[i] == LLAMP_VERTEX_SEND;
-  if (hmap_init(&pairs, 1024)) goto oom;
-  /* pass 1: number the (src, dst) buckets and count their sends */
-  uint64_t bcap = 1024;
-  bcount = calloc(bcap, sizeof *bcount);
-  bsrc = malloc(bcap * sizeof *bsrc);
-  if (!bcount || !bsrc) goto oom;
-  uint32_t *bdst = NULL;
-  bdst = malloc(bcap * sizeof *bdst);
-  if (!bdst) goto oom;
+  if (hmap_init(&pairs, 1024) || hmap_init(&tags, 1024)) goto oom;
+  bcount = malloc(bcap * sizeof *bcount);
+  bpair = malloc(bcap * sizeof *bpair);
+  btag = malloc(bcap * sizeof *btag);
+  psrc = malloc(pcap * sizeof *psrc);
+  pdst = malloc(pcap * sizeof *pdst);
+  if (!bcount || !bpair || !btag || !psrc || !pdst) goto oom;
+  /* pass 1: number the pairs and the (pair, tag) buckets, count sends */
   for (uint64_t i = 0; i < n; i++) {
     if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
-    uint32_t *slot = hmap_put(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)nb);
-    if (!slot) {
-      free(bdst);
-      goto oom;
+    uint32_t *ps = hmap_put(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)np);
+    if (!ps) goto oom;
+    if (*ps == np) {
+      if (np == pcap) {
+        pcap *= 2;
+        if (grow((void **)&psrc, 4, pcap) || grow((void **)&pdst, 4, pcap)) goto oom;
+      }
+      psrc[np] = b->rank[i];
+      pdst[np] = (uint32_t)b->peer[i];
+      np++;
     }
-    if (*slot == nb) {
+    uint32_t pair = *ps;
+    uint32_t *bs = hmap_put(&tags, ((uint64_t)pair << 32) | (uint32_t)b->tag[i], (uint32_t)nb);
+    if (!bs) goto oom;
+    if (*bs == nb) {
       if (nb == bcap) {
         bcap *= 2;
-        if (grow((void **)&bcount, 4, bcap) || grow((void **)&bsrc, 4, bcap) ||
-            grow((void **)&bdst, 4, bcap)) {
-          free(bdst);
+        if (grow((void **)&bcount, 4, bcap) || grow((void **)&bpair, 4, bcap) ||
+            grow((void **)&btag, 4, bcap))
           goto oom;
-        }
       }
       bcount[nb] = 0;
-      bsrc[nb] = b->rank[i];
-      bdst[nb] = (uint32_t)b->peer[i];
+      bpair[nb] = pair;
+      btag[nb] = b->tag[i];
       nb++;
     }
-    bcount[*slot]++;
+    bcount[*bs]++;
   }
   boff = malloc((nb + 1) * sizeof *boff);
   cursor = malloc((nb + 1) * sizeof *cursor);
   items = malloc((nsend ? nsend : 1) * sizeof *items);
+  pair_off = calloc(np + 1, sizeof *pair_off);
+  pair_buckets = malloc((nb ? nb : 1) * sizeof *pair_buckets);
   dst_off = calloc((size_t)b->num_ranks + 1, sizeof *dst_off);
   dst_buckets = malloc((nb ? nb : 1) * sizeof *dst_buckets);
-  if (!boff || !cursor || !items || !dst_off || !dst_buckets) {
-    free(bdst);
+  pos = calloc((size_t)(np > b->num_ranks ? np : b->num_ranks) + 1, sizeof *pos);
+  if (!boff || !cursor || !items || !pair_off || !pair_buckets || !dst_off || !dst_buckets || !pos)
     goto oom;
-  }
   boff[0] = 0;
   for (uint64_t k = 0; k < nb; k++) boff[k + 1] = boff[k] + bcount[k];
   for (uint64_t k = 0; k < nb; k++) cursor[k] = boff[k];
   /* pass 2: fill buckets in op-id order = each sender's posting order */
   for (uint64_t i = 0; i < n; i++) {
     if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
-    uint32_t k = *hmap_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]));
+    uint32_t pair = *hmap_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]));
+    uint32_t k = *hmap_find(&tags, ((uint64_t)pair << 32) | (uint32_t)b->tag[i]);
     items[cursor[k]++] = (uint32_t)i;
   }
   for (uint64_t k = 0; k < nb; k++) cursor[k] = boff[k];
-  /* buckets grouped by destination, for ANY_SOURCE receives */
-  for (uint64_t k = 0; k < nb; k++) dst_off[bdst[k] + 1]++;
+  /* buckets grouped by pair (for ANY_TAG) and by destination (for ANY_SOURCE) */
+  for (uint64_t k = 0; k < nb; k++) pair_off[bpair[k] + 1]++, dst_off[pdst[bpair[k]] + 1]++;
+  for (uint64_t q = 0; q < np; q++) pair_off[q + 1] += pair_off[q];
   for (uint32_t r = 0; r < b->num_ranks; r++) dst_off[r + 1] += dst_off[r];
-  {
-    uint32_t *fill = bcount; /* reuse as fill pointers */
-    for (uint64_t k = 0; k < nb; k++) fill[k] = 0;
-    uint32_t *pos = calloc((size_t)b->num_ranks, sizeof *pos);
-    if (!pos) {
-      free(bdst);
-      goto oom;
-    }
-    for (uint64_t k = 0; k < nb; k++) dst_buckets[dst_off[bdst[k]] + pos[bdst[k]]++] = (uint32_t)k;
-    free(pos);
+  for (uint64_t k = 0; k < nb; k++) pair_buckets[pair_off[bpair[k]] + pos[bpair[k]]++] = (uint32_t)k;
+  memset(pos, 0, ((np > b->num_ranks ? np : b->num_ranks) + 1) * sizeof *pos);
+  for (uint64_t k = 0; k < nb; k++) {
+    uint32_t d = pdst[bpair[k]];
+    dst_buckets[dst_off[d] + pos[d]++] = (uint32_t)k;
   }
-  free(bdst);
 
   for (uint64_t j = 0; j < n; j++) {
     if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
     uint32_t d = b->rank[j];
     int32_t s = b->peer[j], t = b->tag[j];
-    uint32_t best = LLAMP_NONE32;
+    uint32_t best = LLAMP_NONE32, single = 0;
     uint64_t best_local = UINT64_MAX;
-    uint32_t lo_k = 0, hi_k = 0, single = 0;
+    const uint32_t *list = NULL;
+    uint32_t count = 0;
     if (s >= 0) {
-      uint32_t *kp = hmap_find(&pairs, pair_key((uint32_t)s, d));
-      if (kp) {
-        single = *kp;
-        lo_k = 0;
-        hi_k = 1;
+      uint32_t *pp = hmap_find(&pairs, pair_key((uint32_t)s, d));
+      if (pp && t != LLAMP_ANY_TAG) {
+        uint32_t *kp = hmap_find(&tags, ((uint64_t)*pp << 32) | (uint32_t)t);
+        if (kp) single = *kp, list = &single, count = 1;
+      } else if (pp) {
+        list = pair_buckets + pair_off[*pp];
+        count = pair_off[*pp + 1] - pair_off[*pp];
       }
     } else {
-      lo_k = dst_off[d];
-      hi_k = dst_off[d + 1];
+      list = dst_buckets + dst_off[d];
+      count = dst_off[d + 1] - dst_off[d];
     }
-    for (uint32_t q = lo_k; q < hi_k; q++) {
-      uint32_t k = s >= 0 ? single : dst_buckets[q];
+    for (uint32_t q = 0; q < count; q++) {
+      uint32_t k = list[q];
+      if (t != LLAMP_ANY_TAG && btag[k] != t) continue;
       while (cursor[k] < boff[k + 1] && partner[items[cursor[k]]] != LLAMP_NONE32) cursor[k]++;
-      for (uint32_t c = cursor[k]; c < boff[k + 1]; c++) {
-        uint32_t i = items[c];
-        if (partner[i] != LLAMP_NONE32) continue;
-        if (t != LLAMP_ANY_TAG && b->tag[i] != t) continue;
-        uint64_t local = i - b->first[b->rank[i]];
-        if (local < best_local || (local == best_local && b->rank[i] < b->rank[best])) {
-          best = i;
-          best_local = local;
-        }
-        break;
+      if (cursor[k] == boff[k + 1]) continue;
+      uint32_t i = items[cursor[k]];
+      uint64_t local = i - b->first[b->rank[i]];
+      if (local < best_local || (local == best_local && b->rank[i] < b->rank[best])) {
+        best = i;
+        best_local = local;
       }
     }
     if (best == LLAMP_NONE32) {
@@ -424,13 +435,20 @@ oom:
   berr(b, "%s: out of memory while matching messages", b->source);
 out:
   hmap_free(&pairs);
+  hmap_free(&tags);
   free(bcount);
-  free(bsrc);
+  free(bpair);
+  free(btag);
+  free(psrc);
+  free(pdst);
   free(boff);
   free(items);
   free(cursor);
+  free(pair_off);
+  free(pair_buckets);
   free(dst_off);
   free(dst_buckets);
+  free(pos);
   return rc;
 }
 
@@ -446,6 +464,7 @@ static uint64_t kahn_order(uint64_t n, const uint32_t *in_off, const uint32_t *i
   uint32_t *indeg = malloc((n ? n : 1) * sizeof *indeg);
   uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
   if (!out_off || !out_dst || !indeg || !queue) goto out;
+  for (uint64_t v = 0; v < n; v++) order[v] = LLAMP_NONE32;
   for (uint64_t e = 0; e < m; e++) out_off[(in_src[e] & LLAMP_EDGE_SRC_MASK) + 1]++;
   for (uint64_t v = 0; v < n; v++) out_off[v + 1] += out_off[v];
   for (uint64_t v = 0; v < n; v++) {
@@ -613,10 +632,21 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   order = malloc((n ? n : 1) * sizeof *order);
   if (!order) goto oom;
   if (rank_walk_order(b, in_off, in_src, order) != n && kahn_order(n, in_off, in_src, order) != n) {
-    /* report one operation that can never start */
+    /* report an operation on a cycle: from any unordered vertex, follow
+     * unordered predecessors (one always exists) until one repeats */
     uint64_t v = 0;
-    while (v < n && order[v] != LLAMP_NONE32) v++;
+    while (v < n && order[v] < n) v++;
     if (v == n) v = 0;
+    for (uint64_t steps = 0; steps <= n && order[v] != LLAMP_NONE32 - 1; steps++) {
+      order[v] = LLAMP_NONE32 - 1; /* visited mark */
+      for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++) {
+        uint32_t u = in_src[e] & LLAMP_EDGE_SRC_MASK;
+        if (order[u] >= n) {
+          v = u;
+          break;
+        }
+      }
+    }
     berr(b, "%s:%u: dependency cycle (or deadlock) involving rank %u operation %llu", b->source,
          b->line[v], b->rank[v], (unsigned long long)(v - b->first[b->rank[v]]));
     goto fail;

@@ -56,7 +56,8 @@ llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source);
 void llamp_builder_destroy(llamp_builder_t *b);
 
 /* Append an operation to `rank`.  Returns the builder-wide operation id (>=0)
- * or -1.  calc: `value` = duration in seconds, peer/tag ignored.
+ * or -1.  All operations of one rank must be added contiguously (rank blocks
+ * in any order, each rank once), in the rank's posting order.  calc: `value` = duration in seconds, peer/tag ignored.
  * send: `value` = bytes, peer = destination rank.  recv: `value` = bytes,
  * peer = source rank or LLAMP_ANY_SOURCE, tag may be LLAMP_ANY_TAG.
  * `line` is the source line (0 if none) quoted in later errors. */

@@ -1,0 +1,130 @@
+/* Graph builder: matching rules, topological numbering, errors (cycle on the
+ * cycle's line, unmatched messages), binary file round trip and corruption. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "llamp_graph.h"
+#include "llamp_test.h"
+
+static int64_t add(llamp_builder_t *b, uint32_t r, llamp_vertex_kind_t k, double v, int peer, int tag,
+                   int line) {
+  return llamp_builder_add(b, r, k, v, peer, tag, (uint64_t)line);
+}
+
+int main(void) {
+  char err[512];
+  /* tags reorder matching: rank 1 receives tag 2 first */
+  {
+    llamp_builder_t *b = llamp_builder_create(2, "tags");
+    int64_t s1 = add(b, 0, LLAMP_VERTEX_SEND, 10, 1, 1, 1);
+    int64_t s2 = add(b, 0, LLAMP_VERTEX_SEND, 20, 1, 2, 2);
+    int64_t r2 = add(b, 1, LLAMP_VERTEX_RECV, 20, 0, 2, 3);
+    int64_t r1 = add(b, 1, LLAMP_VERTEX_RECV, 10, 0, LLAMP_ANY_TAG, 4);
+    (void)s1, (void)s2, (void)r1, (void)r2;
+    llamp_graph_t *g = llamp_builder_finish(b, err, sizeof err);
+    CHECK(g != NULL);
+    CHECK(llamp_graph_check(g, err, sizeof err) == 0);
+    for (uint64_t v = 0; g && v < llamp_graph_num_vertices(g); v++)
+      if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV) {
+        uint64_t s = llamp_graph_partner(g, v);
+        /* each receive got the send of its size: the tag-2 one, then the tag-1 one */
+        CHECK(llamp_graph_value(g, s) == llamp_graph_value(g, v));
+        CHECK(llamp_graph_tag(g, v) == llamp_graph_tag(g, s));
+      }
+    llamp_graph_destroy(g);
+  }
+  /* ANY_SOURCE: the send earliest in its sender's program wins, ties to the lower rank */
+  {
+    llamp_builder_t *b = llamp_builder_create(3, "anysrc");
+    add(b, 0, LLAMP_VERTEX_CALC, 1e-6, 0, 0, 1);
+    add(b, 0, LLAMP_VERTEX_SEND, 100, 2, 0, 2); /* local index 1 */
+    add(b, 1, LLAMP_VERTEX_SEND, 200, 2, 0, 3); /* local index 0 */
+    add(b, 2, LLAMP_VERTEX_RECV, 0, LLAMP_ANY_SOURCE, LLAMP_ANY_TAG, 4);
+    add(b, 2, LLAMP_VERTEX_RECV, 0, LLAMP_ANY_SOURCE, LLAMP_ANY_TAG, 5);
+    llamp_graph_t *g = llamp_builder_finish(b, err, sizeof err);
+    CHECK(g != NULL);
+    for (uint64_t v = 0; g && v < llamp_graph_num_vertices(g); v++)
+      if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV) {
+        uint64_t s = llamp_graph_partner(g, v);
+        if (llamp_graph_local_index(g, v) == 0) CHECK(llamp_graph_rank(g, s) == 1);
+        else CHECK(llamp_graph_rank(g, s) == 0);
+        CHECK(llamp_graph_peer(g, v) == (int32_t)llamp_graph_rank(g, s));
+      }
+    llamp_graph_destroy(g);
+  }
+  /* a cycle: the message is reported on a line of the cycle, not downstream */
+  {
+    llamp_builder_t *b = llamp_builder_create(2, "cyc.goal");
+    int64_t r0 = add(b, 0, LLAMP_VERTEX_RECV, 8, 1, 0, 10);
+    int64_t s0 = add(b, 0, LLAMP_VERTEX_SEND, 8, 1, 0, 11);
+    int64_t c0 = add(b, 0, LLAMP_VERTEX_CALC, 1e-6, 0, 0, 12);
+    llamp_builder_depend(b, s0, r0, LLAMP_EDGE_REQUIRES, 13);
+    llamp_builder_depend(b, c0, s0, LLAMP_EDGE_REQUIRES, 14);
+    int64_t r1 = add(b, 1, LLAMP_VERTEX_RECV, 8, 0, 0, 20);
+    int64_t s1 = add(b, 1, LLAMP_VERTEX_SEND, 8, 0, 0, 21);
+    llamp_builder_depend(b, s1, r1, LLAMP_EDGE_REQUIRES, 22);
+    llamp_graph_t *g = llamp_builder_finish(b, err, sizeof err);
+    CHECK(g == NULL);
+    CHECK(strstr(err, "cyc.goal:") != NULL && strstr(err, "cycle") != NULL);
+    CHECK(strstr(err, ":12:") == NULL); /* the calc after the cycle is not on it */
+  }
+  /* unmatched messages name the line */
+  {
+    llamp_builder_t *b = llamp_builder_create(2, "um.goal");
+    add(b, 0, LLAMP_VERTEX_SEND, 8, 1, 3, 7);
+    llamp_graph_t *g = llamp_builder_finish(b, err, sizeof err);
+    CHECK(g == NULL && strstr(err, "um.goal:7: unmatched send") != NULL);
+    b = llamp_builder_create(2, "um.goal");
+    add(b, 1, LLAMP_VERTEX_RECV, 8, 0, 3, 9);
+    g = llamp_builder_finish(b, err, sizeof err);
+    CHECK(g == NULL && strstr(err, "um.goal:9: unmatched receive") != NULL);
+    b = llamp_builder_create(2, "um.goal");
+    add(b, 0, LLAMP_VERTEX_CALC, 1, 0, 0, 1);
+    add(b, 1, LLAMP_VERTEX_CALC, 1, 0, 0, 2);
+    CHECK(add(b, 0, LLAMP_VERTEX_CALC, 1, 0, 0, 3) == -1); /* rank 0 again */
+    CHECK(strstr(llamp_builder_error(b), "not contiguous") != NULL);
+    CHECK(add(b, 5, LLAMP_VERTEX_CALC, 1, 0, 0, 4) == -1);
+    CHECK(add(b, 1, LLAMP_VERTEX_CALC, -1, 0, 0, 5) == -1);
+    llamp_builder_destroy(b);
+  }
+  /* many messages with reordered tags: matching stays linear (and correct) */
+  {
+    enum { N = 20000 };
+    llamp_builder_t *b = llamp_builder_create(2, "bulk");
+    for (int i = 0; i < N; i++) add(b, 0, LLAMP_VERTEX_SEND, 1 + i % 2, 1, 1 + i % 2, i);
+    for (int i = 0; i < N / 2; i++) add(b, 1, LLAMP_VERTEX_RECV, 2, 0, 2, N + i);
+    for (int i = 0; i < N / 2; i++) add(b, 1, LLAMP_VERTEX_RECV, 1, 0, 1, 2 * N + i);
+    llamp_graph_t *g = llamp_builder_finish(b, err, sizeof err);
+    CHECK(g != NULL && llamp_graph_num_messages(g) == N);
+    int ok = 1;
+    for (uint64_t v = 0; g && v < llamp_graph_num_vertices(g); v++)
+      if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV)
+        ok &= llamp_graph_value(g, llamp_graph_partner(g, v)) == llamp_graph_value(g, v);
+    CHECK(ok);
+    /* binary round trip, then truncation and corruption are errors */
+    char path[] = "/tmp/llamp-test-graph-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    CHECK(llamp_graph_write_binary(g, path, err, sizeof err) == 0);
+    CHECK(llamp_graph_is_binary(path) == 1);
+    llamp_graph_t *h = llamp_graph_read_binary(path, err, sizeof err);
+    CHECK(h != NULL && llamp_graph_num_vertices(h) == llamp_graph_num_vertices(g) &&
+          llamp_graph_num_edges(h) == llamp_graph_num_edges(g));
+    for (uint64_t v = 0; h && v < llamp_graph_num_vertices(h); v++)
+      CHECK(llamp_graph_partner(h, v) == llamp_graph_partner(g, v));
+    llamp_graph_destroy(h);
+    FILE *f = fopen(path, "r+b");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, size / 2, SEEK_SET);
+    fputc(0x5a ^ fgetc(f), f); /* flip bits in the middle */
+    fclose(f);
+    CHECK(llamp_graph_read_binary(path, err, sizeof err) == NULL && strstr(err, path) != NULL);
+    CHECK(truncate(path, size - 7) == 0);
+    CHECK(llamp_graph_read_binary(path, err, sizeof err) == NULL && strstr(err, "truncated") != NULL);
+    unlink(path);
+    llamp_graph_destroy(g);
+  }
+  TEST_DONE();
+}
