@@ -1,0 +1,119 @@
+/* Rendezvous and gap semantics checked by hand (docs/model.md).
+ * Rendezvous (s > S, RDMA read): match m = max(recv posted, send end + L);
+ * recv ends at m + 2L + (s-1)G + o; the send's successors wait for
+ * m + L + (s-1)G. */
+#include "llamp_engine.h"
+#include "llamp_test.h"
+#include <string.h>
+
+static llamp_graph_t *two_ranks(double c0, double c1, double c2, double c3, double bytes) {
+  llamp_builder_t *b = llamp_builder_create(2, "rndv");
+  int64_t a0 = llamp_builder_add(b, 0, LLAMP_VERTEX_CALC, c0, 0, 0, 1);
+  int64_t s = llamp_builder_add(b, 0, LLAMP_VERTEX_SEND, bytes, 1, 0, 2);
+  int64_t a1 = llamp_builder_add(b, 0, LLAMP_VERTEX_CALC, c1, 0, 0, 3);
+  llamp_builder_depend(b, s, a0, LLAMP_EDGE_REQUIRES, 4);
+  llamp_builder_depend(b, a1, s, LLAMP_EDGE_REQUIRES, 5);
+  int64_t a2 = llamp_builder_add(b, 1, LLAMP_VERTEX_CALC, c2, 0, 0, 6);
+  int64_t r = llamp_builder_add(b, 1, LLAMP_VERTEX_RECV, bytes, 0, 0, 7);
+  int64_t a3 = llamp_builder_add(b, 1, LLAMP_VERTEX_CALC, c3, 0, 0, 8);
+  llamp_builder_depend(b, r, a2, LLAMP_EDGE_REQUIRES, 9);
+  llamp_builder_depend(b, a3, r, LLAMP_EDGE_REQUIRES, 10);
+  char err[256];
+  return llamp_builder_finish(b, err, sizeof err);
+}
+
+int main(void) {
+  const double us = 1e-6, tol = 1e-15;
+  char err[256];
+  llamp_params_t p;
+  llamp_params_default(&p);
+  p.L = 1 * us;
+  p.o = 0.5 * us;
+  p.G = 1e-9; /* 1 ns per byte: 1001 bytes cost 1 us */
+  p.S = 100;
+  llamp_point_t pt;
+
+  /* late receiver: m = c2 = 5; recv ends 5 + 2 + 1 + 0.5 = 8.5, c3 -> 9.5;
+   * sender resumes at 5 + 1 + 1 = 7, c1 -> 9 */
+  llamp_graph_t *g = two_ranks(1 * us, 2 * us, 5 * us, 1 * us, 1001);
+  llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+  CHECK_CLOSE(pt.T, 9.5 * us, tol);
+  CHECK(pt.lambda[LLAMP_PARAM_L] == 2 && pt.lambda[LLAMP_PARAM_G] == 1000 && pt.lambda[LLAMP_PARAM_O] == 1);
+  CHECK_CLOSE(pt.t_latency, 2 * us, tol);
+  CHECK_CLOSE(pt.t_compute, 6 * us, tol);
+  /* the sender's completion: with c3 = 0 and c1 = 3, T = max(7 + 3, 8.5) = 10 */
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  g = two_ranks(1 * us, 3 * us, 5 * us, 0, 1001);
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+  CHECK_CLOSE(pt.T, 10 * us, tol);
+  CHECK(pt.lambda[LLAMP_PARAM_L] == 1 && pt.lambda[LLAMP_PARAM_G] == 1000);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+
+  /* early receiver: m = c0 + o + L = 2.5; recv ends 2.5 + 2 + 1 + 0.5 = 6, c3 -> 7 */
+  g = two_ranks(1 * us, 2 * us, 1 * us, 1 * us, 1001);
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+  CHECK_CLOSE(pt.T, 7 * us, tol);
+  CHECK(pt.lambda[LLAMP_PARAM_L] == 3 && pt.lambda[LLAMP_PARAM_O] == 2);
+  /* the same message eager (S above it): recv at 1.5 + 1 + 1 = 3.5, ends 4, c3 -> 5;
+   * sender: 1.5 + 2 = 3.5 */
+  llamp_engine_destroy(e);
+  p.S = 4096;
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+  CHECK_CLOSE(pt.T, 5 * us, tol);
+  CHECK(pt.lambda[LLAMP_PARAM_L] == 1);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+
+  /* blocking sends above S on both sides first: a deadlock, reported */
+  {
+    llamp_builder_t *b = llamp_builder_create(2, "dl");
+    for (uint32_t r = 0; r < 2; r++) {
+      int64_t s = llamp_builder_add(b, r, LLAMP_VERTEX_SEND, 1e6, 1 - r, 0, 1);
+      int64_t q = llamp_builder_add(b, r, LLAMP_VERTEX_RECV, 1e6, 1 - r, 0, 2);
+      llamp_builder_depend(b, q, s, LLAMP_EDGE_REQUIRES, 3);
+    }
+    llamp_graph_t *d = llamp_builder_finish(b, err, sizeof err);
+    CHECK(d != NULL); /* eager-acyclic */
+    p.S = 100;
+    CHECK(llamp_engine_create(d, &p, err, sizeof err) == NULL);
+    CHECK(strstr(err, "cyclic") != NULL);
+    p.S = 1e7; /* eager: fine */
+    llamp_engine_t *ok = llamp_engine_create(d, &p, err, sizeof err);
+    CHECK(ok != NULL);
+    llamp_engine_destroy(ok);
+    llamp_graph_destroy(d);
+  }
+
+  /* gap: three independent sends and receives; g spaces their starts.
+   * recv k starts at max(k*g + L, recv k-1 + g): T = 2g + L when g <= L */
+  {
+    llamp_builder_t *b = llamp_builder_create(2, "gap");
+    for (int k = 0; k < 3; k++) llamp_builder_add(b, 0, LLAMP_VERTEX_SEND, 1, 1, 0, 1);
+    for (int k = 0; k < 3; k++) llamp_builder_add(b, 1, LLAMP_VERTEX_RECV, 1, 0, 0, 2);
+    llamp_graph_t *d = llamp_builder_finish(b, err, sizeof err);
+    llamp_params_default(&p);
+    p.o = 0;
+    p.G = 0;
+    p.L = 1 * us;
+    p.g = 0.5 * us;
+    llamp_engine_t *ge = llamp_engine_create(d, &p, err, sizeof err);
+    CHECK(ge && llamp_engine_point(ge, &p, &pt) == 0);
+    CHECK_CLOSE(pt.T, 2 * us, tol);
+    CHECK(pt.lambda[LLAMP_PARAM_GAP] == 2 && pt.lambda[LLAMP_PARAM_L] == 1);
+    CHECK_CLOSE(pt.t_gap, 1 * us, tol);
+    llamp_engine_destroy(ge);
+    p.g = 0; /* no gap modelled: all arrive at L */
+    ge = llamp_engine_create(d, &p, err, sizeof err);
+    CHECK(ge && llamp_engine_point(ge, &p, &pt) == 0);
+    CHECK_CLOSE(pt.T, 1 * us, tol);
+    llamp_engine_destroy(ge);
+    llamp_graph_destroy(d);
+  }
+  TEST_DONE();
+}
