@@ -42,8 +42,9 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
   char b1[48], b2[48], b3[48], b4[48];
   const llamp_point_t *p = &a->point;
   const llamp_params_t *q = &a->params;
-  fprintf(f, "%s: %u ranks, %llu events, %llu messages\n", a->graph_name, a->ranks,
-          (unsigned long long)a->vertices, (unsigned long long)a->messages);
+  fprintf(f, "%s: %u rank%s, %llu events, %llu message%s\n", a->graph_name, a->ranks,
+          a->ranks == 1 ? "" : "s", (unsigned long long)a->vertices,
+          (unsigned long long)a->messages, a->messages == 1 ? "" : "s");
   fprintf(f, "model: L=%s o=%s G=%.4g ns/B", llamp_units_format_time(q->L, b1, sizeof b1),
           llamp_units_format_time(q->o, b2, sizeof b2), q->G * 1e9);
   if (q->g > 0) fprintf(f, " g=%s", llamp_units_format_time(q->g, b3, sizeof b3));
@@ -60,7 +61,7 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
   fprintf(f, "overhead            λ_o = %g\n", p->lambda[LLAMP_PARAM_O]);
   if (q->g > 0) fprintf(f, "gap                 λ_g = %g\n", p->lambda[LLAMP_PARAM_GAP]);
   fprintf(f,
-          "critical path: %llu vertices, %llu messages; compute %.1f %%, overhead %.1f %%, "
+          "critical path: %llu vertices, %llu message(s); compute %.1f %%, overhead %.1f %%, "
           "latency %.1f %%, bandwidth %.1f %%",
           (unsigned long long)p->path_vertices, (unsigned long long)p->path_messages,
           pct(p->t_compute, p->T), pct(p->t_overhead, p->T), pct(p->t_latency, p->T),

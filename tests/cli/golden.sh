@@ -3,11 +3,17 @@
 # compare its stdout, stderr and exit status with CASE.out.
 # LLAMP_UPDATE_GOLDEN=1 rewrites CASE.out when a change is intended.
 set -u
-LLAMP=$1; case_file=$2; DATA=$3
-export LLAMP DATA
+LLAMP=$1; case_file=$2; data_dir=$3
 expected="${case_file%.cmd}.out"
 actual=$(mktemp)
-trap 'rm -f "$actual"' EXIT
+# run in a scratch directory where the data directory is ./data, so printed
+# paths do not depend on where the tree is checked out
+work=$(mktemp -d)
+trap 'rm -rf "$actual" "$work"' EXIT
+ln -s "$data_dir" "$work/data"
+DATA=data
+export LLAMP DATA
+cd "$work"
 cmd=$(grep -v '^#' "$case_file")
 ( eval "$cmd" ) >"$actual.stdout" 2>"$actual.stderr"
 status=$?

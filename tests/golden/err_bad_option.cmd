@@ -1,0 +1,1 @@
+$LLAMP analyze --no-such-option x.goal

@@ -1,0 +1,1 @@
+$LLAMP analyze $DATA/examples/paper_example.goal --L 3parsecs

@@ -1,0 +1,1 @@
+$LLAMP analyze /nonexistent/graph.goal

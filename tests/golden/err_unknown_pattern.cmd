@@ -1,0 +1,1 @@
+$LLAMP generate halo4d -o /dev/null

@@ -1,0 +1,1 @@
+$LLAMP --version && $LLAMP analyze --help | head -3
