@@ -35,7 +35,7 @@ struct llamp_engine {
   uint64_t n, m;
   const uint8_t *kind;
   const double *value;
-  const uint32_t *in_off, *in_src;
+  const uint32_t *in_beg, *in_end, *in_src; /* v's in-edges: in_src[in_beg[v] .. in_end[v]) */
   uint32_t shift, mask;
   uint32_t *gv; /* plan vertex -> graph vertex (NULL: identity) */
   uint8_t *own_kind;
@@ -234,7 +234,7 @@ static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
     uint64_t m = 0;
     for (uint64_t v = 0; v < n; v++) {
       if (pass) off[v] = (uint32_t)m;
-      for (uint32_t i = a.in_off[v]; i < a.in_off[v + 1]; i++) {
+      for (uint32_t i = a.in_beg[v]; i < a.in_end[v]; i++) {
         uint32_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK, k = a.in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
         uint32_t type = k, from = u;
         if (k == LLAMP_EDGE_MESSAGE) type = kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
@@ -301,7 +301,8 @@ static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
   e->m = m;
   e->kind = e->own_kind;
   e->value = e->own_value;
-  e->in_off = e->own_off;
+  e->in_beg = e->own_off;
+  e->in_end = e->own_off + 1;
   e->in_src = e->own_src;
   e->shift = PLAN_SHIFT;
   e->mask = PLAN_MASK;
@@ -348,7 +349,8 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     e->m = a.m;
     e->kind = a.kind;
     e->value = a.value;
-    e->in_off = a.in_off;
+    e->in_beg = a.in_beg;
+    e->in_end = a.in_end;
     e->in_src = a.in_src;
     e->shift = LLAMP_EDGE_KIND_SHIFT;
     e->mask = LLAMP_EDGE_SRC_MASK;
@@ -419,14 +421,14 @@ static inline void merge(double c, double hi, double lo, double *b, double *bh, 
 static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out) {
   const uint8_t *kind = e->kind;
   const double *val = e->value;
-  const uint32_t *off = e->in_off, *src = e->in_src;
+  const uint32_t *beg = e->in_beg, *end = e->in_end, *src = e->in_src;
   const uint32_t shift = e->shift, mask = e->mask;
   const int full = t->full;
   double *st = e->start, *ch = e->cmax, *cl = e->cmin;
   double T = 0, Th = 0, Tl = 0;
   for (uint64_t v = 0; v < e->n; v++) {
     double b = 0, bh = 0, bl = 0;
-    for (uint32_t i = off[v]; i < off[v + 1]; i++) {
+    for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & mask, type = src[i] >> shift;
       double vu = val[u];
       double c = st[u] + ecost(type, vu, t), h = ch[u], l = cl[u];
@@ -513,7 +515,7 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
     k++;
     uint64_t v = cur, next = UINT64_MAX;
     int next_fs = 0;
-    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
       double c = e->start[u] + ecost(type, vu, t);
@@ -592,7 +594,7 @@ int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t
     if (k != K_CALC) out->path_messages += (k == K_RECV || k == K_RECV_RNDV);
     if (i + 1 < len) { /* the edge path[i] -> path[i+1] */
       uint64_t nx = path[i + 1];
-      for (uint32_t j = e->in_off[nx]; j < e->in_off[nx + 1]; j++) {
+      for (uint32_t j = e->in_beg[nx]; j < e->in_end[nx]; j++) {
         if ((e->in_src[j] & e->mask) != v) continue;
         uint32_t type = e->in_src[j] >> e->shift;
         if ((from_start(type) != 0) != (fs[i] != 0)) continue;
@@ -699,7 +701,7 @@ static double asymptotic_slope(llamp_engine_t *e, llamp_param_t w) {
   double best = 0, *c = e->cmax;
   for (uint64_t v = 0; v < e->n; v++) {
     double b = 0;
-    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double x = c[u] + ecoef(type, e->value[u], w, full);
       if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, full);
@@ -820,7 +822,7 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
   for (uint64_t v = 0; v < e->n; v++) {
     double *restrict sv = st + v * K, *restrict hv = ch + v * K;
     for (size_t k = 0; k < K; k++) sv[k] = hv[k] = 0;
-    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = val[u];
       const double *restrict su = st + (uint64_t)u * K, *restrict hu = ch + (uint64_t)u * K;
@@ -979,7 +981,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   for (uint64_t v = 0; v < e->n; v++) {
     /* candidate lines go straight to the arena's end and are hulled in place */
     size_t need = 1;
-    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask;
       need += off[u + 1] - off[u];
     }
@@ -993,9 +995,9 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     }
     llamp_line_t *dst = arena.v + arena.n;
     size_t cnt = 0;
-    if (e->in_off[v] == e->in_off[v + 1] && !(prune && prunable(prune, v, (llamp_line_t){0, 0}, lo, hi)))
+    if (e->in_beg[v] == e->in_end[v] && !(prune && prunable(prune, v, (llamp_line_t){0, 0}, lo, hi)))
       dst[cnt++] = (llamp_line_t){0, 0};
-    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
       double b0 = ecost(type, vu, &t), a0 = ecoef(type, vu, w, full);
@@ -1083,12 +1085,12 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     }
     Alo[v] = tlo; /* A now holds the finished tail of v */
     Ahi[v] = thi;
-    if (e->in_off[v] == e->in_off[v + 1]) {
+    if (e->in_beg[v] == e->in_end[v]) {
       if (tlo > Tlo) Tlo = tlo;
       if (thi > Thi) Thi = thi;
       if (c > smax) smax = c;
     }
-    for (uint32_t i = e->in_off[v]; i < e->in_off[v + 1]; i++) {
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
       double xl = ecost(type, vu, &tl) + tlo, xh = ecost(type, vu, &th) + thi;

@@ -35,7 +35,7 @@ typedef struct {
   size_t bytes;
 } section_t;
 
-static int sections(llamp_graph_t *g, section_t s[8]) {
+static int sections(llamp_graph_t *g, section_t s[9]) {
   size_t n = g->n, m = g->m;
   s[0] = (section_t){g->kind, n};
   s[1] = (section_t){g->rank, 4 * n};
@@ -43,9 +43,10 @@ static int sections(llamp_graph_t *g, section_t s[8]) {
   s[3] = (section_t){g->tag, 4 * n};
   s[4] = (section_t){g->local, 4 * n};
   s[5] = (section_t){g->partner, 4 * n};
-  s[6] = (section_t){g->in_off, 4 * (n + 1)};
-  s[7] = (section_t){g->in_src, 4 * m};
-  return 8;
+  s[6] = (section_t){g->in_beg, 4 * n};
+  s[7] = (section_t){g->in_end, 4 * n};
+  s[8] = (section_t){g->in_src, 4 * m};
+  return 9;
 }
 
 static int little_endian(void) {
@@ -65,12 +66,12 @@ int llamp_graph_write_binary(const llamp_graph_t *g, const char *path, char *err
     snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
     return -1;
   }
-  section_t s[8];
+  section_t s[9];
   int ns = sections((llamp_graph_t *)g, s);
   bin_header_t h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, LLAMP_BIN_MAGIC, 8);
-  h.version = 1;
+  h.version = 2;
   h.num_ranks = g->num_ranks;
   h.n = g->n;
   h.m = g->m;
@@ -110,8 +111,8 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
     snprintf(err, errlen, "%s: not an smpi-llamp binary graph (bad header)", path);
     goto fail;
   }
-  if (h.version != 1) {
-    snprintf(err, errlen, "%s: binary graph version %u, expected 1", path, h.version);
+  if (h.version != 2) {
+    snprintf(err, errlen, "%s: binary graph version %u, expected 2", path, h.version);
     goto fail;
   }
   if (fseek(f, 0, SEEK_END) != 0) goto io;
@@ -122,7 +123,7 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
              path, h.num_ranks, (unsigned long long)h.n, (unsigned long long)h.m);
     goto fail;
   }
-  uint64_t expect = sizeof h + h.n * 25 + 4 * (h.n + 1) + 4 * h.m;
+  uint64_t expect = sizeof h + h.n * 33 + 4 * h.m;
   if ((uint64_t)size != expect) {
     snprintf(err, errlen, "%s: file has %ld bytes, header promises %llu (truncated or corrupt)",
              path, size, (unsigned long long)expect);
@@ -134,7 +135,7 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
     goto fail;
   }
   g->num_messages = h.num_messages;
-  section_t s[8];
+  section_t s[9];
   int ns = sections(g, s);
   uint64_t sum = 0xcbf29ce484222325ULL;
   for (int i = 0; i < ns; i++) {

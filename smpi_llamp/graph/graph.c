@@ -1,10 +1,15 @@
 /* The execution graph: builder (collect, match, sort, freeze) and accessors.
  *
- * Memory is the design constraint: graphs of 10^8 events must fit, so the
- * builder keeps flat arrays, matching uses one hash table keyed by
- * (source, destination) rank pairs, and the topological sort walks the ranks'
- * program orders instead of building an out-edge list (it falls back to a
- * plain Kahn sort only when a rank depends on one of its own later ops). */
+ * Memory is the design constraint (10^8-event graphs must fit), so:
+ * - dependencies go straight into an in-edge CSR, one rank at a time (a
+ *   rank's dependencies are buffered until its block ends), with one slot
+ *   per receive reserved for its message edge;
+ * - matching uses hash tables keyed by (source, destination, tag);
+ * - the topological order comes from a depth-first search over in-edges
+ *   (no out-edge lists);
+ * - renumbering is done in place: sources remapped in the CSR, the vertex
+ *   arrays permuted by following cycles, and each vertex keeps the begin and
+ *   end of its in-edge segment, so the segments never move. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -27,6 +32,12 @@ struct llamp_builder {
   uint64_t *first, *count; /* per rank: first op id and op count */
   uint8_t *seen;           /* per rank: has a block of ops */
   int64_t cur_rank;
+  /* in-edge CSR in builder ids, filled when a rank's block ends */
+  uint32_t *in_off; /* n+1 (grown with the vertex arrays) */
+  uint32_t *in_src;
+  uint64_t m, capm;
+  uint64_t flushed; /* vertices [0, flushed) have their segments */
+  /* the current rank's dependencies, until its block ends */
   uint64_t nd, capd;
   uint32_t *dep_after, *dep_before; /* before | DEP_IREQ_BIT */
   int failed;
@@ -77,10 +88,58 @@ void llamp_builder_destroy(llamp_builder_t *b) {
   free(b->seen);
   free(b->dep_after);
   free(b->dep_before);
+  free(b->in_off);
+  free(b->in_src);
   free(b);
 }
 
 const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
+
+/* Close the current rank's block: append its vertices' in-edge segments
+ * (message slot first for a receive, then its dependencies in the order
+ * they were given) to the CSR, and forget the buffered dependencies. */
+static int flush_rank(llamp_builder_t *b) {
+  uint64_t lo = b->flushed, hi = b->n;
+  uint64_t add = b->nd;
+  for (uint64_t v = lo; v < hi; v++) add += b->kind[v] == LLAMP_VERTEX_RECV;
+  if (b->m + add >= UINT32_MAX) {
+    berr(b, "%s: more than 2^32 edges are not supported", b->source);
+    b->failed = 1;
+    return -1;
+  }
+  uint32_t *cursor = malloc((hi - lo ? hi - lo : 1) * sizeof *cursor);
+  if (!cursor) goto oom;
+  if (b->m + add > b->capm) {
+    uint64_t cap = b->capm ? b->capm : 1024;
+    while (cap < b->m + add) cap *= 2;
+    if (grow((void **)&b->in_src, 4, cap)) goto oom;
+    b->capm = cap;
+  }
+  uint32_t *off = b->in_off;
+  for (uint64_t v = lo; v < hi; v++) off[v + 1] = b->kind[v] == LLAMP_VERTEX_RECV;
+  for (uint64_t d = 0; d < b->nd; d++) off[b->dep_after[d] + 1]++;
+  off[lo] = (uint32_t)b->m;
+  for (uint64_t v = lo; v < hi; v++) {
+    off[v + 1] += off[v];
+    cursor[v - lo] = off[v] + (b->kind[v] == LLAMP_VERTEX_RECV);
+    if (b->kind[v] == LLAMP_VERTEX_RECV) b->in_src[off[v]] = 0; /* message slot, set after matching */
+  }
+  for (uint64_t d = 0; d < b->nd; d++) {
+    uint32_t before = b->dep_before[d];
+    uint32_t kind = (before & DEP_IREQ_BIT) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
+    b->in_src[cursor[b->dep_after[d] - lo]++] = (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
+  }
+  free(cursor);
+  b->m += add;
+  b->flushed = hi;
+  b->nd = 0;
+  return 0;
+oom:
+  free(cursor);
+  berr(b, "%s: out of memory after %llu edges", b->source, (unsigned long long)b->m);
+  b->failed = 1;
+  return -1;
+}
 
 int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t kind,
                           double value, int32_t peer, int32_t tag, uint64_t line) {
@@ -91,6 +150,7 @@ int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t
     return -1;
   }
   if ((int64_t)rank != b->cur_rank) {
+    if (b->cur_rank >= 0 && flush_rank(b)) return -1;
     if (b->seen[rank]) {
       berr(b, "%s:%llu: operations of rank %u are not contiguous (rank given twice)", b->source,
            (unsigned long long)line, rank);
@@ -128,7 +188,8 @@ int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t
     uint64_t cap = b->cap ? b->cap * 2 : 1024;
     if (grow((void **)&b->kind, 1, cap) || grow((void **)&b->rank, 4, cap) ||
         grow((void **)&b->value, 8, cap) || grow((void **)&b->peer, 4, cap) ||
-        grow((void **)&b->tag, 4, cap) || grow((void **)&b->line, 4, cap)) {
+        grow((void **)&b->tag, 4, cap) || grow((void **)&b->line, 4, cap) ||
+        grow((void **)&b->in_off, 4, cap + 1)) {
       berr(b, "%s: out of memory after %llu operations", b->source, (unsigned long long)b->n);
       b->failed = 1;
       return -1;
@@ -156,6 +217,12 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
   if (b->rank[after] != b->rank[before]) {
     berr(b, "%s:%llu: dependency between ranks %u and %u (only within a rank)", b->source,
          (unsigned long long)line, b->rank[after], b->rank[before]);
+    return -1;
+  }
+  if ((uint64_t)after < b->flushed || (uint64_t)before < b->flushed) {
+    berr(b, "%s:%llu: dependency of rank %u given after its block ended (give a rank's "
+         "dependencies while its operations are being added)", b->source,
+         (unsigned long long)line, b->rank[after]);
     return -1;
   }
   if (after == before) {
@@ -259,32 +326,6 @@ static int hmap_grow(hmap_t *h) {
   hmap_free(h);
   *h = n;
   return 0;
-}
-
-/* Remove key (backward-shift deletion keeps probe chains intact). */
-static void hmap_del(hmap_t *h, uint64_t key) {
-  uint64_t i = hmix(key) & h->mask;
-  while (h->keys[i] != key) {
-    if (h->keys[i] == HMAP_EMPTY) return;
-    i = (i + 1) & h->mask;
-  }
-  for (;;) {
-    h->keys[i] = HMAP_EMPTY;
-    uint64_t j = i;
-    for (;;) {
-      j = (j + 1) & h->mask;
-      if (h->keys[j] == HMAP_EMPTY) {
-        h->used--;
-        return;
-      }
-      uint64_t home = hmix(h->keys[j]) & h->mask;
-      /* can the entry at j move to i? yes unless home lies cyclically in (i, j] */
-      if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) break;
-    }
-    h->keys[i] = h->keys[j];
-    h->vals[i] = h->vals[j];
-    i = j;
-  }
 }
 
 /* ---- matching ------------------------------------------------------------ */
@@ -454,97 +495,57 @@ out:
 
 /* ---- topological order ---------------------------------------------------- */
 
-/* Plain Kahn sort over in-edges (builds the out-edge lists it needs).
- * Fills order[old] = new id; returns the number of vertices ordered. */
-static uint64_t kahn_order(uint64_t n, const uint32_t *in_off, const uint32_t *in_src,
-                           uint32_t *order) {
-  uint64_t m = in_off[n], done = 0;
-  uint32_t *out_off = calloc(n + 1, sizeof *out_off);
-  uint32_t *out_dst = malloc((m ? m : 1) * sizeof *out_dst);
-  uint32_t *indeg = malloc((n ? n : 1) * sizeof *indeg);
-  uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
-  if (!out_off || !out_dst || !indeg || !queue) goto out;
-  for (uint64_t v = 0; v < n; v++) order[v] = LLAMP_NONE32;
-  for (uint64_t e = 0; e < m; e++) out_off[(in_src[e] & LLAMP_EDGE_SRC_MASK) + 1]++;
-  for (uint64_t v = 0; v < n; v++) out_off[v + 1] += out_off[v];
-  for (uint64_t v = 0; v < n; v++) {
-    indeg[v] = in_off[v + 1] - in_off[v];
-    for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++)
-      out_dst[out_off[in_src[e] & LLAMP_EDGE_SRC_MASK]++] = (uint32_t)v;
-  }
-  for (uint64_t v = n; v > 0; v--) out_off[v] = out_off[v - 1];
-  out_off[0] = 0;
-  uint64_t head = 0, tail = 0;
-  for (uint64_t v = 0; v < n; v++)
-    if (indeg[v] == 0) queue[tail++] = (uint32_t)v;
-  while (head < tail) {
-    uint32_t u = queue[head++];
-    order[u] = (uint32_t)done++;
-    for (uint32_t e = out_off[u]; e < out_off[u + 1]; e++)
-      if (--indeg[out_dst[e]] == 0) queue[tail++] = out_dst[e];
-  }
-out:
-  free(out_off);
-  free(out_dst);
-  free(indeg);
-  free(queue);
-  return done;
-}
+#define DFS_GRAY (LLAMP_NONE32 - 1)
 
-/* Order by walking each rank's program order, parking a rank on the first
- * vertex it waits for and waking it when that vertex is emitted.  Returns the
- * number ordered (n on success). */
-static uint64_t rank_walk_order(const llamp_builder_t *b, const uint32_t *in_off,
-                                const uint32_t *in_src, uint32_t *order) {
-  uint64_t n = b->n, done = 0;
-  uint32_t P = b->num_ranks;
-  uint64_t *pos = malloc((size_t)P * sizeof *pos);
-  uint32_t *stack = malloc((size_t)P * sizeof *stack);
-  uint32_t *next_waiter = malloc((size_t)P * sizeof *next_waiter);
-  hmap_t waiting = {0};
-  if (!pos || !stack || !next_waiter || hmap_init(&waiting, P)) goto out;
+/* Depth-first search over in-edges; the post-order is a topological order:
+ * order[v] = position.  Needs no out-edge lists; the explicit stack is as
+ * deep as the longest dependency chain.  On a cycle returns the builder id of
+ * a vertex on it (its predecessor chain leads back to itself), else n. */
+static uint64_t dfs_order(uint64_t n, const uint32_t *in_off, const uint32_t *in_src,
+                          uint32_t *order, int *oom) {
+  uint64_t done = 0, cap = 1024, sp = 0;
+  uint32_t *sv = malloc(cap * sizeof *sv), *se = malloc(cap * sizeof *se);
+  *oom = 0;
+  if (!sv || !se) goto nomem;
   for (uint64_t v = 0; v < n; v++) order[v] = LLAMP_NONE32;
-  uint64_t sp = 0;
-  for (uint32_t r = 0; r < P; r++) {
-    pos[r] = b->first[r];
-    stack[sp++] = r;
-  }
-  while (sp) {
-    uint32_t r = stack[--sp];
-    uint64_t end = b->first[r] + b->count[r];
-    while (pos[r] < end) {
-      uint64_t v = pos[r];
-      uint32_t blocker = LLAMP_NONE32;
-      for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++) {
-        uint32_t u = in_src[e] & LLAMP_EDGE_SRC_MASK;
+  for (uint64_t root = 0; root < n; root++) {
+    if (order[root] != LLAMP_NONE32) continue;
+    sv[0] = (uint32_t)root;
+    se[0] = in_off[root];
+    order[root] = DFS_GRAY;
+    sp = 1;
+    while (sp) {
+      uint32_t v = sv[sp - 1];
+      if (se[sp - 1] < in_off[v + 1]) {
+        uint32_t u = in_src[se[sp - 1]++] & LLAMP_EDGE_SRC_MASK;
         if (order[u] == LLAMP_NONE32) {
-          blocker = u;
-          break;
+          if (sp == cap) {
+            cap *= 2;
+            if (grow((void **)&sv, 4, cap) || grow((void **)&se, 4, cap)) goto nomem;
+          }
+          sv[sp] = u;
+          se[sp] = in_off[u];
+          order[u] = DFS_GRAY;
+          sp++;
+        } else if (order[u] == DFS_GRAY) { /* u is on the stack: a cycle */
+          free(sv);
+          free(se);
+          return u;
         }
-      }
-      if (blocker != LLAMP_NONE32) {
-        if (b->rank[blocker] == r) goto out; /* waits on its own later op: let Kahn do it */
-        uint32_t *head = hmap_put(&waiting, blocker, LLAMP_NONE32);
-        if (!head) goto out;
-        next_waiter[r] = *head;
-        *head = r;
-        break;
-      }
-      order[v] = (uint32_t)done++;
-      pos[r]++;
-      uint32_t *head = hmap_find(&waiting, v);
-      if (head) {
-        for (uint32_t w = *head; w != LLAMP_NONE32; w = next_waiter[w]) stack[sp++] = w;
-        hmap_del(&waiting, v);
+      } else {
+        order[v] = (uint32_t)done++;
+        sp--;
       }
     }
   }
-out:
-  free(pos);
-  free(stack);
-  free(next_waiter);
-  hmap_free(&waiting);
-  return done;
+  free(sv);
+  free(se);
+  return n;
+nomem:
+  free(sv);
+  free(se);
+  *oom = 1;
+  return n;
 }
 
 /* ---- finish ------------------------------------------------------------------ */
@@ -562,25 +563,45 @@ llamp_graph_t *llamp_graph_alloc(uint32_t num_ranks, uint64_t n, uint64_t m) {
   g->tag = malloc(nn * 4);
   g->local = malloc(nn * 4);
   g->partner = malloc(nn * 4);
-  g->in_off = malloc((n + 1) * 4);
+  g->in_beg = malloc(nn * 4);
+  g->in_end = malloc(nn * 4);
   g->in_src = malloc((m ? m : 1) * 4);
-  if (!g->kind || !g->rank || !g->value || !g->tag || !g->local || !g->partner || !g->in_off ||
-      !g->in_src) {
+  if (!g->kind || !g->rank || !g->value || !g->tag || !g->local || !g->partner || !g->in_beg ||
+      !g->in_end || !g->in_src) {
     llamp_graph_destroy(g);
     return NULL;
   }
   return g;
 }
 
-/* Apply the permutation order[] (old -> new) to one array of `elem` bytes. */
-static int permute(void **arr, size_t elem, uint64_t n, const uint32_t *order) {
-  char *dst = malloc(elem * (n ? n : 1));
-  if (!dst) return -1;
-  const char *src = *arr;
-  for (uint64_t i = 0; i < n; i++) memcpy(dst + elem * order[i], src + elem * i, elem);
-  free(*arr);
-  *arr = dst;
-  return 0;
+/* Permute the vertex arrays in place (old id i moves to order[i]) by
+ * following the permutation's cycles; `seen` is a bitmap of n bits. */
+static void permute_in_place(llamp_graph_t *g, const uint32_t *order, uint8_t *seen) {
+  uint64_t n = g->n;
+  memset(seen, 0, (n + 7) / 8);
+  for (uint64_t start = 0; start < n; start++) {
+    if (seen[start >> 3] & (1u << (start & 7))) continue;
+    uint8_t k = g->kind[start];
+    uint32_t r = g->rank[start], l = g->local[start], p = g->partner[start];
+    uint32_t bb = g->in_beg[start], be = g->in_end[start];
+    int32_t t = g->tag[start];
+    double val = g->value[start];
+    uint64_t i = start;
+    for (;;) {
+      seen[i >> 3] |= (uint8_t)(1u << (i & 7));
+      uint64_t j = order[i]; /* the item carried from i goes to j */
+      uint8_t k2 = g->kind[j];
+      uint32_t r2 = g->rank[j], l2 = g->local[j], p2 = g->partner[j];
+      uint32_t bb2 = g->in_beg[j], be2 = g->in_end[j];
+      int32_t t2 = g->tag[j];
+      double v2 = g->value[j];
+      g->kind[j] = k, g->rank[j] = r, g->local[j] = l, g->partner[j] = p;
+      g->in_beg[j] = bb, g->in_end[j] = be, g->tag[j] = t, g->value[j] = val;
+      if (j == start) break;
+      k = k2, r = r2, l = l2, p = p2, bb = bb2, be = be2, t = t2, val = v2;
+      i = j;
+    }
+  }
 }
 
 static void fail_copy(llamp_builder_t *b, char *err, size_t errlen) {
@@ -589,112 +610,69 @@ static void fail_copy(llamp_builder_t *b, char *err, size_t errlen) {
 
 llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen) {
   llamp_graph_t *g = NULL;
-  uint32_t *partner = NULL, *in_off = NULL, *in_src = NULL, *order = NULL;
+  uint32_t *partner = NULL, *order = NULL;
+  uint8_t *seen = NULL;
   if (!b) {
     if (err && errlen) snprintf(err, errlen, "no builder");
     return NULL;
   }
   if (b->failed) goto fail;
-  uint64_t n = b->n;
+  if (!b->in_off && grow((void **)&b->in_off, 4, 1)) goto oom;
+  b->in_off[b->flushed] = (uint32_t)b->m;
+  if (flush_rank(b)) goto fail;
+  free(b->dep_after);
+  free(b->dep_before);
+  b->dep_after = b->dep_before = NULL;
+  uint64_t n = b->n, m = b->m;
   partner = malloc((n ? n : 1) * sizeof *partner);
   if (!partner) goto oom;
   if (match_messages(b, partner)) goto fail;
   free(b->peer);
   b->peer = NULL;
-
-  /* in-edge CSR over builder ids: dependencies plus one message edge per receive */
-  uint64_t m = b->nd;
-  for (uint64_t i = 0; i < n; i++) m += b->kind[i] == LLAMP_VERTEX_RECV;
-  if (m >= UINT32_MAX) {
-    berr(b, "%s: more than 2^32 edges are not supported", b->source);
-    goto fail;
-  }
-  in_off = calloc(n + 1, sizeof *in_off);
-  in_src = malloc((m ? m : 1) * sizeof *in_src);
-  if (!in_off || !in_src) goto oom;
-  for (uint64_t d = 0; d < b->nd; d++) in_off[b->dep_after[d] + 1]++;
-  for (uint64_t i = 0; i < n; i++) in_off[i + 1] += b->kind[i] == LLAMP_VERTEX_RECV;
-  for (uint64_t i = 0; i < n; i++) in_off[i + 1] += in_off[i];
-  for (uint64_t d = 0; d < b->nd; d++) {
-    uint32_t before = b->dep_before[d];
-    uint32_t kind = (before & DEP_IREQ_BIT) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
-    in_src[in_off[b->dep_after[d]]++] = (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
-  }
   for (uint64_t i = 0; i < n; i++)
     if (b->kind[i] == LLAMP_VERTEX_RECV)
-      in_src[in_off[i]++] = partner[i] | ((uint32_t)LLAMP_EDGE_MESSAGE << LLAMP_EDGE_KIND_SHIFT);
-  for (uint64_t i = n; i > 0; i--) in_off[i] = in_off[i - 1];
-  in_off[0] = 0;
-  free(b->dep_after);
-  free(b->dep_before);
-  b->dep_after = b->dep_before = NULL;
+      b->in_src[b->in_off[i]] = partner[i] | ((uint32_t)LLAMP_EDGE_MESSAGE << LLAMP_EDGE_KIND_SHIFT);
 
   order = malloc((n ? n : 1) * sizeof *order);
   if (!order) goto oom;
-  if (rank_walk_order(b, in_off, in_src, order) != n && kahn_order(n, in_off, in_src, order) != n) {
-    /* report an operation on a cycle: from any unordered vertex, follow
-     * unordered predecessors (one always exists) until one repeats */
-    uint64_t v = 0;
-    while (v < n && order[v] < n) v++;
-    if (v == n) v = 0;
-    for (uint64_t steps = 0; steps <= n && order[v] != LLAMP_NONE32 - 1; steps++) {
-      order[v] = LLAMP_NONE32 - 1; /* visited mark */
-      for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++) {
-        uint32_t u = in_src[e] & LLAMP_EDGE_SRC_MASK;
-        if (order[u] >= n) {
-          v = u;
-          break;
-        }
-      }
-    }
+  int oom_flag = 0;
+  uint64_t cyc = dfs_order(n, b->in_off, b->in_src, order, &oom_flag);
+  if (oom_flag) goto oom;
+  if (cyc < n) {
     berr(b, "%s:%u: dependency cycle (or deadlock) involving rank %u operation %llu", b->source,
-         b->line[v], b->rank[v], (unsigned long long)(v - b->first[b->rank[v]]));
+         b->line[cyc], b->rank[cyc], (unsigned long long)(cyc - b->first[b->rank[cyc]]));
     goto fail;
   }
+  free(b->line);
+  b->line = NULL;
 
+  /* freeze: hand the builder's arrays to the graph, then renumber in place */
   g = calloc(1, sizeof *g);
   if (!g) goto oom;
   g->num_ranks = b->num_ranks;
   g->n = n;
   g->m = m;
-  /* new in-edge CSR in topological numbering */
-  g->in_off = malloc((n + 1) * sizeof *g->in_off);
-  g->in_src = malloc((m ? m : 1) * sizeof *g->in_src);
-  uint32_t *inv = malloc((n ? n : 1) * sizeof *inv);
-  if (!g->in_off || !g->in_src || !inv) {
-    free(inv);
-    goto oom;
+  g->in_src = b->in_src;
+  b->in_src = NULL;
+  for (uint64_t e = 0; e < m; e++) {
+    uint32_t w = g->in_src[e];
+    g->in_src[e] = order[w & LLAMP_EDGE_SRC_MASK] | (w & ~LLAMP_EDGE_SRC_MASK);
   }
-  for (uint64_t i = 0; i < n; i++) inv[order[i]] = (uint32_t)i;
-  uint64_t e2 = 0;
-  for (uint64_t v = 0; v < n; v++) {
-    uint32_t old = inv[v];
-    g->in_off[v] = (uint32_t)e2;
-    for (uint32_t e = in_off[old]; e < in_off[old + 1]; e++) {
-      uint32_t w = in_src[e];
-      g->in_src[e2++] = order[w & LLAMP_EDGE_SRC_MASK] | (w & ~LLAMP_EDGE_SRC_MASK);
-    }
-  }
-  g->in_off[n] = (uint32_t)e2;
-  free(in_off);
-  free(in_src);
-  in_off = in_src = NULL;
-  /* local index within the rank, partner in new ids */
+  g->in_beg = malloc((n ? n : 1) * sizeof *g->in_beg);
   g->local = malloc((n ? n : 1) * sizeof *g->local);
-  if (!g->local) {
-    free(inv);
-    goto oom;
+  if (!g->in_beg || !g->local) goto oom;
+  for (uint64_t i = 0; i < n; i++) {
+    g->in_beg[i] = b->in_off[i];
+    g->local[i] = (uint32_t)(i - b->first[b->rank[i]]);
   }
-  for (uint64_t v = 0; v < n; v++) g->local[v] = (uint32_t)(inv[v] - b->first[b->rank[inv[v]]]);
-  free(inv);
+  /* the ends: in_off shifted by one, in place */
+  g->in_end = b->in_off;
+  b->in_off = NULL;
+  if (n) memmove(g->in_end, g->in_end + 1, n * sizeof *g->in_end);
   for (uint64_t i = 0; i < n; i++)
     if (partner[i] != LLAMP_NONE32) partner[i] = order[partner[i]];
-  if (permute((void **)&partner, 4, n, order)) goto oom;
   g->partner = partner;
   partner = NULL;
-  if (permute((void **)&b->kind, 1, n, order) || permute((void **)&b->rank, 4, n, order) ||
-      permute((void **)&b->value, 8, n, order) || permute((void **)&b->tag, 4, n, order))
-    goto oom;
   g->kind = b->kind;
   g->rank = b->rank;
   g->value = b->value;
@@ -703,6 +681,11 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   b->rank = NULL;
   b->value = NULL;
   b->tag = NULL;
+  seen = malloc((n + 7) / 8 + 1);
+  if (!seen) goto oom;
+  permute_in_place(g, order, seen);
+  free(seen);
+  seen = NULL;
   for (uint64_t v = 0; v < n; v++) {
     g->num_messages += g->kind[v] == LLAMP_VERTEX_SEND;
     if (g->kind[v] == LLAMP_VERTEX_RECV) g->tag[v] = g->tag[g->partner[v]];
@@ -716,9 +699,8 @@ oom:
 fail:
   fail_copy(b, err, errlen);
   free(partner);
-  free(in_off);
-  free(in_src);
   free(order);
+  free(seen);
   llamp_graph_destroy(g);
   llamp_builder_destroy(b);
   return NULL;
@@ -734,7 +716,8 @@ void llamp_graph_destroy(llamp_graph_t *g) {
   free(g->tag);
   free(g->local);
   free(g->partner);
-  free(g->in_off);
+  free(g->in_beg);
+  free(g->in_end);
   free(g->in_src);
   free(g);
 }
@@ -754,8 +737,8 @@ int32_t llamp_graph_peer(const llamp_graph_t *g, uint64_t v) {
 int32_t llamp_graph_tag(const llamp_graph_t *g, uint64_t v) { return g->tag[v]; }
 uint64_t llamp_graph_local_index(const llamp_graph_t *g, uint64_t v) { return g->local[v]; }
 void llamp_graph_in_edges(const llamp_graph_t *g, uint64_t v, uint64_t *first, uint64_t *last) {
-  *first = g->in_off[v];
-  *last = g->in_off[v + 1];
+  *first = g->in_beg[v];
+  *last = g->in_end[v];
 }
 uint64_t llamp_graph_edge_source(const llamp_graph_t *g, uint64_t e) {
   return g->in_src[e] & LLAMP_EDGE_SRC_MASK;
@@ -773,7 +756,8 @@ void llamp_graph_arrays(const llamp_graph_t *g, llamp_graph_arrays_t *out) {
   out->kind = g->kind;
   out->rank = g->rank;
   out->value = g->value;
-  out->in_off = g->in_off;
+  out->in_beg = g->in_beg;
+  out->in_end = g->in_end;
   out->in_src = g->in_src;
 }
 
@@ -786,7 +770,6 @@ int llamp_graph_check(const llamp_graph_t *g, char *err, size_t errlen) {
     return -1;                                  \
   } while (0)
   if (!g) CHECK_FAIL("no graph");
-  if (g->in_off[0] != 0 || g->in_off[g->n] != g->m) CHECK_FAIL("edge offsets inconsistent");
   uint64_t sends = 0;
   for (uint64_t v = 0; v < g->n; v++) {
     unsigned k = g->kind[v];
@@ -796,12 +779,12 @@ int llamp_graph_check(const llamp_graph_t *g, char *err, size_t errlen) {
     if (!(g->value[v] >= 0) || !isfinite(g->value[v]))
       CHECK_FAIL("vertex %llu: cost/size %g is not finite and non-negative", (unsigned long long)v,
                  g->value[v]);
-    if (g->in_off[v + 1] < g->in_off[v] || g->in_off[v + 1] > g->m)
+    if (g->in_end[v] < g->in_beg[v] || g->in_end[v] > g->m)
       CHECK_FAIL("vertex %llu: edge offsets out of order or range", (unsigned long long)v);
     if (g->partner[v] != LLAMP_NONE32 && g->partner[v] >= g->n)
       CHECK_FAIL("vertex %llu: partner out of range", (unsigned long long)v);
     unsigned msg_in = 0;
-    for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
+    for (uint32_t e = g->in_beg[v]; e < g->in_end[v]; e++) {
       uint32_t u = g->in_src[e] & LLAMP_EDGE_SRC_MASK, ek = g->in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
       if (u >= v) CHECK_FAIL("edge %u -> %llu breaks the topological numbering (cycle?)", u, (unsigned long long)v);
       if (ek > LLAMP_EDGE_MESSAGE) CHECK_FAIL("edge %u -> %llu: bad kind %u", u, (unsigned long long)v, ek);

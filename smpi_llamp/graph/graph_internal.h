@@ -16,8 +16,8 @@ struct llamp_graph {
   int32_t *tag;      /* resolved tag (a receive gets its send's tag) */
   uint32_t *local;   /* index within the rank's posting order */
   uint32_t *partner; /* matched send/recv, LLAMP_NONE32 for calc */
-  uint32_t *in_off;  /* n+1 */
-  uint32_t *in_src;  /* m: source | kind << 30 */
+  uint32_t *in_beg, *in_end; /* v's in-edges are in_src[in_beg[v] .. in_end[v]) */
+  uint32_t *in_src;  /* m: source | kind << 30 (segments in builder order) */
 };
 
 llamp_graph_t *llamp_graph_alloc(uint32_t num_ranks, uint64_t n, uint64_t m);

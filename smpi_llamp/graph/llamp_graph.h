@@ -65,7 +65,9 @@ int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t
                           double value, int32_t peer, int32_t tag, uint64_t line);
 
 /* `after` may start only once `before` completed (REQUIRES) or started
- * (IREQUIRES).  Both ids must belong to the same rank. */
+ * (IREQUIRES).  Both ids must belong to the same rank, the rank whose block
+ * of operations is being added (a rank's dependencies are given before the
+ * next rank's first operation). */
 int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before,
                          llamp_edge_kind_t kind, uint64_t line);
 
@@ -111,13 +113,15 @@ llamp_edge_kind_t llamp_graph_edge_kind(const llamp_graph_t *g, uint64_t e);
 uint64_t llamp_graph_partner(const llamp_graph_t *g, uint64_t v);
 
 /* Raw arrays for the engine's hot loops (read only, valid while g lives).
- * in_off has n+1 entries; in_src[e] = source | (kind << 30). */
+ * v's in-edges are in_src[in_beg[v] .. in_end[v]) (segments are not in
+ * vertex order: the graph is renumbered in place); every in_src entry belongs
+ * to exactly one segment; in_src[e] = source | (kind << 30). */
 typedef struct {
   uint64_t n, m;
   const uint8_t *kind;
   const uint32_t *rank;
   const double *value;
-  const uint32_t *in_off;
+  const uint32_t *in_beg, *in_end;
   const uint32_t *in_src;
 } llamp_graph_arrays_t;
 #define LLAMP_EDGE_SRC_MASK 0x3fffffffu

@@ -312,7 +312,7 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
     for (uint64_t e = 0; e < E; e++) m->out_off[(m->a.in_src[e] & LLAMP_EDGE_SRC_MASK) + 1]++;
     for (uint64_t v = 0; v < n; v++) m->out_off[v + 1] += m->out_off[v];
     for (uint64_t w = 0; w < n; w++)
-      for (uint64_t e = m->a.in_off[w]; e < m->a.in_off[w + 1]; e++) {
+      for (uint64_t e = m->a.in_beg[w]; e < m->a.in_end[w]; e++) {
         uint32_t slot = m->out_off[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK]++;
         m->out_e[slot] = (uint32_t)e;
         m->out_w[slot] = (uint32_t)w;
@@ -332,7 +332,7 @@ oom:
  * row order, with `rows[i]` the current row. */
 #define FOR_EACH_ROW(m, rows, i, ...)                                            \
   for (uint64_t v_ = 0; v_ < (m)->a.n; v_++) {                                   \
-    for (uint64_t e_ = (m)->a.in_off[v_]; e_ < (m)->a.in_off[v_ + 1]; e_++) {    \
+    for (uint64_t e_ = (m)->a.in_beg[v_]; e_ < (m)->a.in_end[v_]; e_++) {    \
       int nr_ = edge_rows((m), v_, e_, rows);                                    \
       for (int i = 0; i < nr_; i++) __VA_ARGS__                                  \
     }                                                                            \
@@ -489,7 +489,7 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
   for (uint64_t v = 0; v < a->n; v++) {
     int nr;
     /* rows of v's own in-edges (+1) and of its gap / end / done rows */
-    for (uint64_t e = a->in_off[v]; e < a->in_off[v + 1]; e++) {
+    for (uint64_t e = a->in_beg[v]; e < a->in_end[v]; e++) {
       nr = edge_rows(m, v, e, rows);
       for (int i = 0; i < nr; i++) put_entry(o, NULL, v, &rows[i], 1);
     }
