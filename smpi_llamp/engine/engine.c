@@ -36,6 +36,7 @@ struct llamp_engine {
   const uint8_t *kind;
   const double *value;
   const uint32_t *in_beg, *in_end, *in_src; /* v's in-edges: in_src[in_beg[v] .. in_end[v]) */
+  const uint32_t *topo; /* processing order (NULL: 0..n-1, the plan's own numbering) */
   uint32_t shift, mask;
   uint32_t *gv; /* plan vertex -> graph vertex (NULL: identity) */
   uint8_t *own_kind;
@@ -351,6 +352,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     e->value = a.value;
     e->in_beg = a.in_beg;
     e->in_end = a.in_end;
+    e->topo = a.topo;
     e->in_src = a.in_src;
     e->shift = LLAMP_EDGE_KIND_SHIFT;
     e->mask = LLAMP_EDGE_SRC_MASK;
@@ -426,7 +428,8 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
   const int full = t->full;
   double *st = e->start, *ch = e->cmax, *cl = e->cmin;
   double T = 0, Th = 0, Tl = 0;
-  for (uint64_t v = 0; v < e->n; v++) {
+  for (uint64_t i_ = 0; i_ < e->n; i_++) {
+    uint64_t v = e->topo ? e->topo[i_] : i_;
     double b = 0, bh = 0, bl = 0;
     for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & mask, type = src[i] >> shift;
@@ -471,7 +474,8 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
   const int full = t->full;
   uint64_t cur = UINT64_MAX;
   *ends_in_completion = 0;
-  for (uint64_t v = e->n; v-- > 0;) { /* the last vertex whose end realises T */
+  for (uint64_t i_ = e->n; i_-- > 0;) { /* the last vertex whose end realises T */
+    uint64_t v = e->topo ? e->topo[i_] : i_;
     double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, full);
     double end = e->start[v] + vcost(e->kind[v], e->value[v], t);
     if (fabs(end - T) <= tie_tol(T) && e->cmax[v] + vc == Th) {
@@ -699,7 +703,8 @@ int llamp_engine_breakpoints_es(llamp_engine_t *e, const llamp_params_t *p, llam
 static double asymptotic_slope(llamp_engine_t *e, llamp_param_t w) {
   const int full = e->proto.size_g_full;
   double best = 0, *c = e->cmax;
-  for (uint64_t v = 0; v < e->n; v++) {
+  for (uint64_t i_ = 0; i_ < e->n; i_++) {
+    uint64_t v = e->topo ? e->topo[i_] : i_;
     double b = 0;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
@@ -819,7 +824,8 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
   double *st = e->lane_start, *ch = e->lane_coef;
   double T[K], Th[K], x[K];
   for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0, x[k] = xs[k];
-  for (uint64_t v = 0; v < e->n; v++) {
+  for (uint64_t i_ = 0; i_ < e->n; i_++) {
+    uint64_t v = e->topo ? e->topo[i_] : i_;
     double *restrict sv = st + v * K, *restrict hv = ch + v * K;
     for (size_t k = 0; k < K; k++) sv[k] = hv[k] = 0;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
@@ -972,18 +978,19 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   const int full = t.full;
   const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
   /* the per-vertex envelopes live in buffers kept by the engine between calls */
-  if (!e->env_off && !(e->env_off = malloc((e->n + 1) * sizeof *e->env_off))) return -1;
+  /* env_off[2v], env_off[2v+1]: begin and end of v's lines in the arena */
+  if (!e->env_off && !(e->env_off = malloc((2 * e->n + 1) * sizeof *e->env_off))) return -1;
   uint64_t *off = e->env_off;
   lines_t arena = {e->env_lines, 0, e->env_cap}, scratch = {0}, total = {0};
   int rc = -1;
-  off[0] = 0;
   size_t total_hulled = 0;
-  for (uint64_t v = 0; v < e->n; v++) {
+  for (uint64_t i_ = 0; i_ < e->n; i_++) {
+    uint64_t v = e->topo ? e->topo[i_] : i_;
     /* candidate lines go straight to the arena's end and are hulled in place */
     size_t need = 1;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask;
-      need += off[u + 1] - off[u];
+      need += off[2 * u + 1] - off[2 * u];
     }
     if (arena.n + need > arena.cap) {
       size_t cap = arena.cap ? arena.cap : (e->n + 1024);
@@ -1006,19 +1013,20 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
         a0 += vcoef(e->kind[u], vu, w, full);
       }
       if (prune) {
-        for (uint64_t j = off[u]; j < off[u + 1]; j++) {
+        for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++) {
           llamp_line_t l = {arena.v[j].a + a0, arena.v[j].b + b0};
           if (!prunable(prune, v, l, lo, hi)) dst[cnt++] = l;
         }
       } else {
-        for (uint64_t j = off[u]; j < off[u + 1]; j++)
+        for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++)
           dst[cnt++] = (llamp_line_t){arena.v[j].a + a0, arena.v[j].b + b0};
       }
     }
     size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol) : cnt;
     if (k > max_lines || arena.n + k > max_total) goto out;
+    off[2 * v] = arena.n;
     arena.n += k;
-    off[v + 1] = arena.n;
+    off[2 * v + 1] = arena.n;
     scratch.v = dst; /* the vertex's own envelope, for T below */
     unsigned kv = e->kind[v];
     if (e->terminal[v] || kv == K_RECV_RNDV) {
@@ -1068,7 +1076,8 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   theta_t th = theta_of(e, &q);
   const int full = tl.full;
   double Tlo = 0, Thi = 0, smax = 0;
-  for (uint64_t v = n; v-- > 0;) {
+  for (uint64_t i_ = n; i_-- > 0;) {
+    uint64_t v = e->topo ? e->topo[i_] : i_;
     unsigned k = e->kind[v];
     double val = e->value[v];
     double tlo = vcost(k, val, &tl) + Alo[v], thi = vcost(k, val, &th) + Ahi[v];

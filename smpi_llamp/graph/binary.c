@@ -41,11 +41,11 @@ static int sections(llamp_graph_t *g, section_t s[9]) {
   s[1] = (section_t){g->rank, 4 * n};
   s[2] = (section_t){g->value, 8 * n};
   s[3] = (section_t){g->tag, 4 * n};
-  s[4] = (section_t){g->local, 4 * n};
-  s[5] = (section_t){g->partner, 4 * n};
-  s[6] = (section_t){g->in_beg, 4 * n};
-  s[7] = (section_t){g->in_end, 4 * n};
-  s[8] = (section_t){g->in_src, 4 * m};
+  s[4] = (section_t){g->partner, 4 * n};
+  s[5] = (section_t){g->topo, 4 * n};
+  s[6] = (section_t){g->in_off, 4 * (n + 1)};
+  s[7] = (section_t){g->in_src, 4 * m};
+  s[8] = (section_t){g->rank_first, 8 * ((size_t)g->num_ranks + 1)};
   return 9;
 }
 
@@ -71,7 +71,7 @@ int llamp_graph_write_binary(const llamp_graph_t *g, const char *path, char *err
   bin_header_t h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, LLAMP_BIN_MAGIC, 8);
-  h.version = 2;
+  h.version = 3;
   h.num_ranks = g->num_ranks;
   h.n = g->n;
   h.m = g->m;
@@ -111,19 +111,19 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
     snprintf(err, errlen, "%s: not an smpi-llamp binary graph (bad header)", path);
     goto fail;
   }
-  if (h.version != 2) {
-    snprintf(err, errlen, "%s: binary graph version %u, expected 2", path, h.version);
+  if (h.version != 3) {
+    snprintf(err, errlen, "%s: binary graph version %u, expected 3", path, h.version);
     goto fail;
   }
   if (fseek(f, 0, SEEK_END) != 0) goto io;
   long size = ftell(f);
   if (size < 0 || fseek(f, (long)sizeof h, SEEK_SET) != 0) goto io;
-  if (h.num_ranks == 0 || h.n > (1ULL << 30) || h.m >= UINT32_MAX) {
+  if (h.num_ranks == 0 || h.num_ranks > (1u << 30) || h.n > (1ULL << 30) || h.m >= UINT32_MAX) {
     snprintf(err, errlen, "%s: header field out of range (ranks %u, vertices %llu, edges %llu)",
              path, h.num_ranks, (unsigned long long)h.n, (unsigned long long)h.m);
     goto fail;
   }
-  uint64_t expect = sizeof h + h.n * 33 + 4 * h.m;
+  uint64_t expect = sizeof h + h.n * 25 + 4 * (h.n + 1) + 4 * h.m + 8 * ((uint64_t)h.num_ranks + 1);
   if ((uint64_t)size != expect) {
     snprintf(err, errlen, "%s: file has %ld bytes, header promises %llu (truncated or corrupt)",
              path, size, (unsigned long long)expect);

@@ -93,8 +93,10 @@ uint64_t llamp_graph_num_vertices(const llamp_graph_t *g);
 uint64_t llamp_graph_num_edges(const llamp_graph_t *g);
 uint64_t llamp_graph_num_messages(const llamp_graph_t *g);
 
-/* Vertices are numbered 0..n-1 in a topological order: every in-edge's
- * source has a smaller number than its target. */
+/* Vertices are numbered 0..n-1 rank by rank, each rank's in posting order
+ * (the builder's ids); llamp_graph_topo(g, i) is the i-th vertex of a
+ * topological order (every in-edge's source comes earlier). */
+uint64_t llamp_graph_topo(const llamp_graph_t *g, uint64_t i);
 llamp_vertex_kind_t llamp_graph_kind(const llamp_graph_t *g, uint64_t v);
 uint32_t llamp_graph_rank(const llamp_graph_t *g, uint64_t v);
 double llamp_graph_value(const llamp_graph_t *g, uint64_t v); /* seconds or bytes */
@@ -113,9 +115,8 @@ llamp_edge_kind_t llamp_graph_edge_kind(const llamp_graph_t *g, uint64_t e);
 uint64_t llamp_graph_partner(const llamp_graph_t *g, uint64_t v);
 
 /* Raw arrays for the engine's hot loops (read only, valid while g lives).
- * v's in-edges are in_src[in_beg[v] .. in_end[v]) (segments are not in
- * vertex order: the graph is renumbered in place); every in_src entry belongs
- * to exactly one segment; in_src[e] = source | (kind << 30). */
+ * v's in-edges are in_src[in_beg[v] .. in_end[v]) with in_src[e] = source |
+ * (kind << 30); topo lists the vertices in a topological order. */
 typedef struct {
   uint64_t n, m;
   const uint8_t *kind;
@@ -123,6 +124,7 @@ typedef struct {
   const double *value;
   const uint32_t *in_beg, *in_end;
   const uint32_t *in_src;
+  const uint32_t *topo;
 } llamp_graph_arrays_t;
 #define LLAMP_EDGE_SRC_MASK 0x3fffffffu
 #define LLAMP_EDGE_KIND_SHIFT 30
