@@ -7,6 +7,7 @@
  * Otherwise a private "plan" is built once: rendezvous edges (RTS, data,
  * sender completion) and gap edges are added and the vertices re-sorted. */
 #include "llamp_engine.h"
+#include "llamp_mem.h"
 
 #include <float.h>
 #include <math.h>
@@ -43,7 +44,7 @@ struct llamp_engine {
   double *own_value;
   uint32_t *own_off, *own_src;
   uint8_t *terminal; /* 1: no successor waits for this vertex's end */
-  uint64_t *env_off; /* parametric pass: per-vertex offsets into env_lines */
+  uint32_t *env_off; /* parametric pass: per-vertex begin/end in env_lines (< 2^32 lines) */
   llamp_line_t *env_lines;
   size_t env_cap;
   double *lane_start, *lane_coef; /* lane pass: n x lane_alloc each */
@@ -387,6 +388,9 @@ static int ensure_work(llamp_engine_t *e, size_t lanes) {
   e->start = malloc(cells * sizeof(double));
   e->cmax = malloc(cells * sizeof(double));
   e->cmin = malloc((size_t)(e->n ? e->n : 1) * sizeof(double)); /* one lane only */
+  llamp_mem_advise_huge(e->start, cells * sizeof(double));
+  llamp_mem_advise_huge(e->cmax, cells * sizeof(double));
+  llamp_mem_advise_huge(e->cmin, (size_t)e->n * sizeof(double));
   if (!e->start || !e->cmax || !e->cmin) {
     free(e->start);
     free(e->cmax);
@@ -979,8 +983,11 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
   /* the per-vertex envelopes live in buffers kept by the engine between calls */
   /* env_off[2v], env_off[2v+1]: begin and end of v's lines in the arena */
-  if (!e->env_off && !(e->env_off = malloc((2 * e->n + 1) * sizeof *e->env_off))) return -1;
-  uint64_t *off = e->env_off;
+  if (!e->env_off) {
+    if (!(e->env_off = malloc((2 * e->n + 1) * sizeof *e->env_off))) return -1;
+    llamp_mem_advise_huge(e->env_off, (2 * e->n + 1) * sizeof *e->env_off);
+  }
+  uint32_t *off = e->env_off;
   lines_t arena = {e->env_lines, 0, e->env_cap}, scratch = {0}, total = {0};
   int rc = -1;
   size_t total_hulled = 0;
@@ -997,6 +1004,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       while (cap < arena.n + need) cap *= 2;
       llamp_line_t *nv = realloc(arena.v, cap * sizeof *nv);
       if (!nv) goto out;
+      llamp_mem_advise_huge(nv, cap * sizeof *nv);
       arena.v = nv;
       arena.cap = cap;
     }
@@ -1023,10 +1031,10 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       }
     }
     size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol) : cnt;
-    if (k > max_lines || arena.n + k > max_total) goto out;
-    off[2 * v] = arena.n;
+    if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
+    off[2 * v] = (uint32_t)arena.n;
     arena.n += k;
-    off[2 * v + 1] = arena.n;
+    off[2 * v + 1] = (uint32_t)arena.n;
     scratch.v = dst; /* the vertex's own envelope, for T below */
     unsigned kv = e->kind[v];
     if (e->terminal[v] || kv == K_RECV_RNDV) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "graph_internal.h"
+#include "llamp_mem.h"
 
 #define DEP_IREQ_BIT 0x80000000u
 
@@ -54,6 +55,7 @@ static void berr(llamp_builder_t *b, const char *fmt, ...) {
 static int grow(void **p, size_t elem, uint64_t cap) {
   void *q = realloc(*p, elem * cap);
   if (!q) return -1;
+  llamp_mem_advise_huge(q, elem * cap);
   *p = q;
   return 0;
 }
