@@ -886,6 +886,29 @@ static int lines_push(lines_t *l, double a, double b) {
 /* x where lines p and q (p.a < q.a) cross */
 static inline double cross(llamp_line_t p, llamp_line_t q) { return (p.b - q.b) / (q.a - p.a); }
 
+/* Upper envelope on [lo, hi] of lines already sorted by slope (ties by
+ * intercept); in place, returns the count.  The middle-line test is
+ * division-free: l2 is useless when l1 and l3 cross left of l1 and l2. */
+static size_t hull_sorted(llamp_line_t *v, size_t n, double lo, double hi, double xtol) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    llamp_line_t l = v[i];
+    if (k && v[k - 1].a == l.a) k--; /* same slope: l has the larger intercept */
+    while (k >= 2) {
+      llamp_line_t p = v[k - 2], q = v[k - 1];
+      double d2 = q.a - p.a, d3 = l.a - p.a; /* both > 0 */
+      if ((p.b - l.b) * d2 <= (p.b - q.b) * d3 + xtol * d2 * d3) k--;
+      else break;
+    }
+    v[k++] = l;
+  }
+  size_t first = 0;
+  while (k - first >= 2 && cross(v[first], v[first + 1]) <= lo + xtol) first++;
+  while (k - first >= 2 && cross(v[k - 2], v[k - 1]) >= hi - xtol) k--;
+  if (first) memmove(v, v + first, (k - first) * sizeof *v);
+  return k - first;
+}
+
 /* Reduce v[0..n) in place to its upper envelope on [lo, hi]; returns the new
  * count.  Equal slopes keep the larger intercept; a line that only touches
  * the envelope at one point is dropped (so breakpoints are never doubled). */
@@ -901,23 +924,40 @@ static size_t hull(llamp_line_t *v, size_t n, double lo, double hi, double xtol)
     }
     v[j] = t;
   }
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    llamp_line_t l = v[i];
-    if (k && v[k - 1].a == l.a) k--; /* same slope: l has the larger intercept */
-    while (k >= 2 && cross(v[k - 2], l) <= cross(v[k - 2], v[k - 1]) + xtol) k--;
-    v[k++] = l;
+  return hull_sorted(v, n, lo, hi, xtol);
+}
+
+/* Merge the sorted runs v[runs[i] .. runs[i+1]) (i < nruns) using tmp
+ * (n lines); the result ends in v. */
+static void merge_runs(llamp_line_t *v, size_t n, size_t *runs, size_t nruns, llamp_line_t *tmp) {
+  llamp_line_t *src = v, *dst = tmp;
+  runs[nruns] = n;
+  while (nruns > 1) {
+    size_t out = 0, r = 0;
+    for (; r + 1 < nruns; r += 2) {
+      size_t i = runs[r], im = runs[r + 1], j = im, jm = runs[r + 2], k = i;
+      while (i < im && j < jm) dst[k++] = (src[j].a < src[i].a || (src[j].a == src[i].a && src[j].b < src[i].b)) ? src[j++] : src[i++];
+      while (i < im) dst[k++] = src[i++];
+      while (j < jm) dst[k++] = src[j++];
+      runs[out++] = runs[r];
+    }
+    if (r < nruns) { /* an odd run left: copy it */
+      memcpy(dst + runs[r], src + runs[r], (runs[r + 1] - runs[r]) * sizeof *dst);
+      runs[out++] = runs[r];
+    }
+    runs[out] = n;
+    nruns = out;
+    llamp_line_t *t = src;
+    src = dst;
+    dst = t;
   }
-  size_t first = 0;
-  while (k - first >= 2 && cross(v[first], v[first + 1]) <= lo + xtol) first++;
-  while (k - first >= 2 && cross(v[k - 2], v[k - 1]) >= hi - xtol) k--;
-  if (first) memmove(v, v + first, (k - first) * sizeof *v);
-  return k - first;
+  if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
 /* hull(), with a fast path for the common case: one candidate is above all
  * others at both ends of [lo, hi], hence everywhere on it (lines). */
-static size_t reduce_lines(llamp_line_t *v, size_t n, double lo, double hi, double xtol) {
+static size_t reduce_lines(llamp_line_t *v, size_t n, double lo, double hi, double xtol,
+                           size_t *runs, size_t nruns, llamp_line_t *tmp) {
   size_t best = 0;
   double bhi = v[0].a * hi + v[0].b, blo = v[0].a * lo + v[0].b;
   for (size_t j = 1; j < n; j++) {
@@ -927,7 +967,10 @@ static size_t reduce_lines(llamp_line_t *v, size_t n, double lo, double hi, doub
   for (size_t j = 0; j < n; j++) {
     if (j == best) continue;
     double yhi = v[j].a * hi + v[j].b, ylo = v[j].a * lo + v[j].b;
-    if (ylo > blo + tie_tol(blo) || yhi > bhi + tie_tol(bhi)) return hull(v, n, lo, hi, xtol);
+    if (ylo > blo + tie_tol(blo) || yhi > bhi + tie_tol(bhi)) {
+      merge_runs(v, n, runs, nruns, tmp);
+      return hull_sorted(v, n, lo, hi, xtol);
+    }
   }
   v[0] = v[best];
   return 1;
@@ -988,7 +1031,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     llamp_mem_advise_huge(e->env_off, (2 * e->n + 1) * sizeof *e->env_off);
   }
   uint32_t *off = e->env_off;
-  lines_t arena = {e->env_lines, 0, e->env_cap}, scratch = {0}, total = {0};
+  lines_t arena = {e->env_lines, 0, e->env_cap}, scratch = {0}, total = {0}, tmp = {0};
+  size_t *runs = NULL, runs_cap = 0;
   int rc = -1;
   size_t total_hulled = 0;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
@@ -1009,11 +1053,24 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       arena.cap = cap;
     }
     llamp_line_t *dst = arena.v + arena.n;
-    size_t cnt = 0;
+    size_t cnt = 0, nruns = 0, deg = e->in_end[v] - e->in_beg[v];
+    if (deg + 1 > runs_cap) {
+      size_t *nr = realloc(runs, (deg + 1) * 2 * sizeof *nr);
+      if (!nr) goto out;
+      runs = nr;
+      runs_cap = (deg + 1) * 2;
+    }
+    if (need > tmp.cap) {
+      llamp_line_t *nt = realloc(tmp.v, need * 2 * sizeof *nt);
+      if (!nt) goto out;
+      tmp.v = nt;
+      tmp.cap = need * 2;
+    }
     if (e->in_beg[v] == e->in_end[v] && !(prune && prunable(prune, v, (llamp_line_t){0, 0}, lo, hi)))
       dst[cnt++] = (llamp_line_t){0, 0};
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+      runs[nruns++] = cnt; /* each predecessor's lines are sorted: a run */
       double vu = e->value[u];
       double b0 = ecost(type, vu, &t), a0 = ecoef(type, vu, w, full);
       if (!from_start(type)) {
@@ -1030,7 +1087,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
           dst[cnt++] = (llamp_line_t){arena.v[j].a + a0, arena.v[j].b + b0};
       }
     }
-    size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol) : cnt;
+    size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol, runs, nruns, tmp.v) : cnt;
     if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
     off[2 * v] = (uint32_t)arena.n;
     arena.n += k;
@@ -1061,6 +1118,8 @@ out:
   e->env_cap = arena.cap;
   (void)scratch;
   free(total.v);
+  free(tmp.v);
+  free(runs);
   return rc;
 }
 
