@@ -1031,7 +1031,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     llamp_mem_advise_huge(e->env_off, (2 * e->n + 1) * sizeof *e->env_off);
   }
   uint32_t *off = e->env_off;
-  lines_t arena = {e->env_lines, 0, e->env_cap}, scratch = {0}, total = {0}, tmp = {0};
+  lines_t arena = {e->env_lines, 0, e->env_cap}, total = {0}, tmp = {0};
   size_t *runs = NULL, runs_cap = 0;
   int rc = -1;
   size_t total_hulled = 0;
@@ -1092,14 +1092,13 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     off[2 * v] = (uint32_t)arena.n;
     arena.n += k;
     off[2 * v + 1] = (uint32_t)arena.n;
-    scratch.v = dst; /* the vertex's own envelope, for T below */
     unsigned kv = e->kind[v];
     if (e->terminal[v] || kv == K_RECV_RNDV) {
       double a1 = vcoef(kv, e->value[v], w, full), b1 = vcost(kv, e->value[v], &t);
       double a2 = ecoef(E_RNDV_DONE, e->value[v], w, full), b2 = ecost(E_RNDV_DONE, e->value[v], &t);
       for (size_t j = 0; j < k; j++) {
-        if (e->terminal[v] && lines_push(&total, scratch.v[j].a + a1, scratch.v[j].b + b1)) goto out;
-        if (kv == K_RECV_RNDV && lines_push(&total, scratch.v[j].a + a2, scratch.v[j].b + b2)) goto out;
+        if (e->terminal[v] && lines_push(&total, dst[j].a + a1, dst[j].b + b1)) goto out;
+        if (kv == K_RECV_RNDV && lines_push(&total, dst[j].a + a2, dst[j].b + b2)) goto out;
       }
       if (total.n > 2 * total_hulled + 256) {
         total.n = total_hulled = hull(total.v, total.n, lo, hi, xtol);
@@ -1116,7 +1115,6 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
 out:
   e->env_lines = arena.v;
   e->env_cap = arena.cap;
-  (void)scratch;
   free(total.v);
   free(tmp.v);
   free(runs);
