@@ -1255,8 +1255,14 @@ int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   }
   llamp_line_t *l = NULL;
   size_t n = 0;
-  if (lo < 0 || envelope_pass(e, p, w, lo, hi, (size_t)(e->n + 1) * 2, NULL, &l, &n))
-    return llamp_engine_sweep_lanes(e, p, w, xs, K, T_out, slope_out);
+  if (lo < 0 || envelope_pass(e, p, w, lo, hi, (size_t)(e->n + 1) * 2, NULL, &l, &n)) {
+    /* lanes in blocks of 16 keep the working set bounded */
+    for (size_t k = 0; k < K; k += 16)
+      if (llamp_engine_sweep_lanes(e, p, w, xs + k, K - k < 16 ? K - k : 16, T_out + k,
+                                   slope_out ? slope_out + k : NULL))
+        return -1;
+    return 0;
+  }
   for (size_t k = 0; k < K; k++) {
     double s;
     envelope_at(l, n, xs[k], &T_out[k], &s);
