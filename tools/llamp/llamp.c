@@ -331,12 +331,7 @@ static int cmd_analyze(int argc, char **argv) {
     if (!sx || !sT || !sl) die("out of memory for %zu sweep points", k);
     for (size_t i = 0; i < k; i++) sx[i] = sw_a + (double)i * sw_step;
     stage_begin("sweeping", "");
-    /* lanes in blocks keep the working set bounded */
-    for (size_t i = 0; i < k; i += 16) {
-      size_t kk = k - i < 16 ? k - i : 16;
-      if (llamp_engine_sweep(e, &co.params, wrt, sx + i, kk, sT + i, sl + i))
-        die("out of memory during the sweep");
-    }
+    if (llamp_engine_sweep(e, &co.params, wrt, sx, k, sT, sl)) die("out of memory during the sweep");
     stage_end();
     a.sweep_x = sx;
     a.sweep_T = sT;
