@@ -1,0 +1,228 @@
+/* llamp_coll.h - MPI collectives as per-rank point-to-point schedules.
+ *
+ * The capture layer records each collective call of each rank; when it builds
+ * the execution DAG it asks this module for THE CALLING RANK'S part of the
+ * schedule of a named algorithm (binomial tree, recursive doubling, ring,
+ * Rabenseifner, pairwise exchange, Bruck, dissemination, ...).  The schedule
+ * comes out through an emitter: one callback per send, receive and local
+ * reduction, and one per end of round.  Expanding every rank of a
+ * communicator with the same arguments (except `rank`, and the per-rank
+ * counts of alltoallv) yields matching sends and receives.
+ *
+ * Rounds: the operations emitted between two end_round calls are concurrent
+ * (nonblocking, posted in emission order) and all of them complete before any
+ * operation of the next round starts.  A blocking send or receive is a round
+ * of one operation, MPI_Sendrecv a round of two.  Every round is closed by an
+ * end_round call, no round is empty, and a communicator of size 1 emits
+ * nothing at all.  Messages of 0 bytes are emitted like any other (they cost
+ * a latency in SimGrid and in the DAG); so are the 0-byte messages of
+ * barriers.  Expansions are deterministic: the same arguments give the same
+ * calls in the same order.
+ *
+ * Tags: every send and receive carries an algorithm-local tag in
+ * [0, LLAMP_COLL_MAX_TAGS), one per phase of the algorithm (docs/collectives.md
+ * lists them); the caller maps it into a tag space unique to the collective
+ * instance.  Messages between two ranks with the same tag are matched in
+ * posting order (MPI's non-overtaking rule), which is what the algorithms rely
+ * on.
+ *
+ * Reductions are assumed commutative (the SMPI/MPICH/Open MPI algorithms
+ * named here make the same assumption or fall back to other algorithms).
+ *
+ * Error rule: int functions return 0 on success and -1 on failure, pointer
+ * functions NULL; the one-line reason goes into the caller's `err` buffer
+ * (which may be NULL).  The library never prints except into a FILE* the
+ * caller passes.  Every function is reentrant (no global state). */
+#ifndef LLAMP_COLL_H
+#define LLAMP_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Algorithm-local tags are 0 .. LLAMP_COLL_MAX_TAGS-1. */
+#define LLAMP_COLL_MAX_TAGS 4
+
+/* Largest communicator size accepted (2^30: masks stay within int). */
+#define LLAMP_COLL_MAX_SIZE (1 << 30)
+
+/* ---- collectives ---------------------------------------------------------- */
+
+/* What `bytes`, `counts` and `rcounts` of llamp_coll_args_t mean, per kind
+ * (n = bytes; "count" = MPI element count times the datatype size):
+ *
+ *   barrier               nothing (all messages are 0 bytes)
+ *   bcast                 n = the vector size; root = the root
+ *   reduce                n = the vector size; root = the root
+ *   allreduce             n = the vector size
+ *   scan, exscan          n = the vector size
+ *   gather, scatter       n = bytes per rank (each rank's block); root
+ *   gatherv, scatterv     counts[i] = bytes of rank i's block (the root's
+ *                         recvcounts / sendcounts: the capture layer knows
+ *                         every call, so it passes the root's array to every
+ *                         rank); counts == NULL: n bytes each; root
+ *   allgather             n = bytes contributed per rank
+ *   allgatherv            counts[i] = bytes contributed by rank i (NULL: n each)
+ *   alltoall              n = bytes per destination (per pair)
+ *   alltoallv             counts[i] = bytes THIS rank sends to rank i,
+ *                         rcounts[i] = bytes it receives from rank i
+ *                         (NULL: n each)
+ *   reduce_scatter        counts[i] = bytes of the block rank i ends up with
+ *                         (the recvcounts; NULL: n each); the vector is their
+ *                         sum
+ *   reduce_scatter_block  n = bytes of each rank's block (the vector is
+ *                         size * n bytes)
+ */
+typedef enum {
+  LLAMP_COLL_BARRIER = 0,
+  LLAMP_COLL_BCAST,
+  LLAMP_COLL_REDUCE,
+  LLAMP_COLL_ALLREDUCE,
+  LLAMP_COLL_GATHER,
+  LLAMP_COLL_GATHERV,
+  LLAMP_COLL_SCATTER,
+  LLAMP_COLL_SCATTERV,
+  LLAMP_COLL_ALLGATHER,
+  LLAMP_COLL_ALLGATHERV,
+  LLAMP_COLL_ALLTOALL,
+  LLAMP_COLL_ALLTOALLV,
+  LLAMP_COLL_REDUCE_SCATTER,
+  LLAMP_COLL_REDUCE_SCATTER_BLOCK,
+  LLAMP_COLL_SCAN,
+  LLAMP_COLL_EXSCAN,
+  LLAMP_COLL_NUM_KINDS
+} llamp_coll_kind_t;
+
+/* "allreduce", "reduce_scatter_block", ...; NULL for an invalid kind. */
+const char *llamp_coll_kind_name(llamp_coll_kind_t kind);
+/* Parse a collective name: case-insensitive, an "MPI_" prefix is accepted
+ * ("MPI_Allreduce", "allreduce").  -1 (and the list of valid names in err)
+ * when unknown. */
+int llamp_coll_kind_parse(const char *name, llamp_coll_kind_t *kind, char *err, size_t errlen);
+/* 1 if the kind has a root (bcast, reduce, gather(v), scatter(v)). */
+int llamp_coll_kind_rooted(llamp_coll_kind_t kind);
+
+/* ---- the emitter ---------------------------------------------------------- */
+
+/* Where a rank's schedule goes.  send, recv and end_round are required; calc
+ * may be NULL (reductions are then not reported).  A callback returning
+ * non-zero stops the expansion, which then fails with a message naming the
+ * operation.  peer is a rank of the communicator (0..size-1, never the
+ * calling rank); tag is algorithm-local (see above); bytes may be 0.
+ * calc reports local reduction work on `bytes_reduced` bytes (the caller
+ * turns bytes into time); it is never called with 0 bytes and always sits in
+ * a round of its own, between the receive it consumes and the send that
+ * forwards the result. */
+typedef struct {
+  void *ctx;
+  int (*send)(void *ctx, int peer, uint64_t bytes, int tag);
+  int (*recv)(void *ctx, int peer, uint64_t bytes, int tag);
+  int (*calc)(void *ctx, uint64_t bytes_reduced);
+  int (*end_round)(void *ctx);
+} llamp_coll_emit_t;
+
+/* One rank's view of one collective call.  `elem` is the datatype size in
+ * bytes: algorithms that cut a vector into blocks (ring and Rabenseifner
+ * allreduce) cut at element boundaries as the MPI libraries do; 0, or a
+ * value that does not divide `bytes`, means 1.  Unused fields are ignored
+ * (root for unrooted kinds, counts for non-v kinds). */
+typedef struct {
+  int size, rank, root;
+  uint64_t bytes;
+  const uint64_t *counts;  /* per-rank bytes for v-variants (see the kinds), or NULL */
+  const uint64_t *rcounts; /* alltoallv: bytes this rank receives from each rank, or NULL */
+  uint64_t elem;           /* datatype size for block splits (0 = 1) */
+} llamp_coll_args_t;
+
+/* ---- the registry ----------------------------------------------------------- */
+
+typedef struct llamp_coll_ctx llamp_coll_ctx_t; /* internal expansion state */
+
+typedef struct {
+  llamp_coll_kind_t kind;
+  const char *name; /* "recursive_doubling" */
+  const char *help; /* one line: rounds and message sizes */
+  int is_default;   /* 1 for exactly one algorithm per kind */
+  /* The SimGrid 3.32 SMPI algorithm with the same message structure:
+   * "smpi/<key>:<name>" for --cfg=, "(built-in)" when SMPI has no setting for
+   * this collective and always runs this structure, NULL when SMPI has no
+   * equivalent.  smpi_note says where the structures differ ("" = none). */
+  const char *smpi;
+  const char *smpi_note;
+  int (*expand)(llamp_coll_ctx_t *c); /* internal; call llamp_coll_run */
+} llamp_coll_algo_t;
+
+/* The registry: *count entries (count may be NULL), grouped by kind in enum
+ * order. */
+const llamp_coll_algo_t *llamp_coll_algos(size_t *count);
+/* Look an algorithm up; name NULL, "" or "default" gives the kind's default.
+ * NULL when unknown. */
+const llamp_coll_algo_t *llamp_coll_find(llamp_coll_kind_t kind, const char *name);
+/* Same, failing with "unknown allreduce algorithm 'x' (valid: ...)". */
+int llamp_coll_lookup(llamp_coll_kind_t kind, const char *name, const llamp_coll_algo_t **algo,
+                      char *err, size_t errlen);
+/* Print every collective with its algorithms, help lines and SMPI names. */
+void llamp_coll_print_list(FILE *out);
+
+/* ---- expansion ---------------------------------------------------------------- */
+
+/* Emit the calling rank's part of `algorithm` (NULL = the default) for the
+ * collective `kind`.  Fails on an unknown algorithm (with the list of valid
+ * ones), invalid arguments (size outside [1, LLAMP_COLL_MAX_SIZE], rank or
+ * root out of range, byte totals overflowing 64 bits, a missing required
+ * callback) or a failing callback. */
+int llamp_coll_expand(llamp_coll_kind_t kind, const char *algorithm, const llamp_coll_args_t *a,
+                      const llamp_coll_emit_t *emit, char *err, size_t errlen);
+/* Same with an algorithm from the registry (no name lookup). */
+int llamp_coll_run(const llamp_coll_algo_t *algo, const llamp_coll_args_t *a,
+                   const llamp_coll_emit_t *emit, char *err, size_t errlen);
+
+/* What one rank's expansion emits (for preallocation and tests). */
+typedef struct {
+  uint64_t rounds, sends, recvs, calcs;
+  uint64_t bytes_sent, bytes_recv, bytes_reduced;
+} llamp_coll_stats_t;
+int llamp_coll_count(const llamp_coll_algo_t *algo, const llamp_coll_args_t *a,
+                     llamp_coll_stats_t *stats, char *err, size_t errlen);
+
+/* ---- selections ------------------------------------------------------------------ */
+
+/* One algorithm per collective. */
+typedef struct {
+  const llamp_coll_algo_t *algo[LLAMP_COLL_NUM_KINDS];
+} llamp_coll_selection_t;
+
+/* Every collective at its default algorithm. */
+void llamp_coll_selection_default(llamp_coll_selection_t *sel);
+/* Reset *sel to the defaults, then apply `spec`: items "collective=algorithm"
+ * separated by commas, semicolons or blanks ("allreduce=ring,bcast=binomial";
+ * NULL or "" = defaults only; "default" as an algorithm name is allowed).
+ * An unknown collective or algorithm fails with the list of valid names; *sel
+ * is then left unchanged. */
+int llamp_coll_parse_selection(const char *spec, llamp_coll_selection_t *sel, char *err,
+                               size_t errlen);
+/* Same without the reset (to layer a command line over a configuration). */
+int llamp_coll_update_selection(const char *spec, llamp_coll_selection_t *sel, char *err,
+                                size_t errlen);
+/* Write the selection as a spec that llamp_coll_parse_selection reads back
+ * ("barrier=dissemination,bcast=binomial,..."); returns the length snprintf
+ * would have written. */
+int llamp_coll_selection_format(const llamp_coll_selection_t *sel, char *buf, size_t len);
+/* Write the smpirun options that make SimGrid run the same message
+ * structures ("--cfg=smpi/allreduce:rdb --cfg=smpi/bcast:binomial_tree ...");
+ * returns the number of selected algorithms SimGrid cannot be told to run
+ * (no SMPI equivalent; two kinds wanting different algorithms under one SMPI
+ * key; allreduce=reduce_bcast with a reduce or bcast other than binomial,
+ * since SMPI's redbcast runs the selected ones) and, when `missing` is not
+ * NULL, names them there ("scan=linear ..."). */
+int llamp_coll_selection_smpi_cfg(const llamp_coll_selection_t *sel, char *buf, size_t len,
+                                  char *missing, size_t missinglen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
