@@ -1,0 +1,170 @@
+/* DAG construction from traces: a 2-D halo (periodic px x py ranks; each
+ * iteration a compute phase, Irecv + Isend to the 4 neighbours, Waitall)
+ * written into in-memory trace writers, then llamp_sched_build timed.
+ * Prints records/s (the trace events the capture recorded), vertices/s, and
+ * the writers' memory per record; a read-only pass shows what decoding the
+ * records costs on its own.  No targets are asserted (shared machines).
+ * usage: bench_sched [records=10000000] [ranks=64] [gap=0] [reps=3]
+ *   gap: seconds between consecutive MPI calls (each gap becomes a calc) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "llamp_graph.h"
+#include "llamp_sched.h"
+#include "llamp_trace.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static double arg(int argc, char **argv, const char *key, double def) {
+  size_t n = strlen(key);
+  for (int i = 1; i < argc; i++)
+    if (!strncmp(argv[i], key, n) && argv[i][n] == '=') return atof(argv[i] + n + 1);
+  return def;
+}
+
+static long peak_rss_kib(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+int main(int argc, char **argv) {
+  char err[1024];
+  uint64_t want = (uint64_t)arg(argc, argv, "records", 1e7);
+  uint32_t P = (uint32_t)arg(argc, argv, "ranks", 64);
+  double gap = arg(argc, argv, "gap", 0);
+  int reps = (int)arg(argc, argv, "reps", 3);
+  uint32_t px = (uint32_t)sqrt((double)P);
+  while (P % px) px--;
+  uint32_t py = P / px;
+  uint64_t iters = want / ((uint64_t)P * 9);
+  if (iters == 0) iters = 1;
+  const double compute = 10e-6, call = 0.3e-6;
+  const uint64_t bytes = 8192;
+
+  double t0 = now();
+  llamp_trace_writer_t **w = calloc(P, sizeof *w);
+  for (uint32_t r = 0; r < P; r++) {
+    w[r] = llamp_trace_writer_create(NULL, r, P, 0, err, sizeof err);
+    if (!w[r]) {
+      fprintf(stderr, "bench_sched: %s\n", err);
+      return 1;
+    }
+    uint32_t x = r % px, y = r / px;
+    uint32_t nb[4] = {y * px + (x + 1) % px, y * px + (x + px - 1) % px,
+                      ((y + 1) % py) * px + x, ((y + py - 1) % py) * px + x};
+    llamp_trace_rec_t rec;
+    memset(&rec, 0, sizeof rec);
+    double t = 1.0 + 1e-3 * r;
+    uint64_t req = 0, pl[16];
+    rec.op = LLAMP_OP_INIT;
+    rec.peer = LLAMP_TRACE_NO_PEER;
+    rec.tag = -1;
+    rec.req = LLAMP_TRACE_NO_REQ;
+    rec.status_source = rec.status_tag = -1;
+    rec.t_start = t;
+    rec.t_end = t += call;
+    llamp_trace_append(w[r], &rec, NULL);
+    for (uint64_t it = 0; it < iters; it++) {
+      t += compute * (1 + 0.01 * ((r * 7 + it) % 5));
+      for (int k = 0; k < 8; k++) {
+        int is_recv = k < 4;
+        memset(&rec, 0, sizeof rec);
+        rec.op = is_recv ? LLAMP_OP_IRECV : LLAMP_OP_ISEND;
+        rec.peer = (int32_t)nb[is_recv ? (k ^ 1) : k - 4];
+        rec.tag = is_recv ? k : k - 4; /* direction d: sent to nb[d], received from nb[d^1] */
+        rec.bytes = bytes;
+        rec.req = req++;
+        rec.status_source = rec.status_tag = -1;
+        rec.t_start = t;
+        rec.t_end = t += call;
+        t += gap;
+        pl[2 * k] = rec.req;
+        pl[2 * k + 1] = is_recv ? llamp_trace_pack_status(1, rec.peer, rec.tag)
+                                : llamp_trace_pack_status(1, -1, -1);
+        if (llamp_trace_append(w[r], &rec, NULL)) {
+          fprintf(stderr, "bench_sched: %s\n", llamp_trace_writer_error(w[r]));
+          return 1;
+        }
+      }
+      memset(&rec, 0, sizeof rec);
+      rec.op = LLAMP_OP_WAITALL;
+      rec.peer = LLAMP_TRACE_NO_PEER;
+      rec.tag = -1;
+      rec.req = LLAMP_TRACE_NO_REQ;
+      rec.status_source = rec.status_tag = -1;
+      rec.nwords = 16;
+      rec.t_start = t;
+      rec.t_end = t += 2 * call;
+      llamp_trace_append(w[r], &rec, pl);
+    }
+    rec.op = LLAMP_OP_FINALIZE;
+    rec.nwords = 0;
+    rec.t_start = t += compute;
+    rec.t_end = t += call;
+    llamp_trace_append(w[r], &rec, NULL);
+  }
+  double twrite = now() - t0;
+  uint64_t records = 0;
+  size_t mem = 0;
+  for (uint32_t r = 0; r < P; r++) {
+    records += llamp_trace_records(w[r]);
+    mem += llamp_trace_writer_memory(w[r]);
+  }
+  printf("trace: 2-D halo %ux%u, %llu iterations, %llu records (%.1f M records/s written)\n", px,
+         py, (unsigned long long)iters, (unsigned long long)records, records / twrite / 1e6);
+  printf("trace memory: %.1f MiB, %.1f B/record\n", mem / 1048576.0, (double)mem / records);
+
+  llamp_trace_reader_t **rd = calloc(P, sizeof *rd);
+  double tread = INFINITY, tbuild = INFINITY;
+  llamp_sched_stats_t st;
+  memset(&st, 0, sizeof st);
+  for (int rep = 0; rep < reps; rep++) {
+    /* decoding alone */
+    double a = now();
+    uint64_t sum = 0;
+    for (uint32_t r = 0; r < P; r++) {
+      llamp_trace_reader_t *x = llamp_trace_reader_from_writer(w[r], err, sizeof err);
+      llamp_trace_rec_t rec;
+      const uint64_t *pl;
+      while (llamp_trace_next(x, &rec, &pl, err, sizeof err) == 1) sum += rec.op;
+      llamp_trace_reader_destroy(x);
+    }
+    double d = now() - a;
+    if (d < tread) tread = d;
+    if (sum == 0) printf("(nothing read)\n");
+    /* the whole build */
+    a = now();
+    for (uint32_t r = 0; r < P; r++) rd[r] = llamp_trace_reader_from_writer(w[r], err, sizeof err);
+    llamp_sched_stats_free(&st);
+    llamp_graph_t *g = llamp_sched_build(rd, P, NULL, &st, err, sizeof err);
+    for (uint32_t r = 0; r < P; r++) llamp_trace_reader_destroy(rd[r]);
+    d = now() - a;
+    if (!g) {
+      fprintf(stderr, "bench_sched: %s\n", err);
+      return 1;
+    }
+    llamp_graph_destroy(g);
+    if (d < tbuild) tbuild = d;
+  }
+  printf("graph: %llu vertices (%llu calc), %llu edges, %llu messages\n",
+         (unsigned long long)st.vertices, (unsigned long long)st.calcs,
+         (unsigned long long)st.edges, (unsigned long long)st.messages);
+  printf("read only:  %.3f s, %.1f M records/s\n", tread, records / tread / 1e6);
+  printf("sched build: %.3f s, %.2f M records/s, %.2f M vertices/s (best of %d)\n", tbuild,
+         records / tbuild / 1e6, st.vertices / tbuild / 1e6, reps);
+  printf("peak RSS: %.1f MiB\n", peak_rss_kib() / 1024.0);
+  llamp_sched_stats_free(&st);
+  for (uint32_t r = 0; r < P; r++) llamp_trace_writer_destroy(w[r]);
+  free(w);
+  free(rd);
+  return 0;
+}

@@ -1,0 +1,100 @@
+/* llamp_sched.h - the execution DAG from per-rank MPI call records
+ * (trace -> graph), Schedgen's trace mode done in one pass per rank.
+ *
+ * Error rule: pointer functions return NULL with a one-line reason in the
+ * caller's `err` buffer (naming the rank, the record and the MPI call, or
+ * the trace file for read errors); nothing is printed.
+ *
+ * Semantics (docs/trace.md is the reference):
+ *   calc       the gap between the end of a rank's previous MPI call and the
+ *              start of the next (the first gap starts at MPI_Init's end);
+ *              time inside MPI calls is not compute; consecutive gaps around
+ *              calls that add nothing to the graph are summed into one calc
+ *   blocking   send / recv vertex in program order (Ssend, Bsend, Rsend as
+ *              Send); Sendrecv(_replace): a send and a receive, both after
+ *              the previous op, the next op requires both
+ *   I*         vertex at the call; the next op irequires an Isend (Schedgen),
+ *              and inherits an Irecv's own predecessors; the Wait/Test that
+ *              observed completion makes the next op require it
+ *   persistent *_init makes a template, each Start a new vertex
+ *   wildcards  resolved to the observed status (blocking: status_*, else the
+ *              completing Wait/Test's payload)
+ *   Probe      no vertex
+ *   colls      expanded with llamp_coll for this rank's position in the
+ *              communicator; rounds follow each other; nonblocking ones are
+ *              completed by their Wait
+ *   tags       user tags of MPI_COMM_WORLD below 2^29 unchanged; other
+ *              (communicator, tag) pairs get ids in [2^29, 2^30); collective
+ *              messages use [2^30, 2^31) (docs/trace.md) */
+#ifndef LLAMP_SCHED_H
+#define LLAMP_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "llamp_graph.h"
+#include "llamp_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  /* Collective algorithm selection ("allreduce=ring,bcast=binomial"; NULL or
+   * "" = every collective's default), see llamp_coll_parse_selection. */
+  const char *collectives;
+  /* Local reduction cost in seconds per byte reduced (the coll `calc`
+   * callback): a calc vertex of bytes x reduce_cost.  Default 0 (none). */
+  double reduce_cost;
+  /* Calc vertices shorter than this (seconds) are dropped (their time is
+   * lost, counted in the stats).  Default 0: every positive gap is kept. */
+  double min_calc;
+  /* Name of the input in the graph builder's errors (default "trace"); the
+   * builder's "line" is the 1-based record number in the rank's trace. */
+  const char *source;
+} llamp_sched_options_t;
+
+void llamp_sched_options_default(llamp_sched_options_t *opt);
+
+typedef struct {
+  char *name; /* "MPI_Comm_rank" */
+  uint64_t count;
+} llamp_sched_unmodelled_t;
+
+typedef struct {
+  uint64_t records;            /* trace records read, all ranks */
+  uint64_t vertices, edges, messages; /* of the resulting graph */
+  uint64_t calcs, sends, recvs; /* vertices by kind (calcs include join vertices) */
+  uint64_t collectives;        /* collective calls expanded (one per rank and call) */
+  uint64_t dropped_calcs;      /* gaps below min_calc (or reductions) dropped */
+  double dropped_calc_time;    /* their total duration, s */
+  uint64_t unresolved_wildcards; /* wildcard receives whose status was never seen */
+  uint64_t unknown_requests;   /* completions of requests no record created */
+  uint64_t after_finalize;     /* records after MPI_Finalize (ignored) */
+  size_t num_unmodelled;       /* distinct unmodelled MPI functions */
+  llamp_sched_unmodelled_t *unmodelled; /* by decreasing count, then name */
+  int approximate;             /* 1 when any of the unmodelled / unresolved /
+                                  unknown counts is non-zero */
+} llamp_sched_stats_t;
+
+/* Build the DAG of `num_ranks` ranks; ranks[i] must read rank i's records
+ * (world size num_ranks).  opt NULL = defaults; stats may be NULL, else it
+ * is filled (also on failure, as far as the build got) and must be released
+ * with llamp_sched_stats_free.  NULL on a read error, an invalid record, an
+ * unknown collective algorithm, or a graph the builder rejects (unmatched
+ * message, cycle). */
+llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_ranks,
+                                 const llamp_sched_options_t *opt, llamp_sched_stats_t *stats,
+                                 char *err, size_t errlen);
+
+void llamp_sched_stats_free(llamp_sched_stats_t *stats);
+
+/* Print the counts, one "not modelled: MPI_Xyz x 12" line per unmodelled
+ * function, and "approximate: ..." when the graph is approximate. */
+void llamp_sched_stats_print(const llamp_sched_stats_t *stats, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

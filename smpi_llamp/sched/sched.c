@@ -1,0 +1,1257 @@
+/* sched.c - per-rank MPI call records -> execution DAG (Schedgen trace mode).
+ *
+ * One pass over each rank's records, rank by rank (the graph builder wants
+ * each rank's operations contiguous).  Per rank we keep:
+ *   R, I     the vertices the next program-order operation `requires` /
+ *            `irequires` (usually one; a Sendrecv or a collective round
+ *            leaves several, a Wait adds the completed operations);
+ *   pending  the compute time since the last vertex-creating call (gaps
+ *            around calls that create nothing are summed);
+ *   requests id -> the vertex (or template, or collective's last round);
+ *   comms    id -> size, this rank's position, member world ranks.
+ * Operations go straight to the builder, except while a nonblocking
+ * wildcard receive waits for its completion to reveal the source and tag:
+ * from that receive on, operations and dependencies are buffered until it
+ * is resolved, then flushed in order (the builder sees posting order and
+ * concrete sources).  No allocation per record. */
+#define _XOPEN_SOURCE 700
+#include "llamp_sched.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llamp_coll.h"
+
+#define NONE32 UINT32_MAX
+#define USER_TAG_LIMIT (1 << 29)  /* world user tags below this keep their value */
+#define MAPPED_TAG_BASE (1 << 29) /* other (comm, tag) pairs: [2^29, 2^30) */
+#define COLL_TAG_BASE (1 << 30)   /* collectives: [2^30, 2^31) */
+#define COLL_CIDX_BITS 14
+#define COLL_SEQ_BITS 14
+#define JOIN_MAX 8 /* more predecessors than this before a round: a join vertex */
+#define FLUSH_OPS 4096
+
+_Static_assert(LLAMP_COLL_MAX_TAGS <= 4, "collective tags need at most 2 bits");
+
+/* ---- small containers ------------------------------------------------------------ */
+
+typedef struct {
+  uint32_t *v;
+  uint32_t n, cap;
+} vec_t;
+
+static int vec_push(vec_t *a, uint32_t x) {
+  if (a->n == a->cap) {
+    uint32_t cap = a->cap ? a->cap * 2 : 16;
+    uint32_t *v = realloc(a->v, (size_t)cap * sizeof *v);
+    if (!v) return -1;
+    a->v = v;
+    a->cap = cap;
+  }
+  a->v[a->n++] = x;
+  return 0;
+}
+
+static int vec_copy(vec_t *dst, const vec_t *src) {
+  dst->n = 0;
+  for (uint32_t i = 0; i < src->n; i++)
+    if (vec_push(dst, src->v[i])) return -1;
+  return 0;
+}
+
+/* uint64 -> uint32 open-addressing map (linear probing, backward-shift
+ * deletion); key UINT64_MAX is reserved. */
+typedef struct {
+  uint64_t *keys;
+  uint32_t *vals;
+  uint64_t mask, used;
+} map_t;
+
+#define MAP_EMPTY UINT64_MAX
+
+static uint64_t hmix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return x;
+}
+
+static int map_init(map_t *m, uint64_t size) {
+  m->keys = malloc(size * sizeof *m->keys);
+  m->vals = malloc(size * sizeof *m->vals);
+  if (!m->keys || !m->vals) return -1;
+  memset(m->keys, 0xff, size * sizeof *m->keys);
+  m->mask = size - 1;
+  m->used = 0;
+  return 0;
+}
+
+static void map_free(map_t *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+static void map_clear(map_t *m) {
+  if (m->used) memset(m->keys, 0xff, (m->mask + 1) * sizeof *m->keys);
+  m->used = 0;
+}
+
+static uint32_t *map_find(const map_t *m, uint64_t key) {
+  for (uint64_t i = hmix(key) & m->mask;; i = (i + 1) & m->mask) {
+    if (m->keys[i] == key) return &m->vals[i];
+    if (m->keys[i] == MAP_EMPTY) return NULL;
+  }
+}
+
+static int map_put(map_t *m, uint64_t key, uint32_t val) {
+  if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
+    map_t n;
+    if (map_init(&n, (m->mask + 1) * 2)) return -1;
+    for (uint64_t i = 0; i <= m->mask; i++) {
+      if (m->keys[i] == MAP_EMPTY) continue;
+      uint64_t j = hmix(m->keys[i]) & n.mask;
+      while (n.keys[j] != MAP_EMPTY) j = (j + 1) & n.mask;
+      n.keys[j] = m->keys[i];
+      n.vals[j] = m->vals[i];
+    }
+    n.used = m->used;
+    map_free(m);
+    *m = n;
+  }
+  uint64_t i = hmix(key) & m->mask;
+  while (m->keys[i] != MAP_EMPTY && m->keys[i] != key) i = (i + 1) & m->mask;
+  if (m->keys[i] == MAP_EMPTY) m->used++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+  return 0;
+}
+
+static void map_del(map_t *m, uint64_t key) {
+  uint64_t i = hmix(key) & m->mask;
+  while (m->keys[i] != key) {
+    if (m->keys[i] == MAP_EMPTY) return;
+    i = (i + 1) & m->mask;
+  }
+  /* backward shift: an entry further on moves into the hole when its home
+   * slot is not cyclically after the hole */
+  uint64_t j = i;
+  for (;;) {
+    j = (j + 1) & m->mask;
+    if (m->keys[j] == MAP_EMPTY) break;
+    uint64_t home = hmix(m->keys[j]) & m->mask;
+    if (((j - home) & m->mask) >= ((j - i) & m->mask)) {
+      m->keys[i] = m->keys[j];
+      m->vals[i] = m->vals[j];
+      i = j;
+    }
+  }
+  m->keys[i] = MAP_EMPTY;
+  m->used--;
+}
+
+/* ---- state ------------------------------------------------------------------------ */
+
+enum { REQ_P2P = 0, REQ_PSEND, REQ_PRECV, REQ_COLL };
+
+typedef struct {
+  uint32_t op;    /* active vertex (local index) or NONE32 */
+  uint8_t type;   /* REQ_* */
+  uint8_t wild;   /* op's source (1) / tag (2) await the completion status */
+  uint8_t freed;  /* persistent: freed while active */
+  uint32_t comm;  /* for tag mapping at resolution; templates */
+  int32_t peer, tag; /* persistent template: peer, user tag */
+  uint64_t bytes;
+  uint32_t coff, clen; /* REQ_COLL: last round in the pool */
+} req_t;
+
+typedef struct {
+  uint32_t id, size, pos;
+  uint32_t members; /* offset into the rank's member arena, NONE32 = identity (world) */
+  uint32_t seq;     /* collectives called on it so far */
+  uint32_t cidx;    /* global dense index of the id */
+} comm_t;
+
+typedef struct sched sched_t;
+
+typedef struct {
+  sched_t *s;
+  uint32_t rank;
+  uint64_t recno; /* 1-based number of the current record */
+  uint16_t recop;
+  /* vertices: local index l has builder id first_id + l */
+  uint32_t nlocal;
+  int64_t first_id;
+  /* buffered operations (local indices buf_first ..) and dependencies */
+  uint32_t buf_first, nbuf, capbuf;
+  uint8_t *bk;
+  double *bv;
+  int32_t *bp, *bt;
+  uint32_t *bl;
+  uint32_t nd, capd;
+  uint32_t *da, *db, *dl; /* db: before | 1<<31 for irequires */
+  uint32_t pending_wild;
+  /* dependency state */
+  vec_t R, I, round, saveR, saveI, tmp;
+  double pending, prev_end;
+  int started, finalized;
+  /* requests */
+  map_t reqmap;
+  req_t *reqs;
+  uint32_t nreqs, capreqs;
+  vec_t freereq;
+  vec_t pool; /* collective requests' last rounds */
+  uint32_t pool_live;
+  /* communicators */
+  map_t commmap;
+  comm_t *comms;
+  uint32_t ncomms, capcomms;
+  vec_t members;
+  /* unmodelled name ids of this rank's trace -> global index */
+  vec_t namecache;
+} rank_t;
+
+struct sched {
+  llamp_builder_t *b;
+  llamp_sched_options_t opt;
+  llamp_coll_selection_t sel;
+  uint32_t num_ranks;
+  llamp_sched_stats_t *st;
+  map_t cidx; /* comm id -> dense index */
+  uint32_t ncidx;
+  map_t tags; /* (comm << 32 | tag) -> mapped id */
+  uint32_t ntags;
+  char *err;
+  size_t errlen;
+  llamp_trace_reader_t *reader;
+};
+
+static int rfail(rank_t *k, const char *fmt, ...) {
+  sched_t *s = k->s;
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (s->err && s->errlen)
+    snprintf(s->err, s->errlen, "rank %u record %llu (%s): %s", k->rank,
+             (unsigned long long)k->recno, llamp_trace_op_name((llamp_trace_op_t)k->recop), msg);
+  return -1;
+}
+
+static int oom(rank_t *k) { return rfail(k, "out of memory"); }
+
+static int bfail(rank_t *k) {
+  sched_t *s = k->s;
+  if (s->err && s->errlen) snprintf(s->err, s->errlen, "%s", llamp_builder_error(s->b));
+  return -1;
+}
+
+/* ---- emitting vertices and dependencies ----------------------------------------- */
+
+static int flush(rank_t *k) {
+  sched_t *s = k->s;
+  for (uint32_t i = 0; i < k->nbuf; i++) {
+    int64_t id = llamp_builder_add(s->b, k->rank, (llamp_vertex_kind_t)k->bk[i], k->bv[i],
+                                   k->bp[i], k->bt[i], k->bl[i]);
+    if (id < 0) return bfail(k);
+    if (k->first_id < 0) k->first_id = id - (k->buf_first + i);
+  }
+  for (uint32_t i = 0; i < k->nd; i++) {
+    uint32_t before = k->db[i] & 0x7fffffffu;
+    llamp_edge_kind_t kind = (k->db[i] >> 31) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
+    if (llamp_builder_depend(s->b, k->first_id + k->da[i], k->first_id + before, kind, k->dl[i]))
+      return bfail(k);
+  }
+  k->buf_first += k->nbuf;
+  k->nbuf = 0;
+  k->nd = 0;
+  return 0;
+}
+
+static int buf_room(rank_t *k) {
+  if (k->nbuf < k->capbuf) return 0;
+  uint32_t cap = k->capbuf ? k->capbuf * 2 : 1024;
+  uint8_t *bk = realloc(k->bk, cap);
+  if (bk) k->bk = bk;
+  double *bv = realloc(k->bv, cap * sizeof *bv);
+  if (bv) k->bv = bv;
+  int32_t *bp = realloc(k->bp, cap * sizeof *bp);
+  if (bp) k->bp = bp;
+  int32_t *bt = realloc(k->bt, cap * sizeof *bt);
+  if (bt) k->bt = bt;
+  uint32_t *bl = realloc(k->bl, cap * sizeof *bl);
+  if (bl) k->bl = bl;
+  if (!bk || !bv || !bp || !bt || !bl) return -1;
+  k->capbuf = cap;
+  return 0;
+}
+
+/* A new vertex of this rank; returns its local index or NONE32 on failure.
+ * `buffer` forces buffering (a wildcard receive to be patched later). */
+static uint32_t op_add(rank_t *k, llamp_vertex_kind_t kind, double value, int32_t peer,
+                       int32_t tag, int buffer) {
+  sched_t *s = k->s;
+  if (k->nlocal >= (1u << 30)) {
+    rfail(k, "more than 2^30 operations in one rank");
+    return NONE32;
+  }
+  uint32_t line = k->recno > UINT32_MAX ? UINT32_MAX : (uint32_t)k->recno;
+  uint32_t l = k->nlocal;
+  if (!buffer && k->nbuf == 0 && k->pending_wild == 0) {
+    int64_t id = llamp_builder_add(s->b, k->rank, kind, value, peer, tag, line);
+    if (id < 0) {
+      bfail(k);
+      return NONE32;
+    }
+    if (k->first_id < 0) k->first_id = id - l;
+    k->buf_first = l + 1;
+  } else {
+    if (buf_room(k)) {
+      oom(k);
+      return NONE32;
+    }
+    uint32_t i = k->nbuf++;
+    k->bk[i] = (uint8_t)kind;
+    k->bv[i] = value;
+    k->bp[i] = peer;
+    k->bt[i] = tag;
+    k->bl[i] = line;
+  }
+  k->nlocal++;
+  if (kind == LLAMP_VERTEX_CALC)
+    s->st->calcs++;
+  else if (kind == LLAMP_VERTEX_SEND)
+    s->st->sends++;
+  else
+    s->st->recvs++;
+  return l;
+}
+
+static int dep_add(rank_t *k, uint32_t after, uint32_t before, int ireq) {
+  uint32_t line = k->recno > UINT32_MAX ? UINT32_MAX : (uint32_t)k->recno;
+  if (k->nbuf == 0) {
+    llamp_edge_kind_t kind = ireq ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
+    if (llamp_builder_depend(k->s->b, k->first_id + after, k->first_id + before, kind, line))
+      return bfail(k);
+    return 0;
+  }
+  if (k->nd == k->capd) {
+    uint32_t cap = k->capd ? k->capd * 2 : 1024;
+    uint32_t *a = realloc(k->da, cap * sizeof *a);
+    if (a) k->da = a;
+    uint32_t *b = realloc(k->db, cap * sizeof *b);
+    if (b) k->db = b;
+    uint32_t *c = realloc(k->dl, cap * sizeof *c);
+    if (c) k->dl = c;
+    if (!a || !b || !c) return oom(k);
+    k->capd = cap;
+  }
+  k->da[k->nd] = after;
+  k->db[k->nd] = before | (ireq ? 0x80000000u : 0);
+  k->dl[k->nd] = line;
+  k->nd++;
+  return 0;
+}
+
+/* v starts after R completed and I started. */
+static int attach(rank_t *k, uint32_t v) {
+  for (uint32_t i = 0; i < k->R.n; i++)
+    if (dep_add(k, v, k->R.v[i], 0)) return -1;
+  for (uint32_t i = 0; i < k->I.n; i++)
+    if (dep_add(k, v, k->I.v[i], 1)) return -1;
+  return 0;
+}
+
+/* The next operation follows v alone. */
+static int follow(rank_t *k, uint32_t v) {
+  k->R.n = 0;
+  k->I.n = 0;
+  return vec_push(&k->R, v) ? oom(k) : 0;
+}
+
+/* A calc vertex of duration d after the current state, unless d is below
+ * min_calc (then it is dropped and counted). */
+static int calc_vertex(rank_t *k, double d) {
+  sched_t *s = k->s;
+  if (!(d > 0)) return 0;
+  if (d < s->opt.min_calc) {
+    s->st->dropped_calcs++;
+    s->st->dropped_calc_time += d;
+    return 0;
+  }
+  uint32_t v = op_add(k, LLAMP_VERTEX_CALC, d, -1, 0, 0);
+  if (v == NONE32 || attach(k, v)) return -1;
+  return follow(k, v);
+}
+
+/* Emit the compute time gathered since the last vertex. */
+static int materialize(rank_t *k) {
+  double d = k->pending;
+  k->pending = 0;
+  return calc_vertex(k, d);
+}
+
+/* A blocking operation: after the state, the next op requires it. */
+static int blocking(rank_t *k, llamp_vertex_kind_t kind, uint64_t bytes, int32_t peer, int32_t tag) {
+  uint32_t v = op_add(k, kind, (double)bytes, peer, tag, 0);
+  if (v == NONE32 || attach(k, v)) return -1;
+  return follow(k, v);
+}
+
+/* v completed: the next operation requires it. */
+static int completed(rank_t *k, uint32_t v) {
+  for (uint32_t i = 0; i < k->I.n; i++)
+    if (k->I.v[i] == v) k->I.v[i] = k->I.v[--k->I.n];
+  for (uint32_t i = 0; i < k->R.n; i++)
+    if (k->R.v[i] == v) return 0;
+  return vec_push(&k->R, v) ? oom(k) : 0;
+}
+
+/* ---- tags and peers ------------------------------------------------------------------ */
+
+/* The graph tag of user tag `tag` (>= 0) on communicator `comm`. */
+static int map_tag(rank_t *k, uint32_t comm, int32_t tag, int32_t *out) {
+  if (tag < 0) {
+    *out = LLAMP_ANY_TAG;
+    return 0;
+  }
+  if (comm == LLAMP_TRACE_COMM_WORLD && tag < USER_TAG_LIMIT) {
+    *out = tag;
+    return 0;
+  }
+  sched_t *s = k->s;
+  uint64_t key = ((uint64_t)comm << 32) | (uint32_t)tag;
+  uint32_t *p = map_find(&s->tags, key);
+  if (!p) {
+    if (s->ntags >= USER_TAG_LIMIT) return rfail(k, "more than 2^29 distinct (communicator, tag) pairs");
+    if (map_put(&s->tags, key, s->ntags)) return oom(k);
+    p = map_find(&s->tags, key);
+    s->ntags++;
+  }
+  *out = (int32_t)(MAPPED_TAG_BASE + *p);
+  return 0;
+}
+
+/* Check a point-to-point peer: 1 = a rank, 0 = MPI_PROC_NULL (no vertex). */
+static int check_peer(rank_t *k, int32_t peer, int is_recv) {
+  if (peer == LLAMP_TRACE_NO_PEER) return 0;
+  if ((is_recv && peer == LLAMP_TRACE_ANY_SOURCE) || (peer >= 0 && (uint32_t)peer < k->s->num_ranks))
+    return 1;
+  return rfail(k, "%s %d out of range (%u ranks)", is_recv ? "source" : "destination", peer,
+               k->s->num_ranks);
+}
+
+/* ---- requests ---------------------------------------------------------------------------- */
+
+static req_t *req_new(rank_t *k, uint64_t id) {
+  if (id == LLAMP_TRACE_NO_REQ) {
+    rfail(k, "missing request id");
+    return NULL;
+  }
+  uint32_t *p = map_find(&k->reqmap, id);
+  uint32_t slot;
+  if (p) {
+    slot = *p; /* reused while active: the old one is forgotten */
+  } else if (k->freereq.n) {
+    slot = k->freereq.v[--k->freereq.n];
+  } else {
+    if (k->nreqs == k->capreqs) {
+      uint32_t cap = k->capreqs ? k->capreqs * 2 : 256;
+      req_t *r = realloc(k->reqs, cap * sizeof *r);
+      if (!r) {
+        oom(k);
+        return NULL;
+      }
+      k->reqs = r;
+      k->capreqs = cap;
+    }
+    slot = k->nreqs++;
+  }
+  if (!p && map_put(&k->reqmap, id, slot)) {
+    oom(k);
+    return NULL;
+  }
+  req_t *r = &k->reqs[slot];
+  memset(r, 0, sizeof *r);
+  r->op = NONE32;
+  return r;
+}
+
+static void req_drop(rank_t *k, uint64_t id, req_t *r) {
+  if (r->type == REQ_COLL && r->clen && --k->pool_live == 0) k->pool.n = 0;
+  uint32_t slot = (uint32_t)(r - k->reqs);
+  map_del(&k->reqmap, id);
+  vec_push(&k->freereq, slot); /* cannot fail: capacity grows with nreqs */
+}
+
+static req_t *req_find(rank_t *k, uint64_t id) {
+  if (id == LLAMP_TRACE_NO_REQ) return NULL;
+  uint32_t *p = map_find(&k->reqmap, id);
+  return p ? &k->reqs[*p] : NULL;
+}
+
+/* Post a nonblocking send or receive (also a persistent Start): its vertex
+ * follows the state; the next op irequires a send and inherits a receive's
+ * predecessors (irequiring a receive would wait for the message: a receive
+ * vertex starts when its message has arrived). */
+static int post(rank_t *k, req_t *r, int is_recv, uint32_t comm, int32_t peer, int32_t tag,
+                uint64_t bytes) {
+  int ok = check_peer(k, peer, is_recv);
+  if (ok < 0) return -1;
+  r->comm = comm;
+  r->op = NONE32;
+  r->wild = 0;
+  if (!ok) return 0; /* MPI_PROC_NULL */
+  if (!is_recv && tag < 0) return rfail(k, "bad tag %d", tag);
+  int32_t gtag;
+  if (map_tag(k, comm, tag, &gtag)) return -1;
+  uint8_t wild = (uint8_t)((is_recv && peer < 0 ? 1 : 0) | (is_recv && tag < 0 ? 2 : 0));
+  uint32_t v = op_add(k, is_recv ? LLAMP_VERTEX_RECV : LLAMP_VERTEX_SEND, (double)bytes, peer,
+                      gtag, wild != 0);
+  if (v == NONE32 || attach(k, v)) return -1;
+  r->op = v;
+  r->wild = wild;
+  if (wild) k->pending_wild++;
+  if (!is_recv) {
+    k->R.n = 0;
+    k->I.n = 0;
+    if (vec_push(&k->I, v)) return oom(k);
+  }
+  return 0;
+}
+
+/* Resolve a buffered wildcard receive from a completion status word. */
+static int resolve(rank_t *k, req_t *r, uint64_t status) {
+  if (!r->wild) return 0;
+  uint32_t i = r->op - k->buf_first; /* still buffered: flushes wait for it */
+  int32_t src = llamp_trace_status_source(status), tag = llamp_trace_status_tag(status);
+  if (r->wild & 1) {
+    if (src >= 0 && (uint32_t)src >= k->s->num_ranks)
+      return rfail(k, "completed receive's source %d out of range", src);
+    if (src >= 0) k->bp[i] = src;
+  }
+  if ((r->wild & 2) && tag >= 0 && map_tag(k, r->comm, tag, &k->bt[i])) return -1;
+  if (((r->wild & 1) && src < 0) || ((r->wild & 2) && tag < 0)) k->s->st->unresolved_wildcards++;
+  r->wild = 0;
+  k->pending_wild--;
+  return 0;
+}
+
+/* Request `id` completed with `status`. */
+static int complete(rank_t *k, uint64_t id, uint64_t status) {
+  if (id == LLAMP_TRACE_NO_REQ) return 0;
+  req_t *r = req_find(k, id);
+  if (!r) {
+    k->s->st->unknown_requests++;
+    return 0;
+  }
+  if (r->type == REQ_COLL) {
+    for (uint32_t i = 0; i < r->clen; i++)
+      if (completed(k, k->pool.v[r->coff + i])) return -1;
+    req_drop(k, id, r);
+    return 0;
+  }
+  if (r->op != NONE32) {
+    if (resolve(k, r, status) || completed(k, r->op)) return -1;
+    r->op = NONE32;
+  }
+  if (r->type == REQ_P2P || r->freed) req_drop(k, id, r);
+  return 0;
+}
+
+/* ---- communicators ------------------------------------------------------------------------ */
+
+static comm_t *comm_find(rank_t *k, uint32_t id) {
+  uint32_t *p = map_find(&k->commmap, id);
+  return p ? &k->comms[*p] : NULL;
+}
+
+static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl) {
+  if (rec->nwords < 2) return 0; /* MPI_COMM_NULL */
+  uint64_t id = pl[0], size = pl[1];
+  if (size == 0 || id == UINT64_MAX) return 0;
+  if (id > UINT32_MAX) return rfail(k, "communicator id %llu out of range", (unsigned long long)id);
+  if (id == LLAMP_TRACE_COMM_WORLD) return rfail(k, "new communicator with the id of MPI_COMM_WORLD");
+  if (size > k->s->num_ranks || rec->nwords < 2 + size)
+    return rfail(k, "communicator %llu of %llu members with %u payload words", (unsigned long long)id,
+                 (unsigned long long)size, rec->nwords);
+  uint32_t pos = NONE32, off = k->members.n;
+  for (uint64_t i = 0; i < size; i++) {
+    uint64_t m = pl[2 + i];
+    if (m >= k->s->num_ranks)
+      return rfail(k, "communicator %llu: member %llu out of range", (unsigned long long)id,
+                   (unsigned long long)m);
+    if (m == k->rank) pos = (uint32_t)i;
+    if (vec_push(&k->members, (uint32_t)m)) return oom(k);
+  }
+  if (pos == NONE32) {
+    k->members.n = off; /* not a member: MPI_COMM_NULL here */
+    return 0;
+  }
+  uint32_t *p = map_find(&k->commmap, (uint32_t)id);
+  uint32_t slot;
+  if (p) {
+    slot = *p;
+  } else {
+    if (k->ncomms == k->capcomms) {
+      uint32_t cap = k->capcomms ? k->capcomms * 2 : 16;
+      comm_t *c = realloc(k->comms, cap * sizeof *c);
+      if (!c) return oom(k);
+      k->comms = c;
+      k->capcomms = cap;
+    }
+    slot = k->ncomms++;
+    if (map_put(&k->commmap, (uint32_t)id, slot)) return oom(k);
+  }
+  sched_t *s = k->s;
+  uint32_t *ci = map_find(&s->cidx, id);
+  if (!ci) {
+    if (map_put(&s->cidx, id, s->ncidx++)) return oom(k);
+    ci = map_find(&s->cidx, id);
+  }
+  comm_t *c = &k->comms[slot];
+  c->id = (uint32_t)id;
+  c->size = (uint32_t)size;
+  c->pos = pos;
+  c->members = off;
+  c->seq = 0;
+  c->cidx = *ci;
+  return 0;
+}
+
+/* ---- collectives ----------------------------------------------------------------------------- */
+
+typedef struct {
+  rank_t *k;
+  const uint32_t *members; /* NULL = identity */
+  int32_t tagbase;
+  int rounds;
+  int failed; /* a callback failed: the message is already in s->err */
+} cemit_t;
+
+static int round_op(cemit_t *e, uint32_t v) {
+  rank_t *k = e->k;
+  if (attach(k, v)) return -1;
+  if (vec_push(&k->round, v)) return oom(k);
+  return 0;
+}
+
+/* Before a round's first operation: many predecessors and a round that may
+ * hold many operations would need |R| x |round| edges; a join vertex
+ * (calc 0) needs |R| + |round|. */
+static int round_begin(cemit_t *e) {
+  rank_t *k = e->k;
+  if (k->round.n || k->R.n + k->I.n <= JOIN_MAX) return 0;
+  uint32_t j = op_add(k, LLAMP_VERTEX_CALC, 0.0, -1, 0, 0);
+  if (j == NONE32 || attach(k, j)) return -1;
+  return follow(k, j);
+}
+
+static int ce_msg(cemit_t *e, llamp_vertex_kind_t kind, int peer, uint64_t bytes, int tag) {
+  rank_t *k = e->k;
+  if (round_begin(e)) return -1;
+  int32_t w = e->members ? (int32_t)e->members[peer] : peer;
+  uint32_t v = op_add(k, kind, (double)bytes, w, e->tagbase | tag, 0);
+  if (v == NONE32) return -1;
+  return round_op(e, v);
+}
+
+static int ce_send(void *ctx, int peer, uint64_t bytes, int tag) {
+  cemit_t *e = ctx;
+  if (ce_msg(e, LLAMP_VERTEX_SEND, peer, bytes, tag)) return e->failed = -1;
+  return 0;
+}
+static int ce_recv(void *ctx, int peer, uint64_t bytes, int tag) {
+  cemit_t *e = ctx;
+  if (ce_msg(e, LLAMP_VERTEX_RECV, peer, bytes, tag)) return e->failed = -1;
+  return 0;
+}
+static int ce_calc(void *ctx, uint64_t bytes) {
+  cemit_t *e = ctx;
+  rank_t *k = e->k;
+  double d = (double)bytes * k->s->opt.reduce_cost;
+  if (!(d > 0)) return 0;
+  if (d < k->s->opt.min_calc) {
+    k->s->st->dropped_calcs++;
+    k->s->st->dropped_calc_time += d;
+    return 0;
+  }
+  uint32_t v;
+  if (round_begin(e) || (v = op_add(k, LLAMP_VERTEX_CALC, d, -1, 0, 0)) == NONE32 || round_op(e, v))
+    return e->failed = -1;
+  return 0;
+}
+static int ce_end_round(void *ctx) {
+  cemit_t *e = ctx;
+  rank_t *k = e->k;
+  if (k->round.n == 0) return 0; /* everything in it was dropped */
+  vec_t t = k->R;
+  k->R = k->round;
+  k->round = t;
+  k->round.n = 0;
+  k->I.n = 0;
+  e->rounds++;
+  return 0;
+}
+
+static const llamp_coll_kind_t coll_of_op[LLAMP_OP_COUNT_] = {
+    [LLAMP_OP_BARRIER] = LLAMP_COLL_BARRIER,
+    [LLAMP_OP_BCAST] = LLAMP_COLL_BCAST,
+    [LLAMP_OP_REDUCE] = LLAMP_COLL_REDUCE,
+    [LLAMP_OP_ALLREDUCE] = LLAMP_COLL_ALLREDUCE,
+    [LLAMP_OP_GATHER] = LLAMP_COLL_GATHER,
+    [LLAMP_OP_GATHERV] = LLAMP_COLL_GATHERV,
+    [LLAMP_OP_SCATTER] = LLAMP_COLL_SCATTER,
+    [LLAMP_OP_SCATTERV] = LLAMP_COLL_SCATTERV,
+    [LLAMP_OP_ALLGATHER] = LLAMP_COLL_ALLGATHER,
+    [LLAMP_OP_ALLGATHERV] = LLAMP_COLL_ALLGATHERV,
+    [LLAMP_OP_ALLTOALL] = LLAMP_COLL_ALLTOALL,
+    [LLAMP_OP_ALLTOALLV] = LLAMP_COLL_ALLTOALLV,
+    [LLAMP_OP_REDUCE_SCATTER] = LLAMP_COLL_REDUCE_SCATTER,
+    [LLAMP_OP_REDUCE_SCATTER_BLOCK] = LLAMP_COLL_REDUCE_SCATTER_BLOCK,
+    [LLAMP_OP_SCAN] = LLAMP_COLL_SCAN,
+    [LLAMP_OP_EXSCAN] = LLAMP_COLL_EXSCAN,
+    [LLAMP_OP_IBARRIER] = LLAMP_COLL_BARRIER,
+    [LLAMP_OP_IBCAST] = LLAMP_COLL_BCAST,
+    [LLAMP_OP_IREDUCE] = LLAMP_COLL_REDUCE,
+    [LLAMP_OP_IALLREDUCE] = LLAMP_COLL_ALLREDUCE,
+    [LLAMP_OP_IGATHER] = LLAMP_COLL_GATHER,
+    [LLAMP_OP_IGATHERV] = LLAMP_COLL_GATHERV,
+    [LLAMP_OP_ISCATTER] = LLAMP_COLL_SCATTER,
+    [LLAMP_OP_ISCATTERV] = LLAMP_COLL_SCATTERV,
+    [LLAMP_OP_IALLGATHER] = LLAMP_COLL_ALLGATHER,
+    [LLAMP_OP_IALLGATHERV] = LLAMP_COLL_ALLGATHERV,
+    [LLAMP_OP_IALLTOALL] = LLAMP_COLL_ALLTOALL,
+    [LLAMP_OP_IALLTOALLV] = LLAMP_COLL_ALLTOALLV,
+    [LLAMP_OP_IREDUCE_SCATTER] = LLAMP_COLL_REDUCE_SCATTER,
+    [LLAMP_OP_ISCAN] = LLAMP_COLL_SCAN,
+    [LLAMP_OP_IEXSCAN] = LLAMP_COLL_EXSCAN,
+};
+
+static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl, int nonblocking) {
+  sched_t *s = k->s;
+  llamp_coll_kind_t kind = coll_of_op[rec->op];
+  comm_t world, *c;
+  if (rec->comm == LLAMP_TRACE_COMM_WORLD) {
+    world.id = 0;
+    world.size = s->num_ranks;
+    world.pos = k->rank;
+    world.members = NONE32;
+    world.seq = 0;
+    world.cidx = 0;
+    c = comm_find(k, 0); /* world's sequence lives in the table too */
+    if (!c) {
+      if (k->ncomms == k->capcomms) {
+        uint32_t cap = k->capcomms ? k->capcomms * 2 : 16;
+        comm_t *n = realloc(k->comms, cap * sizeof *n);
+        if (!n) return oom(k);
+        k->comms = n;
+        k->capcomms = cap;
+      }
+      if (map_put(&k->commmap, 0, k->ncomms)) return oom(k);
+      c = &k->comms[k->ncomms++];
+      *c = world;
+    }
+  } else {
+    c = comm_find(k, rec->comm);
+    if (!c) return rfail(k, "unknown communicator %u (no MPI_Comm_split/dup/create made it here)",
+                         rec->comm);
+  }
+  const uint32_t *members = c->members == NONE32 ? NULL : k->members.v + c->members;
+  llamp_coll_args_t a;
+  memset(&a, 0, sizeof a);
+  a.size = (int)c->size;
+  a.rank = (int)c->pos;
+  a.bytes = rec->bytes;
+  a.elem = rec->tag > 0 ? (uint64_t)rec->tag : 0; /* collective records: tag = datatype size */
+  if (llamp_coll_kind_rooted(kind)) {
+    if (rec->peer < 0) return rfail(k, "rooted collective without a root");
+    int root = -1;
+    if (!members) {
+      root = rec->peer < (int32_t)c->size ? rec->peer : -1;
+    } else {
+      for (uint32_t i = 0; i < c->size; i++)
+        if (members[i] == (uint32_t)rec->peer) {
+          root = (int)i;
+          break;
+        }
+    }
+    if (root < 0) return rfail(k, "root %d is not in communicator %u", rec->peer, rec->comm);
+    a.root = root;
+  }
+  uint32_t need = kind == LLAMP_COLL_ALLTOALLV ? 2 * c->size : c->size;
+  switch (kind) {
+  case LLAMP_COLL_GATHERV:
+  case LLAMP_COLL_SCATTERV:
+  case LLAMP_COLL_ALLGATHERV:
+  case LLAMP_COLL_REDUCE_SCATTER:
+  case LLAMP_COLL_ALLTOALLV:
+    if (rec->nwords >= need) {
+      a.counts = pl;
+      if (kind == LLAMP_COLL_ALLTOALLV) a.rcounts = pl + c->size;
+    }
+    break;
+  default:
+    break;
+  }
+  uint32_t seq = c->seq++;
+  s->st->collectives++;
+  cemit_t e = {k, members,
+               (int32_t)(COLL_TAG_BASE | ((c->cidx & ((1u << COLL_CIDX_BITS) - 1)) << (COLL_SEQ_BITS + 2)) |
+                         ((seq & ((1u << COLL_SEQ_BITS) - 1)) << 2)),
+               0, 0};
+  if (nonblocking && (vec_copy(&k->saveR, &k->R) || vec_copy(&k->saveI, &k->I))) return oom(k);
+  llamp_coll_emit_t em = {&e, ce_send, ce_recv, ce_calc, ce_end_round};
+  char cerr[300];
+  k->round.n = 0;
+  if (llamp_coll_run(s->sel.algo[kind], &a, &em, cerr, sizeof cerr)) {
+    if (e.failed) return -1;
+    return rfail(k, "%s", cerr);
+  }
+  if (k->round.n) ce_end_round(&e); /* defensive: every round should be closed */
+  if (!nonblocking) return 0;
+  req_t *r = req_new(k, rec->req);
+  if (!r) return -1;
+  r->type = REQ_COLL;
+  if (e.rounds) {
+    r->coff = k->pool.n;
+    r->clen = k->R.n;
+    for (uint32_t i = 0; i < k->R.n; i++)
+      if (vec_push(&k->pool, k->R.v[i])) return oom(k);
+    k->pool_live++;
+  }
+  /* the next op inherits the collective's predecessors */
+  vec_t t = k->R;
+  k->R = k->saveR;
+  k->saveR = t;
+  t = k->I;
+  k->I = k->saveI;
+  k->saveI = t;
+  return 0;
+}
+
+/* ---- unmodelled functions ----------------------------------------------------------------------- */
+
+static int unmodelled(rank_t *k, int32_t id, llamp_trace_reader_t *rd) {
+  llamp_sched_stats_t *st = k->s->st;
+  if (id >= 0 && (uint32_t)id < k->namecache.n && k->namecache.v[id] != NONE32) {
+    st->unmodelled[k->namecache.v[id]].count++;
+    return 0;
+  }
+  const char *name = id >= 0 ? llamp_trace_name(rd, id) : NULL;
+  if (!name) name = "(unnamed MPI function)";
+  size_t g;
+  for (g = 0; g < st->num_unmodelled; g++)
+    if (!strcmp(st->unmodelled[g].name, name)) break;
+  if (g == st->num_unmodelled) {
+    llamp_sched_unmodelled_t *u = realloc(st->unmodelled, (g + 1) * sizeof *u);
+    if (!u) return oom(k);
+    st->unmodelled = u;
+    u[g].name = strdup(name);
+    if (!u[g].name) return oom(k);
+    u[g].count = 0;
+    st->num_unmodelled++;
+  }
+  st->unmodelled[g].count++;
+  if (id >= 0 && id < (1 << 24)) {
+    while (k->namecache.n <= (uint32_t)id)
+      if (vec_push(&k->namecache, NONE32)) return oom(k);
+    k->namecache.v[id] = (uint32_t)g;
+  }
+  return 0;
+}
+
+/* ---- one rank ------------------------------------------------------------------------------------ */
+
+static void rank_reset(rank_t *k, uint32_t rank) {
+  k->rank = rank;
+  k->recno = 0;
+  k->recop = LLAMP_OP_INIT;
+  k->nlocal = 0;
+  k->first_id = -1;
+  k->buf_first = 0;
+  k->nbuf = k->nd = 0;
+  k->pending_wild = 0;
+  k->R.n = k->I.n = k->round.n = 0;
+  k->pending = 0;
+  k->prev_end = 0;
+  k->started = k->finalized = 0;
+  map_clear(&k->reqmap);
+  k->nreqs = 0;
+  k->freereq.n = 0;
+  k->pool.n = 0;
+  k->pool_live = 0;
+  map_clear(&k->commmap);
+  k->ncomms = 0;
+  k->members.n = 0;
+  k->namecache.n = 0;
+}
+
+static void rank_free(rank_t *k) {
+  free(k->bk);
+  free(k->bv);
+  free(k->bp);
+  free(k->bt);
+  free(k->bl);
+  free(k->da);
+  free(k->db);
+  free(k->dl);
+  vec_t *vs[] = {&k->R, &k->I, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
+                 &k->members, &k->namecache};
+  for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
+  map_free(&k->reqmap);
+  map_free(&k->commmap);
+  free(k->reqs);
+  free(k->comms);
+}
+
+/* Completion records: which of the listed requests completed. */
+static int completion(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl) {
+  int all = rec->op == LLAMP_OP_WAIT || rec->op == LLAMP_OP_WAITALL ||
+            ((rec->op == LLAMP_OP_TEST || rec->op == LLAMP_OP_TESTALL) &&
+             (rec->flags & LLAMP_TRACE_F_COMPLETED));
+  uint32_t n = rec->nwords / 2;
+  if (n == 0 && rec->req != LLAMP_TRACE_NO_REQ && all) {
+    uint64_t st = llamp_trace_pack_status(1, rec->status_source, rec->status_tag);
+    return complete(k, rec->req, st);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t st = pl[2 * i + 1];
+    if (all || llamp_trace_status_completed(st))
+      if (complete(k, pl[2 * i], st)) return -1;
+  }
+  return 0;
+}
+
+/* Records that add nothing to the graph or the dependency state let their
+ * gap run on into the next calc (a polling loop stays one calc). */
+static int is_inert(const llamp_trace_rec_t *rec, const uint64_t *pl) {
+  switch (rec->op) {
+  case LLAMP_OP_PROBE:
+  case LLAMP_OP_IPROBE:
+  case LLAMP_OP_UNMODELLED:
+  case LLAMP_OP_SEND_INIT:
+  case LLAMP_OP_RECV_INIT:
+  case LLAMP_OP_REQUEST_FREE:
+  case LLAMP_OP_COMM_SPLIT:
+  case LLAMP_OP_COMM_DUP:
+  case LLAMP_OP_COMM_CREATE:
+  case LLAMP_OP_COMM_FREE:
+  case LLAMP_OP_INIT:
+    return 1;
+  case LLAMP_OP_TEST:
+  case LLAMP_OP_TESTALL:
+  case LLAMP_OP_TESTANY:
+  case LLAMP_OP_TESTSOME:
+    if (rec->flags & LLAMP_TRACE_F_COMPLETED) return 0;
+    for (uint32_t i = 0; i + 1 < rec->nwords; i += 2)
+      if (llamp_trace_status_completed(pl[i + 1])) return 0;
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
+                  llamp_trace_reader_t *rd) {
+  sched_t *s = k->s;
+  if (!isfinite(rec->t_start) || !isfinite(rec->t_end)) return rfail(k, "time is not a finite number");
+  if (!k->started) {
+    k->started = 1;
+    k->prev_end = rec->t_end;
+    if (rec->op == LLAMP_OP_INIT) return 0;
+  } else {
+    double gap = rec->t_start - k->prev_end;
+    if (gap > 0) k->pending += gap;
+    if (rec->t_end > k->prev_end) k->prev_end = rec->t_end;
+  }
+  if (!is_inert(rec, pl) && materialize(k)) return -1;
+  switch (rec->op) {
+  case LLAMP_OP_INIT:
+    return 0;
+  case LLAMP_OP_FINALIZE:
+    k->finalized = 1;
+    return 0;
+  case LLAMP_OP_SEND:
+  case LLAMP_OP_SSEND:
+  case LLAMP_OP_BSEND:
+  case LLAMP_OP_RSEND: {
+    int ok = check_peer(k, rec->peer, 0);
+    if (ok <= 0) return ok;
+    int32_t tag;
+    if (rec->tag < 0) return rfail(k, "bad tag %d", rec->tag);
+    if (map_tag(k, rec->comm, rec->tag, &tag)) return -1;
+    return blocking(k, LLAMP_VERTEX_SEND, rec->bytes, rec->peer, tag);
+  }
+  case LLAMP_OP_RECV: {
+    int ok = check_peer(k, rec->peer, 1);
+    if (ok <= 0) return ok;
+    int32_t src = rec->peer, tag = rec->tag;
+    if (src < 0) src = rec->status_source;
+    if (tag < 0) tag = rec->status_tag;
+    if (src >= 0 && (uint32_t)src >= s->num_ranks) return rfail(k, "status source %d out of range", src);
+    if (src < 0 || tag < 0) s->st->unresolved_wildcards++;
+    if (src < 0) src = LLAMP_ANY_SOURCE;
+    if (map_tag(k, rec->comm, tag, &tag)) return -1;
+    return blocking(k, LLAMP_VERTEX_RECV, rec->bytes, src, tag);
+  }
+  case LLAMP_OP_SENDRECV:
+  case LLAMP_OP_SENDRECV_REPLACE: {
+    if (rec->nwords < 3) return rfail(k, "%u payload words, 3 expected", rec->nwords);
+    int32_t rsrc = (int32_t)(uint32_t)pl[0], rtag = (int32_t)(uint32_t)pl[1];
+    uint64_t rbytes = pl[2];
+    int sok = check_peer(k, rec->peer, 0);
+    int rok = sok < 0 ? -1 : check_peer(k, rsrc, 1);
+    if (sok < 0 || rok < 0) return -1;
+    uint32_t v[2];
+    uint32_t n = 0;
+    if (sok) {
+      int32_t tag;
+      if (rec->tag < 0) return rfail(k, "bad tag %d", rec->tag);
+      if (map_tag(k, rec->comm, rec->tag, &tag)) return -1;
+      v[n] = op_add(k, LLAMP_VERTEX_SEND, (double)rec->bytes, rec->peer, tag, 0);
+      if (v[n] == NONE32) return -1;
+      n++;
+    }
+    if (rok) {
+      if (rsrc < 0) rsrc = rec->status_source;
+      if (rtag < 0) rtag = rec->status_tag;
+      if (rsrc >= 0 && (uint32_t)rsrc >= s->num_ranks) return rfail(k, "status source %d out of range", rsrc);
+      if (rsrc < 0 || rtag < 0) s->st->unresolved_wildcards++;
+      if (rsrc < 0) rsrc = LLAMP_ANY_SOURCE;
+      if (map_tag(k, rec->comm, rtag, &rtag)) return -1;
+      v[n] = op_add(k, LLAMP_VERTEX_RECV, (double)rbytes, rsrc, rtag, 0);
+      if (v[n] == NONE32) return -1;
+      n++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+      if (attach(k, v[i])) return -1;
+    if (n == 0) return 0;
+    k->R.n = k->I.n = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (vec_push(&k->R, v[i])) return oom(k);
+    return 0;
+  }
+  case LLAMP_OP_PROBE:
+  case LLAMP_OP_IPROBE:
+    return 0;
+  case LLAMP_OP_ISEND:
+  case LLAMP_OP_ISSEND:
+  case LLAMP_OP_IBSEND:
+  case LLAMP_OP_IRSEND:
+  case LLAMP_OP_IRECV: {
+    req_t *r = req_new(k, rec->req);
+    if (!r) return -1;
+    r->type = REQ_P2P;
+    return post(k, r, rec->op == LLAMP_OP_IRECV, rec->comm, rec->peer, rec->tag, rec->bytes);
+  }
+  case LLAMP_OP_SEND_INIT:
+  case LLAMP_OP_RECV_INIT: {
+    int is_recv = rec->op == LLAMP_OP_RECV_INIT;
+    if (check_peer(k, rec->peer, is_recv) < 0) return -1;
+    if (!is_recv && rec->tag < 0) return rfail(k, "bad tag %d", rec->tag);
+    req_t *r = req_new(k, rec->req);
+    if (!r) return -1;
+    r->type = is_recv ? REQ_PRECV : REQ_PSEND;
+    r->comm = rec->comm;
+    r->peer = rec->peer;
+    r->tag = rec->tag;
+    r->bytes = rec->bytes;
+    return 0;
+  }
+  case LLAMP_OP_START:
+  case LLAMP_OP_STARTALL: {
+    uint32_t n = rec->op == LLAMP_OP_START && rec->nwords < 2 ? 1 : rec->nwords / 2;
+    for (uint32_t i = 0; i < n; i++) {
+      uint64_t id = rec->op == LLAMP_OP_START && rec->nwords < 2 ? rec->req : pl[2 * i];
+      req_t *r = req_find(k, id);
+      if (!r || (r->type != REQ_PSEND && r->type != REQ_PRECV))
+        return rfail(k, "request %llu is not a persistent request", (unsigned long long)id);
+      if (post(k, r, r->type == REQ_PRECV, r->comm, r->peer, r->tag, r->bytes)) return -1;
+    }
+    return 0;
+  }
+  case LLAMP_OP_WAIT:
+  case LLAMP_OP_WAITALL:
+  case LLAMP_OP_WAITANY:
+  case LLAMP_OP_WAITSOME:
+  case LLAMP_OP_TEST:
+  case LLAMP_OP_TESTALL:
+  case LLAMP_OP_TESTANY:
+  case LLAMP_OP_TESTSOME:
+    return completion(k, rec, pl);
+  case LLAMP_OP_REQUEST_FREE: {
+    uint32_t n = rec->nwords ? rec->nwords / 2 : 1;
+    for (uint32_t i = 0; i < n; i++) {
+      uint64_t id = rec->nwords ? pl[2 * i] : rec->req;
+      req_t *r = req_find(k, id);
+      if (!r) continue;
+      if ((r->type == REQ_PSEND || r->type == REQ_PRECV) && r->op != NONE32)
+        r->freed = 1; /* completes later, then goes */
+      else
+        req_drop(k, id, r);
+    }
+    return 0;
+  }
+  case LLAMP_OP_COMM_SPLIT:
+  case LLAMP_OP_COMM_DUP:
+  case LLAMP_OP_COMM_CREATE:
+    return comm_define(k, rec, pl);
+  case LLAMP_OP_COMM_FREE:
+    if (rec->comm != LLAMP_TRACE_COMM_WORLD) map_del(&k->commmap, rec->comm);
+    return 0;
+  case LLAMP_OP_UNMODELLED:
+    return unmodelled(k, rec->tag, rd);
+  default:
+    if (rec->op < LLAMP_OP_COUNT_ && rec->op >= LLAMP_OP_BARRIER && rec->op <= LLAMP_OP_IEXSCAN)
+      return collective(k, rec, pl, rec->op >= LLAMP_OP_IBARRIER);
+    return rfail(k, "unknown record kind %u", rec->op);
+  }
+}
+
+static int build_rank(sched_t *s, rank_t *k, llamp_trace_reader_t *rd, uint32_t rank) {
+  rank_reset(k, rank);
+  llamp_trace_rec_t rec;
+  const uint64_t *pl;
+  int rc;
+  while ((rc = llamp_trace_next(rd, &rec, &pl, s->err, s->errlen)) == 1) {
+    k->recno++;
+    s->st->records++;
+    if (k->finalized) {
+      s->st->after_finalize++;
+      continue;
+    }
+    k->recop = rec.op;
+    if (record(k, &rec, pl, rd)) return -1;
+    if (k->nbuf && !k->pending_wild && k->nbuf >= FLUSH_OPS && flush(k)) return -1;
+  }
+  if (rc < 0) return -1;
+  if (materialize(k)) return -1;
+  s->st->unresolved_wildcards += k->pending_wild;
+  return flush(k);
+}
+
+/* ---- entry points ------------------------------------------------------------------------------ */
+
+void llamp_sched_options_default(llamp_sched_options_t *opt) {
+  memset(opt, 0, sizeof *opt);
+  opt->source = "trace";
+}
+
+static int cmp_unmodelled(const void *a, const void *b) {
+  const llamp_sched_unmodelled_t *x = a, *y = b;
+  if (x->count != y->count) return x->count > y->count ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_ranks,
+                                 const llamp_sched_options_t *opt, llamp_sched_stats_t *stats,
+                                 char *err, size_t errlen) {
+  llamp_sched_stats_t local;
+  llamp_sched_stats_t *st = stats ? stats : &local;
+  memset(st, 0, sizeof *st);
+  char dummy[8];
+  if (!err || !errlen) {
+    err = dummy;
+    errlen = sizeof dummy;
+  }
+  err[0] = 0;
+  sched_t s;
+  memset(&s, 0, sizeof s);
+  if (opt)
+    s.opt = *opt;
+  else
+    llamp_sched_options_default(&s.opt);
+  if (!s.opt.source) s.opt.source = "trace";
+  s.st = st;
+  s.err = err;
+  s.errlen = errlen;
+  s.num_ranks = num_ranks;
+  llamp_graph_t *g = NULL;
+  rank_t k;
+  memset(&k, 0, sizeof k);
+  k.s = &s;
+  if (num_ranks == 0) {
+    snprintf(err, errlen, "%s: no ranks", s.opt.source);
+    goto done;
+  }
+  if (!(s.opt.reduce_cost >= 0) || !(s.opt.min_calc >= 0) || !isfinite(s.opt.reduce_cost) ||
+      !isfinite(s.opt.min_calc)) {
+    snprintf(err, errlen, "%s: reduce cost and minimum calc must be finite and >= 0", s.opt.source);
+    goto done;
+  }
+  if (llamp_coll_parse_selection(s.opt.collectives, &s.sel, err, errlen)) goto done;
+  for (uint32_t r = 0; r < num_ranks; r++) {
+    if (!ranks[r] || llamp_trace_reader_rank(ranks[r]) != r ||
+        llamp_trace_reader_world_size(ranks[r]) != num_ranks) {
+      snprintf(err, errlen, "%s: trace %u is %s (expected rank %u of %u)", s.opt.source, r,
+               ranks[r] ? "another rank's" : "missing", r, num_ranks);
+      if (ranks[r])
+        snprintf(err, errlen, "%s: trace %u holds rank %u of %u (expected rank %u of %u)",
+                 s.opt.source, r, llamp_trace_reader_rank(ranks[r]),
+                 llamp_trace_reader_world_size(ranks[r]), r, num_ranks);
+      goto done;
+    }
+  }
+  s.b = llamp_builder_create(num_ranks, s.opt.source);
+  if (!s.b || map_init(&s.cidx, 64) || map_init(&s.tags, 1024) || map_init(&k.reqmap, 1024) ||
+      map_init(&k.commmap, 64)) {
+    snprintf(err, errlen, "%s: out of memory", s.opt.source);
+    goto done;
+  }
+  if (map_put(&s.cidx, LLAMP_TRACE_COMM_WORLD, 0)) goto done;
+  s.ncidx = 1;
+  for (uint32_t r = 0; r < num_ranks; r++)
+    if (build_rank(&s, &k, ranks[r], r)) goto done;
+  g = llamp_builder_finish(s.b, err, errlen);
+  s.b = NULL;
+  if (g) {
+    st->vertices = llamp_graph_num_vertices(g);
+    st->edges = llamp_graph_num_edges(g);
+    st->messages = llamp_graph_num_messages(g);
+  }
+done:
+  if (st->num_unmodelled) qsort(st->unmodelled, st->num_unmodelled, sizeof *st->unmodelled, cmp_unmodelled);
+  st->approximate = st->num_unmodelled || st->unresolved_wildcards || st->unknown_requests;
+  llamp_builder_destroy(s.b);
+  map_free(&s.cidx);
+  map_free(&s.tags);
+  rank_free(&k);
+  if (st == &local) llamp_sched_stats_free(&local);
+  return g;
+}
+
+void llamp_sched_stats_free(llamp_sched_stats_t *st) {
+  if (!st) return;
+  for (size_t i = 0; i < st->num_unmodelled; i++) free(st->unmodelled[i].name);
+  free(st->unmodelled);
+  st->unmodelled = NULL;
+  st->num_unmodelled = 0;
+}
+
+void llamp_sched_stats_print(const llamp_sched_stats_t *st, FILE *out) {
+  fprintf(out, "trace: %llu records -> %llu vertices (%llu calc, %llu send, %llu recv), %llu messages, "
+          "%llu collective calls expanded\n",
+          (unsigned long long)st->records, (unsigned long long)st->vertices,
+          (unsigned long long)st->calcs, (unsigned long long)st->sends,
+          (unsigned long long)st->recvs, (unsigned long long)st->messages,
+          (unsigned long long)st->collectives);
+  if (st->dropped_calcs)
+    fprintf(out, "dropped: %llu calc below the minimum (%.9g s in all)\n",
+            (unsigned long long)st->dropped_calcs, st->dropped_calc_time);
+  for (size_t i = 0; i < st->num_unmodelled; i++)
+    fprintf(out, "not modelled: %s x %llu\n", st->unmodelled[i].name,
+            (unsigned long long)st->unmodelled[i].count);
+  if (st->unresolved_wildcards)
+    fprintf(out, "unresolved wildcard receives: %llu (matched by the graph's rule)\n",
+            (unsigned long long)st->unresolved_wildcards);
+  if (st->unknown_requests)
+    fprintf(out, "completions of unknown requests: %llu (ignored)\n",
+            (unsigned long long)st->unknown_requests);
+  if (st->after_finalize)
+    fprintf(out, "records after MPI_Finalize: %llu (ignored)\n", (unsigned long long)st->after_finalize);
+  if (st->approximate) fprintf(out, "approximate: the graph leaves out what is listed above\n");
+}

@@ -1,0 +1,339 @@
+/* DAG builder from traces: collectives.  Every algorithm of the registry on
+ * 1, 2, 3 and 7 ranks (blocking, and nonblocking completed by a Wait) gives a
+ * graph that passes the checker with the message count llamp_coll_count
+ * predicts; a communicator split into two halves, each running an
+ * allreduce, keeps every message inside its half; hand-checked timings. */
+#include "llamp_coll.h"
+#include "llamp_engine.h"
+#include "llamp_test.h"
+#include "sched_trace.h"
+
+static const double us = 1e-6;
+
+static const llamp_trace_op_t blocking_op[LLAMP_COLL_NUM_KINDS] = {
+    [LLAMP_COLL_BARRIER] = LLAMP_OP_BARRIER,
+    [LLAMP_COLL_BCAST] = LLAMP_OP_BCAST,
+    [LLAMP_COLL_REDUCE] = LLAMP_OP_REDUCE,
+    [LLAMP_COLL_ALLREDUCE] = LLAMP_OP_ALLREDUCE,
+    [LLAMP_COLL_GATHER] = LLAMP_OP_GATHER,
+    [LLAMP_COLL_GATHERV] = LLAMP_OP_GATHERV,
+    [LLAMP_COLL_SCATTER] = LLAMP_OP_SCATTER,
+    [LLAMP_COLL_SCATTERV] = LLAMP_OP_SCATTERV,
+    [LLAMP_COLL_ALLGATHER] = LLAMP_OP_ALLGATHER,
+    [LLAMP_COLL_ALLGATHERV] = LLAMP_OP_ALLGATHERV,
+    [LLAMP_COLL_ALLTOALL] = LLAMP_OP_ALLTOALL,
+    [LLAMP_COLL_ALLTOALLV] = LLAMP_OP_ALLTOALLV,
+    [LLAMP_COLL_REDUCE_SCATTER] = LLAMP_OP_REDUCE_SCATTER,
+    [LLAMP_COLL_REDUCE_SCATTER_BLOCK] = LLAMP_OP_REDUCE_SCATTER_BLOCK,
+    [LLAMP_COLL_SCAN] = LLAMP_OP_SCAN,
+    [LLAMP_COLL_EXSCAN] = LLAMP_OP_EXSCAN,
+};
+
+static const llamp_trace_op_t nonblocking_op[LLAMP_COLL_NUM_KINDS] = {
+    [LLAMP_COLL_BARRIER] = LLAMP_OP_IBARRIER,
+    [LLAMP_COLL_BCAST] = LLAMP_OP_IBCAST,
+    [LLAMP_COLL_REDUCE] = LLAMP_OP_IREDUCE,
+    [LLAMP_COLL_ALLREDUCE] = LLAMP_OP_IALLREDUCE,
+    [LLAMP_COLL_GATHER] = LLAMP_OP_IGATHER,
+    [LLAMP_COLL_GATHERV] = LLAMP_OP_IGATHERV,
+    [LLAMP_COLL_SCATTER] = LLAMP_OP_ISCATTER,
+    [LLAMP_COLL_SCATTERV] = LLAMP_OP_ISCATTERV,
+    [LLAMP_COLL_ALLGATHER] = LLAMP_OP_IALLGATHER,
+    [LLAMP_COLL_ALLGATHERV] = LLAMP_OP_IALLGATHERV,
+    [LLAMP_COLL_ALLTOALL] = LLAMP_OP_IALLTOALL,
+    [LLAMP_COLL_ALLTOALLV] = LLAMP_OP_IALLTOALLV,
+    [LLAMP_COLL_REDUCE_SCATTER] = LLAMP_OP_IREDUCE_SCATTER,
+    [LLAMP_COLL_REDUCE_SCATTER_BLOCK] = (llamp_trace_op_t)0, /* no MPI_Ireduce_scatter_block record */
+    [LLAMP_COLL_SCAN] = LLAMP_OP_ISCAN,
+    [LLAMP_COLL_EXSCAN] = LLAMP_OP_IEXSCAN,
+};
+
+static int is_v(llamp_coll_kind_t k) {
+  return k == LLAMP_COLL_GATHERV || k == LLAMP_COLL_SCATTERV || k == LLAMP_COLL_ALLGATHERV ||
+         k == LLAMP_COLL_ALLTOALLV || k == LLAMP_COLL_REDUCE_SCATTER;
+}
+
+/* v-collective payload for `rank` of p: counts (and receive counts). */
+static uint32_t vcounts(llamp_coll_kind_t k, int p, int rank, uint64_t *pl) {
+  for (int i = 0; i < p; i++) pl[i] = 8 * (uint64_t)(i + 1);
+  if (k != LLAMP_COLL_ALLTOALLV) return (uint32_t)p;
+  for (int i = 0; i < p; i++) {
+    pl[i] = 8 * (uint64_t)(rank + 2 * i + 1);     /* sent to i */
+    pl[p + i] = 8 * (uint64_t)(i + 2 * rank + 1); /* received from i: what i sends to rank */
+  }
+  return 2 * (uint32_t)p;
+}
+
+/* Every algorithm, every size, blocking and nonblocking. */
+static void registry(void) {
+  size_t na = 0;
+  const llamp_coll_algo_t *algos = llamp_coll_algos(&na);
+  CHECK(na > 0);
+  const int sizes[] = {1, 2, 3, 7};
+  int cases = 0;
+  for (size_t ai = 0; ai < na; ai++) {
+    const llamp_coll_algo_t *al = &algos[ai];
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s=%s", llamp_coll_kind_name(al->kind), al->name);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+      for (int nb = 0; nb < 2; nb++) {
+        int p = sizes[si];
+        llamp_trace_op_t op = nb ? nonblocking_op[al->kind] : blocking_op[al->kind];
+        if (!op) continue;
+        char err[512];
+        tb_t tb;
+        tb_open(&tb, (uint32_t)p);
+        int root = p - 1;
+        uint64_t want_msgs = 0;
+        for (int r = 0; r < p; r++) {
+          uint64_t pl[64];
+          uint32_t nw = is_v(al->kind) ? vcounts(al->kind, p, r, pl) : 0;
+          llamp_coll_args_t a;
+          memset(&a, 0, sizeof a);
+          a.size = p;
+          a.rank = r;
+          a.root = root;
+          a.bytes = 4096;
+          a.elem = 8;
+          if (nw) {
+            a.counts = pl;
+            if (al->kind == LLAMP_COLL_ALLTOALLV) a.rcounts = pl + p;
+          }
+          llamp_coll_stats_t cs;
+          CHECK(llamp_coll_count(al, &a, &cs, err, sizeof err) == 0);
+          want_msgs += cs.sends;
+          tb_init(&tb, (uint32_t)r);
+          tb_compute(&tb, (uint32_t)r, 0.1 * us * (r + 1));
+          tb_call(&tb, (uint32_t)r, op, 0,
+                  llamp_coll_kind_rooted(al->kind) ? root : LLAMP_TRACE_NO_PEER, 8, 4096,
+                  nb ? 77 : LLAMP_TRACE_NO_REQ, nw ? pl : NULL, nw);
+          tb_compute(&tb, (uint32_t)r, 1 * us);
+          if (nb) tb_wait(&tb, (uint32_t)r, 77);
+          tb_compute(&tb, (uint32_t)r, 0.5 * us);
+          tb_finalize(&tb, (uint32_t)r);
+        }
+        llamp_sched_options_t opt;
+        llamp_sched_options_default(&opt);
+        opt.collectives = spec;
+        opt.reduce_cost = 1e-9;
+        llamp_sched_stats_t st;
+        llamp_graph_t *g = tb_build(&tb, &opt, &st, err, sizeof err);
+        CHECK(g != NULL);
+        if (!g) {
+          fprintf(stderr, "%s p=%d %s: %s\n", spec, p, nb ? "nonblocking" : "blocking", err);
+        } else {
+          if (llamp_graph_check(g, err, sizeof err) != 0) {
+            fprintf(stderr, "%s p=%d: %s\n", spec, p, err);
+            CHECK(0);
+          }
+          CHECK(st.collectives == (uint64_t)p);
+          CHECK(st.messages == want_msgs);
+          if (st.messages != want_msgs)
+            fprintf(stderr, "%s p=%d: %llu messages, expected %llu\n", spec, p,
+                    (unsigned long long)st.messages, (unsigned long long)want_msgs);
+          /* the graph's answer exists and grows with L when messages exist */
+          llamp_params_t pr;
+          llamp_params_default(&pr);
+          pr.o = 0;
+          pr.G = 0;
+          pr.S = 1e12;
+          pr.L = 1 * us;
+          llamp_engine_t *e = llamp_engine_create(g, &pr, err, sizeof err);
+          CHECK(e != NULL);
+          llamp_eval_t ev;
+          CHECK(e && llamp_engine_eval(e, &pr, LLAMP_PARAM_L, &ev) == 0);
+          if (e) {
+            if (want_msgs && !nb && ev.slope_right < 1) {
+              fprintf(stderr, "%s p=%d: slope %g\n", spec, p, ev.slope_right);
+              CHECK(0);
+            }
+            /* the last rank's compute alone: 0.1p + 1 + 0.5 us */
+            CHECK(ev.T >= (0.1 * p + 1.5) * us - 1e-15);
+            if (p == 1) CHECK_CLOSE(ev.T, 1.6 * us, 1e-15);
+          }
+          llamp_engine_destroy(e);
+          llamp_graph_destroy(g);
+        }
+        llamp_sched_stats_free(&st);
+        tb_close(&tb);
+        cases++;
+      }
+    }
+  }
+  CHECK(cases >= 100);
+}
+
+/* A hand-checked allreduce: 2 ranks, recursive doubling = one exchange.
+ * Rank r computes 0.1(r+1) us, allreduce, 1 us.  Exchange: each receive
+ * at max(own start, other's start + L); then the reduction (1 KiB x 1 ns).
+ * T = max(0.2, 0.1 + L, 0.2 + L) + 1.024 + 1 = 2.224 + L (L > 0). */
+static void allreduce_2(void) {
+  char err[512];
+  tb_t tb;
+  tb_open(&tb, 2);
+  for (uint32_t r = 0; r < 2; r++) {
+    tb_init(&tb, r);
+    tb_compute(&tb, r, 0.1 * us * (r + 1));
+    tb_coll(&tb, r, LLAMP_OP_ALLREDUCE, 0, LLAMP_TRACE_NO_PEER, 1024, NULL, 0, LLAMP_TRACE_NO_REQ);
+    tb_compute(&tb, r, 1 * us);
+    tb_finalize(&tb, r);
+  }
+  llamp_sched_options_t opt;
+  llamp_sched_options_default(&opt);
+  opt.collectives = "allreduce=recursive_doubling";
+  opt.reduce_cost = 1e-9;
+  llamp_sched_stats_t st;
+  llamp_graph_t *g = tb_build(&tb, &opt, &st, err, sizeof err);
+  CHECK(g != NULL);
+  if (!g) {
+    fprintf(stderr, "%s\n", err);
+    return;
+  }
+  CHECK(st.messages == 2 && st.collectives == 2);
+  llamp_params_t p;
+  llamp_params_default(&p);
+  p.o = 0;
+  p.G = 0;
+  p.S = 1e12;
+  p.L = 0.5 * us;
+  llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+  llamp_eval_t ev;
+  llamp_engine_eval(e, &p, LLAMP_PARAM_L, &ev);
+  CHECK_CLOSE(ev.T, 2.724 * us, 1e-15);
+  CHECK(ev.slope_right == 1);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  llamp_sched_stats_free(&st);
+  tb_close(&tb);
+}
+
+/* 6 ranks split into {0,1,2} and {3,4,5}; each half runs an allreduce on
+ * its communicator, then everyone a barrier on world.  Run twice: with
+ * distinct communicator ids, and with the same id in both halves (a
+ * capture layer numbering communicators per rank). */
+static void split(int same_id) {
+  char err[512];
+  tb_t tb;
+  const uint32_t P = 6;
+  tb_open(&tb, P);
+  uint32_t lo[3] = {0, 1, 2}, hi[3] = {3, 4, 5};
+  for (uint32_t r = 0; r < P; r++) {
+    uint32_t half = r / 3, id = same_id ? 1 : 1 + half;
+    tb_init(&tb, r);
+    tb_split(&tb, r, 0, id, half ? hi : lo, 3);
+    tb_compute(&tb, r, 0.1 * us);
+    tb_coll(&tb, r, LLAMP_OP_ALLREDUCE, id, LLAMP_TRACE_NO_PEER, 64, NULL, 0, LLAMP_TRACE_NO_REQ);
+    tb_coll(&tb, r, LLAMP_OP_BCAST, id, (int32_t)(half ? 4 : 2), 64, NULL, 0, LLAMP_TRACE_NO_REQ);
+    tb_compute(&tb, r, 0.1 * us);
+    tb_coll(&tb, r, LLAMP_OP_BARRIER, 0, LLAMP_TRACE_NO_PEER, 0, NULL, 0, LLAMP_TRACE_NO_REQ);
+    tb_call(&tb, r, LLAMP_OP_COMM_FREE, id, LLAMP_TRACE_NO_PEER, -1, 0, LLAMP_TRACE_NO_REQ, NULL, 0);
+    tb_finalize(&tb, r);
+  }
+  llamp_sched_stats_t st;
+  llamp_graph_t *g = tb_build(&tb, NULL, &st, err, sizeof err);
+  CHECK(g != NULL);
+  if (!g) {
+    fprintf(stderr, "%s\n", err);
+    return;
+  }
+  CHECK(llamp_graph_check(g, err, sizeof err) == 0);
+  CHECK(st.collectives == 3 * P);
+  /* every message of a sub-communicator collective stays in its half;
+   * world (barrier) messages carry the tags of communicator index 0 */
+  uint64_t n = llamp_graph_num_vertices(g), sub = 0, world = 0;
+  int ok = 1;
+  for (uint64_t v = 0; v < n; v++) {
+    if (llamp_graph_kind(g, v) != LLAMP_VERTEX_RECV) continue;
+    int32_t tag = llamp_graph_tag(g, v);
+    CHECK(tag >= (1 << 30));
+    uint32_t cidx = ((uint32_t)tag >> 16) & 0x3fff;
+    uint32_t a = llamp_graph_rank(g, v), b = llamp_graph_rank(g, llamp_graph_partner(g, v));
+    if (cidx == 0) {
+      world++;
+    } else {
+      sub++;
+      if (a / 3 != b / 3) ok = 0;
+    }
+  }
+  CHECK(ok);
+  /* the default allreduce and bcast on 3 ranks, the barrier on 6 */
+  llamp_coll_selection_t sel;
+  llamp_coll_selection_default(&sel);
+  uint64_t want_sub = 0, want_world = 0;
+  for (int r = 0; r < 3; r++) {
+    llamp_coll_args_t a = {3, r, 2, 64, NULL, NULL, 0};
+    llamp_coll_stats_t cs;
+    llamp_coll_count(sel.algo[LLAMP_COLL_ALLREDUCE], &a, &cs, err, sizeof err);
+    want_sub += 2 * cs.sends;
+    /* (a bcast sends p - 1 messages whatever the root) */
+    llamp_coll_count(sel.algo[LLAMP_COLL_BCAST], &a, &cs, err, sizeof err);
+    want_sub += 2 * cs.sends;
+  }
+  for (int r = 0; r < 6; r++) {
+    llamp_coll_args_t a = {6, r, 0, 0, NULL, NULL, 0};
+    llamp_coll_stats_t cs;
+    llamp_coll_count(sel.algo[LLAMP_COLL_BARRIER], &a, &cs, err, sizeof err);
+    want_world += cs.sends;
+  }
+  CHECK(sub == want_sub && world == want_world);
+  llamp_graph_destroy(g);
+  llamp_sched_stats_free(&st);
+  tb_close(&tb);
+}
+
+/* A nonblocking allreduce overlapped with compute: the compute after the
+ * call does not wait for the collective, the Wait does.  2 ranks,
+ * recursive doubling: rank r computes 0.1(r+1), Iallreduce, 1 us, Wait,
+ * 0.5 us.  T = max(0.2 + 1, 0.2 + L) + 0.5. */
+static void iallreduce(void) {
+  char err[512];
+  tb_t tb;
+  tb_open(&tb, 2);
+  for (uint32_t r = 0; r < 2; r++) {
+    tb_init(&tb, r);
+    tb_compute(&tb, r, 0.1 * us * (r + 1));
+    tb_coll(&tb, r, LLAMP_OP_IALLREDUCE, 0, LLAMP_TRACE_NO_PEER, 1024, NULL, 0, 5);
+    tb_compute(&tb, r, 1 * us);
+    tb_wait(&tb, r, 5);
+    tb_compute(&tb, r, 0.5 * us);
+    tb_finalize(&tb, r);
+  }
+  llamp_sched_options_t opt;
+  llamp_sched_options_default(&opt);
+  opt.collectives = "allreduce=recursive_doubling";
+  llamp_sched_stats_t st;
+  llamp_graph_t *g = tb_build(&tb, &opt, &st, err, sizeof err);
+  CHECK(g != NULL);
+  if (!g) {
+    fprintf(stderr, "%s\n", err);
+    return;
+  }
+  llamp_params_t p;
+  llamp_params_default(&p);
+  p.o = 0;
+  p.G = 0;
+  p.S = 1e12;
+  llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+  llamp_eval_t ev;
+  p.L = 0.5 * us;
+  llamp_engine_eval(e, &p, LLAMP_PARAM_L, &ev);
+  CHECK_CLOSE(ev.T, 1.7 * us, 1e-15);
+  CHECK(ev.slope_right == 0);
+  p.L = 2 * us;
+  llamp_engine_eval(e, &p, LLAMP_PARAM_L, &ev);
+  CHECK_CLOSE(ev.T, 2.7 * us, 1e-15);
+  CHECK(ev.slope_right == 1);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  llamp_sched_stats_free(&st);
+  tb_close(&tb);
+}
+
+int main(void) {
+  registry();
+  allreduce_2();
+  split(0);
+  split(1);
+  iallreduce();
+  TEST_DONE();
+}
