@@ -1,0 +1,286 @@
+/* analysis.c - what the last MPI_Finalize runs: trace records -> DAG
+ * (llamp_sched) -> engine -> report files and a short summary.  Only calls
+ * the stages; nothing here evaluates the model itself. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture_internal.h"
+#include "llamp_capture.h"
+#include "llamp_goal.h"
+#include "llamp_graph.h"
+#include "llamp_report.h"
+#include "llamp_sched.h"
+#include "llamp_units.h"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+static double wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+/* The capture's own part of report.json. */
+static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nranks,
+                         double simulated_time, const llamp_sched_stats_t *st, double build_s,
+                         double analysis_s) {
+  double lo, hi;
+  llamp_capture_config_range(cfg, &lo, &hi);
+  fprintf(f, "  \"capture\": {\n    \"ranks\": %u, \"records\": %llu, ", nranks,
+          (unsigned long long)st->records);
+  if (simulated_time >= 0) fprintf(f, "\"simulated_time\": %.12g, ", simulated_time);
+  else fprintf(f, "\"simulated_time\": null, ");
+  fprintf(f, "\"build_seconds\": %.3f, \"analysis_seconds\": %.3f,\n    \"config\": ", build_s,
+          analysis_s);
+  json_str(f, cfg->config_path);
+  fprintf(f, ", \"collectives\": ");
+  json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
+  fprintf(f, ", \"sweep_range\": [%.12g, %.12g],\n", lo, hi);
+  fprintf(f,
+          "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
+          "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"approximate\": %s,\n",
+          (unsigned long long)st->collectives, (unsigned long long)st->unresolved_wildcards,
+          (unsigned long long)st->unknown_requests, (unsigned long long)st->dropped_calcs,
+          st->dropped_calc_time, st->approximate ? "true" : "false");
+  fprintf(f, "    \"not_modelled\": [");
+  for (size_t i = 0; i < st->num_unmodelled; i++) {
+    fprintf(f, "%s{\"name\": ", i ? ", " : "");
+    json_str(f, st->unmodelled[i].name);
+    fprintf(f, ", \"count\": %llu}", (unsigned long long)st->unmodelled[i].count);
+  }
+  fprintf(f, "],\n    \"local_calls\": [");
+  const char **names = NULL;
+  const uint64_t *counts = NULL;
+  size_t nl = llamp_capture_session_locals(&names, &counts);
+  for (size_t i = 0; i < nl; i++) {
+    fprintf(f, "%s{\"name\": ", i ? ", " : "");
+    json_str(f, names[i]);
+    fprintf(f, ", \"count\": %llu}", (unsigned long long)counts[i]);
+  }
+  fprintf(f, "]\n  }");
+}
+
+/* Write the engine's JSON with the capture section added as its last key. */
+static int write_json(const char *path, const llamp_analysis_t *a, const llamp_capture_config_t *cfg,
+                      uint32_t nranks, double simulated_time, const llamp_sched_stats_t *st,
+                      double build_s, double analysis_s, char *err, size_t errlen) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (!m) {
+    seterr(err, errlen, "out of memory for the report");
+    return -1;
+  }
+  llamp_report_json(m, a);
+  fclose(m);
+  char *close = buf ? strrchr(buf, '}') : NULL;
+  FILE *f = fopen(path, "w");
+  if (!f || !close) {
+    seterr(err, errlen, "%s: cannot write: %s", path, f ? "empty report" : strerror(errno));
+    if (f) fclose(f);
+    free(buf);
+    return -1;
+  }
+  /* the body ends with "\n}\n": insert ",\n  \"capture\": {...}\n" before the brace */
+  char *end = close;
+  while (end > buf && (end[-1] == '\n' || end[-1] == ' ')) end--;
+  fwrite(buf, 1, (size_t)(end - buf), f);
+  fputs(",\n", f);
+  capture_json(f, cfg, nranks, simulated_time, st, build_s, analysis_s);
+  fputs("\n}\n", f);
+  free(buf);
+  if (fclose(f) != 0) {
+    seterr(err, errlen, "%s: write failed", path);
+    return -1;
+  }
+  return 0;
+}
+
+int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_t **readers,
+                          uint32_t nranks, double simulated_time, FILE *summary,
+                          llamp_capture_result_t *result, char *err, size_t errlen) {
+  llamp_capture_result_t res;
+  memset(&res, 0, sizeof res);
+  double t0 = wall();
+  llamp_sched_options_t so;
+  llamp_sched_options_default(&so);
+  so.collectives = cfg->collectives[0] ? cfg->collectives : NULL;
+  so.reduce_cost = cfg->reduce_cost;
+  so.source = "capture";
+  llamp_sched_stats_t st;
+  memset(&st, 0, sizeof st);
+  llamp_graph_t *g = llamp_sched_build(readers, nranks, &so, &st, err, errlen);
+  if (!g) {
+    llamp_sched_stats_free(&st);
+    return -1;
+  }
+  double t1 = wall();
+  res.records = st.records;
+  res.vertices = llamp_graph_num_vertices(g);
+  res.edges = llamp_graph_num_edges(g);
+  res.messages = llamp_graph_num_messages(g);
+  res.build_seconds = t1 - t0;
+
+  int rc = -1;
+  char path[2300], goal_path[2300], json_path[2300], csv_path[2300];
+  snprintf(path, sizeof path, "%s/graph.llg", cfg->out_dir);
+  snprintf(goal_path, sizeof goal_path, "%s/graph.goal", cfg->out_dir);
+  snprintf(json_path, sizeof json_path, "%s/report.json", cfg->out_dir);
+  snprintf(csv_path, sizeof csv_path, "%s/sweep.csv", cfg->out_dir);
+  llamp_engine_t *e = NULL;
+  llamp_breakpoint_t *bps = NULL;
+  double *sx = NULL, *sT = NULL, *sl = NULL;
+  llamp_tolerance_t tol[LLAMP_CAPTURE_MAX_TOL];
+  FILE *csv = NULL;
+
+  if (llamp_graph_write_binary(g, path, err, errlen)) goto out;
+  if (cfg->write_goal) {
+    llamp_goal_options_t gopt;
+    llamp_goal_options_default(&gopt);
+    if (llamp_goal_write(g, goal_path, &gopt, err, errlen)) goto out;
+  }
+  llamp_params_t p = cfg->params;
+  e = llamp_engine_create(g, &p, err, errlen);
+  if (!e) goto out;
+
+  llamp_analysis_t a;
+  memset(&a, 0, sizeof a);
+  a.graph_name = path;
+  a.ranks = llamp_graph_num_ranks(g);
+  a.vertices = res.vertices;
+  a.edges = res.edges;
+  a.messages = res.messages;
+  a.params = p;
+  if (llamp_engine_point(e, &p, &a.point)) {
+    seterr(err, errlen, "out of memory evaluating the graph");
+    goto out;
+  }
+  double lo, hi;
+  llamp_capture_config_range(cfg, &lo, &hi);
+  size_t nb = 0;
+  if (llamp_engine_breakpoints(e, &p, LLAMP_PARAM_L, lo, hi, &bps, &nb, &a.breakpoint_evaluations)) {
+    seterr(err, errlen, "critical latency search failed (out of memory)");
+    goto out;
+  }
+  a.have_range = 1;
+  a.range_lo = lo;
+  a.range_hi = hi;
+  a.breakpoints = bps;
+  a.num_breakpoints = nb;
+  for (size_t i = 0; i < cfg->num_tolerance; i++) {
+    double x = 0;
+    int unb = 0;
+    if (llamp_engine_budget(e, &p, LLAMP_PARAM_L, (1 + cfg->tolerance[i] / 100) * a.point.T, &x, &unb,
+                            NULL)) {
+      x = 0;
+      unb = 0;
+    }
+    tol[i] = (llamp_tolerance_t){cfg->tolerance[i], x, unb};
+  }
+  a.tolerance[LLAMP_PARAM_L] = tol;
+  a.num_tolerance = cfg->num_tolerance;
+  size_t k = cfg->sweep_points < 2 ? 2 : cfg->sweep_points;
+  sx = malloc(k * sizeof *sx);
+  sT = malloc(k * sizeof *sT);
+  sl = malloc(k * sizeof *sl);
+  if (!sx || !sT || !sl) {
+    seterr(err, errlen, "out of memory for %zu sweep points", k);
+    goto out;
+  }
+  for (size_t i = 0; i < k; i++) sx[i] = lo + (hi - lo) * (double)i / (double)(k - 1);
+  for (size_t i = 0; i < k; i += 16) {
+    size_t kk = k - i < 16 ? k - i : 16;
+    if (llamp_engine_sweep(e, &p, LLAMP_PARAM_L, sx + i, kk, sT + i, sl + i)) {
+      seterr(err, errlen, "out of memory during the sweep");
+      goto out;
+    }
+  }
+  double t2 = wall();
+  res.analysis_seconds = t2 - t1;
+  res.T = a.point.T;
+  res.lambda_L = a.point.lambda[LLAMP_PARAM_L];
+  res.rho_L = a.point.rho_L;
+
+  /* sweep.csv: the sweep alone */
+  llamp_analysis_t s = a;
+  s.have_range = 0;
+  s.num_breakpoints = 0;
+  s.sweep_x = sx;
+  s.sweep_T = sT;
+  s.sweep_lambda = sl;
+  s.num_sweep = k;
+  if (!(csv = fopen(csv_path, "w"))) {
+    seterr(err, errlen, "%s: cannot write: %s", csv_path, strerror(errno));
+    goto out;
+  }
+  llamp_report_csv(csv, &s);
+  if (fclose(csv) != 0) {
+    csv = NULL;
+    seterr(err, errlen, "%s: write failed", csv_path);
+    goto out;
+  }
+  csv = NULL;
+  /* report.json: everything, plus what the capture saw */
+  a.sweep_x = sx;
+  a.sweep_T = sT;
+  a.sweep_lambda = sl;
+  a.num_sweep = k;
+  if (write_json(json_path, &a, cfg, nranks, simulated_time, &st, res.build_seconds,
+                 res.analysis_seconds, err, errlen))
+    goto out;
+
+  if (summary) {
+    char b1[64];
+    fprintf(summary, "smpi_llamp: %u ranks, %llu records -> %llu vertices, %llu messages (%.2f s)\n",
+            nranks, (unsigned long long)st.records, (unsigned long long)res.vertices,
+            (unsigned long long)res.messages, res.build_seconds + res.analysis_seconds);
+    for (size_t i = 0; i < st.num_unmodelled; i++)
+      fprintf(summary, "smpi_llamp: not modelled: %s x %llu\n", st.unmodelled[i].name,
+              (unsigned long long)st.unmodelled[i].count);
+    if (st.unresolved_wildcards || st.unknown_requests)
+      fprintf(summary, "smpi_llamp: approximate: %llu unresolved wildcard receives, %llu unknown requests\n",
+              (unsigned long long)st.unresolved_wildcards, (unsigned long long)st.unknown_requests);
+    if (simulated_time >= 0)
+      fprintf(summary, "smpi_llamp: SimGrid simulated time %s\n",
+              llamp_units_format_time(simulated_time, b1, sizeof b1));
+    a.num_sweep = 0; /* the sweep is in sweep.csv */
+    a.graph_name = path;
+    llamp_report_text(summary, &a);
+    fprintf(summary, "smpi_llamp: wrote %s, %s%s%s, %s\n", path, cfg->write_goal ? goal_path : "",
+            cfg->write_goal ? ", " : "", json_path, csv_path);
+  }
+  rc = 0;
+out:
+  if (csv) fclose(csv);
+  free(sx);
+  free(sT);
+  free(sl);
+  free(bps);
+  if (e) llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  llamp_sched_stats_free(&st);
+  if (result) *result = res;
+  return rc;
+}

@@ -1,0 +1,712 @@
+/* capture_rank.c - the per-rank half of the capture layer (see
+ * capture_rank.h): the state of one rank and the helpers of the generated
+ * PMPI wrappers.
+ *
+ * This file is compiled into the program (libsmpi_llamp_capture.a, linked
+ * with --whole-archive), so its static state exists once per rank under
+ * SMPI's dlopen (or mmap) privatization.  It never uses __thread: SMPI ranks
+ * are coroutines of one OS thread.
+ *
+ * Timing.  SMPI charges the CPU time an application spends between two MPI
+ * calls to the simulation when the next call starts (smpi_bench_end), and
+ * restarts its timer when the call returns (smpi_bench_begin).  A wrapper
+ * therefore: ends the bench itself (the compute burst is charged exactly as
+ * PMPI would have), reads the simulated clock (= PMPI_Wtime without the
+ * smpi/wtime sleep), does its bookkeeping, restarts the timer just before
+ * PMPI_* (so SMPI's own bench_end sees a few nanoseconds, below
+ * smpi/cpu-threshold), and restarts it again after recording.  The
+ * simulated time of a run is thus the same with and without capture (tested
+ * by tests/capture). */
+#define _GNU_SOURCE
+#include "capture_rank.h"
+
+#include <simgrid/engine.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llamp_capture.h"
+
+/* Marker string: smpi_llamp-run checks that the program contains it. */
+__attribute__((used)) const char llamp_capture_marker[] = "smpi_llamp-capture-linked";
+
+/* ---- a small open-addressing map: handle -> entry ---------------------------- */
+
+typedef struct comm_ent comm_ent_t;
+
+typedef struct {
+  uintptr_t key; /* 0 = empty */
+  uint64_t id;
+  void *ptr;
+  int kind;
+} pm_ent_t;
+
+typedef struct {
+  pm_ent_t *t;
+  size_t mask, n;
+} pmap_t;
+
+static size_t pm_hash(uintptr_t k) {
+  uint64_t h = (uint64_t)k;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return (size_t)h;
+}
+
+static pm_ent_t *pm_find(const pmap_t *m, uintptr_t k) {
+  if (!m->t || !k) return NULL;
+  for (size_t i = pm_hash(k) & m->mask;; i = (i + 1) & m->mask) {
+    if (m->t[i].key == k) return &m->t[i];
+    if (!m->t[i].key) return NULL;
+  }
+}
+
+static void oom(const char *what) { llamp_capture_fatal("out of memory (%s)", what); }
+
+/* The entry for k, created zeroed (with its key) when missing. */
+static pm_ent_t *pm_insert(pmap_t *m, uintptr_t k) {
+  if (!m->t || (m->n + 1) * 2 > m->mask + 1) {
+    size_t cap = m->t ? (m->mask + 1) * 2 : 64;
+    pm_ent_t *t = calloc(cap, sizeof *t);
+    if (!t) oom("handle map");
+    for (size_t j = 0; m->t && j <= m->mask; j++) {
+      if (!m->t[j].key) continue;
+      size_t i = pm_hash(m->t[j].key) & (cap - 1);
+      while (t[i].key) i = (i + 1) & (cap - 1);
+      t[i] = m->t[j];
+    }
+    free(m->t);
+    m->t = t;
+    m->mask = cap - 1;
+  }
+  size_t i = pm_hash(k) & m->mask;
+  for (; m->t[i].key; i = (i + 1) & m->mask)
+    if (m->t[i].key == k) return &m->t[i];
+  m->t[i].key = k;
+  m->n++;
+  return &m->t[i];
+}
+
+/* Remove e (a pointer into the table), shifting the following cluster back. */
+static void pm_erase(pmap_t *m, pm_ent_t *e) {
+  size_t i = (size_t)(e - m->t);
+  m->t[i].key = 0;
+  m->n--;
+  for (size_t j = (i + 1) & m->mask; m->t[j].key; j = (j + 1) & m->mask) {
+    size_t home = pm_hash(m->t[j].key) & m->mask;
+    /* move j to the hole at i if its home is not in (i, j] cyclically */
+    if (((j - home) & m->mask) >= ((j - i) & m->mask)) {
+      m->t[i] = m->t[j];
+      m->t[j].key = 0;
+      i = j;
+    }
+  }
+}
+
+static void pm_free(pmap_t *m) {
+  free(m->t);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- per-rank state ----------------------------------------------------------- */
+
+struct comm_ent {
+  MPI_Comm h;
+  uint32_t id;
+  int size, me;
+  int32_t *world;    /* world rank of each member; NULL = identity */
+  uint64_t children; /* communicator-creating calls made on it (agreed sequence) */
+  int refs;          /* live handle + pending requests */
+};
+
+static struct {
+  int on, done;
+  int depth;
+  uint32_t rank, size;
+  llamp_trace_writer_t *w;
+  MPI_Group world_group;
+  comm_ent_t world;
+  pmap_t comms;   /* MPI_Comm -> comm_ent_t* (ptr) */
+  pmap_t reqs;    /* MPI_Request -> id, comm_ent_t* (ptr), kind */
+  pmap_t seen;    /* member-set hash -> occurrences (lazily found communicators) */
+  uint64_t next_req;
+  uint64_t *pay;
+  size_t paycap;
+  MPI_Status *st;
+  size_t stcap;
+  MPI_Request *hs;
+  size_t hscap;
+  MPI_Datatype tkey[4];
+  int tsize[4];
+  unsigned tnext;
+  int32_t *tmp_ranks;
+  size_t tmp_cap;
+  int32_t *name_ids; /* interned trace name of each unmodelled function */
+} S;
+
+static uint64_t *pay_reserve(llamp_cap_call_t *c, size_t words) {
+  size_t need = (size_t)c->npay + words;
+  if (need > S.paycap) {
+    size_t cap = S.paycap ? S.paycap : 256;
+    while (cap < need) cap *= 2;
+    uint64_t *p = realloc(S.pay, cap * sizeof *p);
+    if (!p) oom("record payload");
+    S.pay = p;
+    S.paycap = cap;
+  }
+  uint64_t *p = S.pay + c->npay;
+  c->npay = (uint32_t)need;
+  return p;
+}
+
+static uint64_t type_size(MPI_Datatype t) {
+  if (!t) return 0;
+  for (int i = 0; i < 4; i++)
+    if (S.tkey[i] == t) return (uint64_t)S.tsize[i];
+  int sz = 0;
+  if (PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0) sz = 0;
+  unsigned i = S.tnext++ & 3u;
+  S.tkey[i] = t;
+  S.tsize[i] = sz;
+  return (uint64_t)sz;
+}
+
+static uint64_t nbytes(int count, MPI_Datatype t) {
+  return count > 0 ? (uint64_t)count * type_size(t) : 0;
+}
+
+/* World rank of communicator rank r; wildcards and MPI_PROC_NULL mapped. */
+static int32_t world_of(const comm_ent_t *ce, int r) {
+  if (r == MPI_ANY_SOURCE) return LLAMP_TRACE_ANY_SOURCE;
+  if (!ce || r < 0 || r >= ce->size) return LLAMP_TRACE_NO_PEER;
+  return ce->world ? ce->world[r] : r;
+}
+
+/* A status's source as a world rank (-1 when none). */
+static int32_t status_source(const comm_ent_t *ce, int r) {
+  int32_t w = world_of(ce, r);
+  return w < 0 ? -1 : w;
+}
+
+static int32_t *tmp_ranks(size_t n) {
+  if (n > S.tmp_cap) {
+    int32_t *p = realloc(S.tmp_ranks, n * sizeof *p);
+    if (!p) oom("rank translation");
+    S.tmp_ranks = p;
+    S.tmp_cap = n;
+  }
+  return S.tmp_ranks;
+}
+
+/* Members of c as world ranks: a new array, or NULL for the identity. */
+static int32_t *members_of(MPI_Comm c, int size) {
+  MPI_Group g;
+  if (PMPI_Comm_group(c, &g) != MPI_SUCCESS) llamp_capture_fatal("MPI_Comm_group failed");
+  int *in = (int *)tmp_ranks((size_t)size * 2);
+  int *out = in + size;
+  for (int i = 0; i < size; i++) in[i] = i;
+  if (PMPI_Group_translate_ranks(g, size, in, S.world_group, out) != MPI_SUCCESS)
+    llamp_capture_fatal("MPI_Group_translate_ranks failed");
+  PMPI_Group_free(&g);
+  int identity = (uint32_t)size == S.size;
+  for (int i = 0; i < size && identity; i++) identity = out[i] == i;
+  if (identity) return NULL;
+  int32_t *w = malloc((size_t)size * sizeof *w);
+  if (!w) oom("communicator members");
+  for (int i = 0; i < size; i++) w[i] = out[i];
+  return w;
+}
+
+static uint64_t members_hash(const comm_ent_t *ce) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)ce->size;
+  for (int i = 0; i < ce->size; i++) {
+    h ^= (uint64_t)(uint32_t)world_of(ce, i) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+  }
+  return h ? h : 1;
+}
+
+static void comm_release(comm_ent_t *ce) {
+  if (!ce || ce == &S.world) return;
+  if (--ce->refs == 0) {
+    free(ce->world);
+    free(ce);
+  }
+}
+
+static comm_ent_t *comm_new_entry(MPI_Comm h) {
+  comm_ent_t *ce = calloc(1, sizeof *ce);
+  if (!ce) oom("communicator");
+  ce->h = h;
+  PMPI_Comm_size(h, &ce->size);
+  PMPI_Comm_rank(h, &ce->me);
+  ce->world = members_of(h, ce->size);
+  ce->refs = 1;
+  return ce;
+}
+
+static void comm_map(comm_ent_t *ce) {
+  pm_ent_t *e = pm_insert(&S.comms, (uintptr_t)ce->h);
+  if (e->ptr) comm_release(e->ptr); /* a stale handle SMPI reused */
+  e->ptr = ce;
+}
+
+static void append(const llamp_trace_rec_t *rec, const uint64_t *payload) {
+  if (llamp_trace_append(S.w, rec, payload))
+    llamp_capture_fatal("rank %u: %s", S.rank, llamp_trace_writer_error(S.w));
+}
+
+static void pay_comm(llamp_cap_call_t *c, const comm_ent_t *ce) {
+  uint64_t *p = pay_reserve(c, 2 + (size_t)ce->size);
+  p[0] = ce->id;
+  p[1] = (uint64_t)ce->size;
+  for (int i = 0; i < ce->size; i++) p[2 + i] = (uint64_t)(uint32_t)world_of(ce, i);
+}
+
+/* A communicator used before we saw it created (MPI_COMM_SELF, or one made
+ * by a call the table does not model): register it under a key all members
+ * compute alike (member set, occurrence) and record its membership. */
+static comm_ent_t *comm_lazy(MPI_Comm h, double t) {
+  comm_ent_t *ce = comm_new_entry(h);
+  uint64_t mh = members_hash(ce);
+  pm_ent_t *e = pm_insert(&S.seen, (uintptr_t)mh);
+  uint64_t key[4] = {3, mh, (uint64_t)ce->size, e->id++};
+  ce->id = llamp_capture_comm_id(key, 4);
+  comm_map(ce);
+  llamp_trace_rec_t r;
+  memset(&r, 0, sizeof r);
+  r.op = LLAMP_OP_COMM_CREATE;
+  r.comm = LLAMP_TRACE_COMM_WORLD;
+  r.peer = LLAMP_TRACE_NO_PEER;
+  r.tag = -1;
+  r.req = LLAMP_TRACE_NO_REQ;
+  r.status_source = r.status_tag = -1;
+  r.t_start = r.t_end = t;
+  r.nwords = 2 + (uint32_t)ce->size;
+  /* its own buffer: the current call may already hold payload words */
+  uint64_t *p = malloc(r.nwords * sizeof *p);
+  if (!p) oom("communicator record");
+  p[0] = ce->id;
+  p[1] = (uint64_t)ce->size;
+  for (int i = 0; i < ce->size; i++) p[2 + i] = (uint64_t)(uint32_t)world_of(ce, i);
+  append(&r, p);
+  free(p);
+  return ce;
+}
+
+static comm_ent_t *comm_lookup(MPI_Comm h, double t) {
+  if (h == MPI_COMM_WORLD) return &S.world;
+  if (h == MPI_COMM_NULL) return NULL;
+  pm_ent_t *e = pm_find(&S.comms, (uintptr_t)h);
+  return e ? e->ptr : comm_lazy(h, t);
+}
+
+/* ---- call life cycle ------------------------------------------------------------ */
+
+int llamp_cap_begin(llamp_cap_call_t *c, int op) {
+  if (!S.on || S.depth) return 0;
+  S.depth = 1;
+  smpi_bench_end();
+  memset(&c->rec, 0, sizeof c->rec);
+  c->rec.op = (uint16_t)op;
+  c->rec.peer = LLAMP_TRACE_NO_PEER;
+  c->rec.tag = -1;
+  c->rec.req = LLAMP_TRACE_NO_REQ;
+  c->rec.status_source = c->rec.status_tag = -1;
+  c->rec.t_start = simgrid_get_clock();
+  c->npay = 0;
+  return 1;
+}
+
+void llamp_cap_pmpi(llamp_cap_call_t *c) {
+  (void)c;
+  smpi_bench_begin();
+}
+
+void llamp_cap_pmpi_done(llamp_cap_call_t *c) { c->rec.t_end = simgrid_get_clock(); }
+
+void llamp_cap_end(llamp_cap_call_t *c) {
+  c->rec.nwords = c->npay;
+  append(&c->rec, S.pay);
+  S.depth = 0;
+  smpi_bench_begin();
+}
+
+/* ---- point-to-point ---------------------------------------------------------------- */
+
+void llamp_cap_p2p(llamp_cap_call_t *c, MPI_Comm comm, int peer, int tag, int count,
+                   MPI_Datatype type) {
+  comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
+  c->rec.comm = ce ? ce->id : UINT32_MAX;
+  c->rec.peer = world_of(ce, peer);
+  c->rec.tag = tag == MPI_ANY_TAG ? LLAMP_TRACE_ANY_TAG : tag;
+  c->rec.bytes = nbytes(count, type);
+}
+
+void llamp_cap_sendrecv_recv(llamp_cap_call_t *c, MPI_Comm comm, int source, int tag, int count,
+                             MPI_Datatype type) {
+  comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
+  uint64_t *p = pay_reserve(c, 3);
+  p[0] = (uint64_t)(uint32_t)world_of(ce, source);
+  p[1] = (uint64_t)(uint32_t)(tag == MPI_ANY_TAG ? LLAMP_TRACE_ANY_TAG : tag);
+  p[2] = nbytes(count, type);
+}
+
+void llamp_cap_status(llamp_cap_call_t *c, int ret, MPI_Comm comm, const MPI_Status *st) {
+  if (ret != MPI_SUCCESS || !st) return;
+  comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
+  c->rec.status_source = status_source(ce, st->MPI_SOURCE);
+  c->rec.status_tag = st->MPI_TAG < 0 ? -1 : st->MPI_TAG;
+}
+
+void llamp_cap_probe(llamp_cap_call_t *c, int ret, MPI_Comm comm, int flag, const MPI_Status *st) {
+  if (ret != MPI_SUCCESS || !flag) return;
+  c->rec.flags |= LLAMP_TRACE_F_COMPLETED;
+  llamp_cap_status(c, ret, comm, st);
+  int n = 0;
+  if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0) c->rec.bytes = (uint64_t)n;
+}
+
+/* ---- requests ------------------------------------------------------------------------ */
+
+void llamp_cap_new_request(llamp_cap_call_t *c, int ret, const MPI_Request *req, int kind,
+                           MPI_Comm comm) {
+  if (ret != MPI_SUCCESS || !req || *req == MPI_REQUEST_NULL) return;
+  pm_ent_t *e = pm_insert(&S.reqs, (uintptr_t)*req);
+  if (e->ptr) comm_release(e->ptr); /* a stale handle SMPI reused */
+  e->id = S.next_req++;
+  e->kind = kind;
+  e->ptr = NULL;
+  if (kind & LLAMP_CAP_REQ_RECV) {
+    comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
+    if (ce && ce != &S.world) ce->refs++;
+    e->ptr = ce;
+  }
+  c->rec.req = e->id;
+}
+
+void llamp_cap_start(llamp_cap_call_t *c, const MPI_Request *req) {
+  pm_ent_t *e = req ? pm_find(&S.reqs, (uintptr_t)*req) : NULL;
+  c->rec.req = e ? e->id : LLAMP_TRACE_NO_REQ;
+}
+
+MPI_Request *llamp_cap_requests(llamp_cap_call_t *c, int n, const MPI_Request *reqs) {
+  if (n < 0 || !reqs) n = 0;
+  if ((size_t)n > S.hscap) {
+    size_t cap = S.hscap ? S.hscap : 64;
+    while (cap < (size_t)n) cap *= 2;
+    MPI_Request *h = realloc(S.hs, cap * sizeof *h);
+    if (!h) oom("request list");
+    S.hs = h;
+    S.hscap = cap;
+  }
+  uint64_t *p = pay_reserve(c, 2 * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    S.hs[i] = reqs[i];
+    uint64_t id = LLAMP_TRACE_NO_REQ;
+    if (reqs[i] != MPI_REQUEST_NULL) {
+      pm_ent_t *e = pm_find(&S.reqs, (uintptr_t)reqs[i]);
+      id = e ? e->id : S.next_req++; /* a request no modelled call created */
+    }
+    p[2 * i] = id;
+    p[2 * i + 1] = llamp_trace_pack_status(0, -1, -1);
+  }
+  return S.hs;
+}
+
+MPI_Status *llamp_cap_statuses(llamp_cap_call_t *c, int n, MPI_Status *st, MPI_Status *one) {
+  (void)c;
+  if (st != MPI_STATUSES_IGNORE) return st;
+  if (n <= 1) return one;
+  if ((size_t)n > S.stcap) {
+    MPI_Status *p = realloc(S.st, (size_t)n * sizeof *p);
+    if (!p) oom("statuses");
+    S.st = p;
+    S.stcap = (size_t)n;
+  }
+  return S.st;
+}
+
+/* Request i of the call completed with status st. */
+static void completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Request *h,
+                      const MPI_Status *st) {
+  if (h[i] == MPI_REQUEST_NULL) return;
+  int32_t src = -1, tag = -1;
+  pm_ent_t *e = pm_find(&S.reqs, (uintptr_t)h[i]);
+  if (e && (e->kind & LLAMP_CAP_REQ_RECV) && st) {
+    src = status_source(e->ptr, st->MPI_SOURCE);
+    tag = st->MPI_TAG < 0 ? -1 : st->MPI_TAG;
+  }
+  S.pay[base + 2 * (uint32_t)i + 1] = llamp_trace_pack_status(1, src, tag);
+  if (e && !(e->kind & LLAMP_CAP_REQ_PERSISTENT)) {
+    comm_release(e->ptr);
+    pm_erase(&S.reqs, e);
+  }
+}
+
+void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *h,
+                        const MPI_Status *st, int pattern, int count, const int *indices) {
+  (void)ret;
+  uint32_t base = c->npay - 2 * (uint32_t)(n > 0 ? n : 0);
+  int any = 0;
+  if (pattern == LLAMP_CAP_DONE_ALL) {
+    if (count)
+      for (int i = 0; i < n; i++) {
+        completed(c, base, i, h, st ? st + (n > 1 ? i : 0) : NULL);
+        any = 1;
+      }
+  } else if (pattern == LLAMP_CAP_DONE_ONE) {
+    if (count != MPI_UNDEFINED && count >= 0 && count < n) {
+      completed(c, base, count, h, st);
+      any = 1;
+    }
+  } else if (count != MPI_UNDEFINED) {
+    for (int k = 0; k < count; k++)
+      if (indices[k] >= 0 && indices[k] < n) {
+        completed(c, base, indices[k], h, st ? st + k : NULL);
+        any = 1;
+      }
+  }
+  if (any) c->rec.flags |= LLAMP_TRACE_F_COMPLETED;
+}
+
+void llamp_cap_request_free(llamp_cap_call_t *c, int ret, MPI_Request handle) {
+  (void)c;
+  if (ret != MPI_SUCCESS || handle == MPI_REQUEST_NULL) return;
+  pm_ent_t *e = pm_find(&S.reqs, (uintptr_t)handle);
+  if (e) {
+    comm_release(e->ptr);
+    pm_erase(&S.reqs, e);
+  }
+}
+
+/* ---- collectives -------------------------------------------------------------------- */
+
+/* Common part: communicator, root (world rank), bytes; `tag` holds the
+ * datatype size (the element size for block splits), 0 when unknown. */
+void llamp_cap_coll(llamp_cap_call_t *c, MPI_Comm comm, int root, int count, MPI_Datatype type) {
+  comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
+  c->rec.comm = ce ? ce->id : UINT32_MAX;
+  c->rec.peer = root >= 0 ? world_of(ce, root) : LLAMP_TRACE_NO_PEER;
+  c->rec.bytes = nbytes(count, type);
+  c->rec.tag = (int32_t)type_size(type);
+}
+
+void llamp_cap_coll_block(llamp_cap_call_t *c, int in_place, int count, MPI_Datatype type,
+                          int alt_count, MPI_Datatype alt_type) {
+  if (in_place) {
+    count = alt_count;
+    type = alt_type;
+  }
+  c->rec.bytes = nbytes(count, type);
+  c->rec.tag = (int32_t)type_size(type);
+}
+
+static comm_ent_t *coll_comm(llamp_cap_call_t *c, MPI_Comm comm) {
+  comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
+  if (!ce) llamp_capture_fatal("rank %u: collective on MPI_COMM_NULL", S.rank);
+  return ce;
+}
+
+void llamp_cap_coll_rootv(llamp_cap_call_t *c, MPI_Comm comm, int root, int in_place, int count,
+                          MPI_Datatype type, const int *root_counts, MPI_Datatype root_type) {
+  comm_ent_t *ce = coll_comm(c, comm);
+  c->rec.bytes = nbytes(count, type);
+  c->rec.tag = (int32_t)type_size(in_place ? root_type : type);
+  if (ce->me != root || !root_counts) return;
+  uint64_t sz = type_size(root_type);
+  uint64_t *p = pay_reserve(c, (size_t)ce->size);
+  for (int i = 0; i < ce->size; i++) p[i] = root_counts[i] > 0 ? (uint64_t)root_counts[i] * sz : 0;
+  if (in_place) c->rec.bytes = p[ce->me];
+}
+
+void llamp_cap_coll_allv(llamp_cap_call_t *c, MPI_Comm comm, int in_place, int count,
+                         MPI_Datatype type, const int *counts, MPI_Datatype ctype) {
+  comm_ent_t *ce = coll_comm(c, comm);
+  uint64_t sz = type_size(ctype);
+  uint64_t *p = pay_reserve(c, (size_t)ce->size);
+  for (int i = 0; i < ce->size; i++) p[i] = counts && counts[i] > 0 ? (uint64_t)counts[i] * sz : 0;
+  c->rec.bytes = in_place ? p[ce->me] : nbytes(count, type);
+  c->rec.tag = (int32_t)sz;
+}
+
+void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, const int *scounts,
+                              MPI_Datatype stype, const int *rcounts, MPI_Datatype rtype) {
+  comm_ent_t *ce = coll_comm(c, comm);
+  uint64_t ss = type_size(stype), rs = type_size(rtype), total = 0;
+  uint64_t *p = pay_reserve(c, 2 * (size_t)ce->size);
+  for (int i = 0; i < ce->size; i++) {
+    p[i] = scounts && scounts[i] > 0 ? (uint64_t)scounts[i] * ss : 0;
+    p[ce->size + i] = rcounts && rcounts[i] > 0 ? (uint64_t)rcounts[i] * rs : 0;
+    total += p[i];
+  }
+  c->rec.bytes = total;
+  c->rec.tag = (int32_t)ss;
+}
+
+void llamp_cap_coll_counts(llamp_cap_call_t *c, MPI_Comm comm, const int *counts, int each,
+                           MPI_Datatype type) {
+  comm_ent_t *ce = coll_comm(c, comm);
+  uint64_t sz = type_size(type);
+  uint64_t *p = pay_reserve(c, (size_t)ce->size);
+  for (int i = 0; i < ce->size; i++) {
+    int n = counts ? counts[i] : each;
+    p[i] = n > 0 ? (uint64_t)n * sz : 0;
+  }
+  c->rec.bytes = p[ce->me];
+  c->rec.tag = (int32_t)sz;
+}
+
+/* ---- communicators ----------------------------------------------------------------- */
+
+void llamp_cap_comm_parent(llamp_cap_call_t *c, MPI_Comm parent) {
+  comm_ent_t *ce = comm_lookup(parent, c->rec.t_start);
+  c->rec.comm = ce ? ce->id : UINT32_MAX;
+}
+
+void llamp_cap_comm_new(llamp_cap_call_t *c, int ret, MPI_Comm parent, MPI_Comm newcomm,
+                        MPI_Group group) {
+  comm_ent_t *pe = comm_lookup(parent, c->rec.t_start);
+  /* every member of the parent makes the same sequence of these calls, so
+   * (parent, sequence number) names the call alike on all of them */
+  uint64_t seq = pe ? pe->children++ : 0;
+  if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL) {
+    uint64_t *p = pay_reserve(c, 2);
+    p[0] = UINT32_MAX; /* this rank got MPI_COMM_NULL */
+    p[1] = 0;
+    return;
+  }
+  comm_ent_t *ce = comm_new_entry(newcomm);
+  if (group == NULL) {
+    /* collective over the parent: the new communicators of one call are
+     * disjoint, so their first member tells them apart */
+    uint64_t key[4] = {1, pe ? pe->id : UINT32_MAX, seq, (uint64_t)(uint32_t)world_of(ce, 0)};
+    ce->id = llamp_capture_comm_id(key, 4);
+  } else {
+    /* collective over the group only (MPI_Comm_create_group): members in
+     * the same order create the same groups */
+    uint64_t mh = members_hash(ce);
+    pm_ent_t *e = pm_insert(&S.seen, (uintptr_t)(mh ^ 0x5bd1e995u));
+    uint64_t key[5] = {2, pe ? pe->id : UINT32_MAX, mh, (uint64_t)ce->size, e->id++};
+    ce->id = llamp_capture_comm_id(key, 5);
+  }
+  comm_map(ce);
+  pay_comm(c, ce);
+}
+
+void llamp_cap_comm_free(llamp_cap_call_t *c, int ret, MPI_Comm handle) {
+  (void)c;
+  if (ret != MPI_SUCCESS || handle == MPI_COMM_WORLD) return;
+  pm_ent_t *e = pm_find(&S.comms, (uintptr_t)handle);
+  if (!e) return;
+  comm_ent_t *ce = e->ptr;
+  pm_erase(&S.comms, e);
+  comm_release(ce);
+}
+
+/* ---- unmodelled functions ------------------------------------------------------------ */
+
+void llamp_cap_unmodelled(unsigned fn) {
+  llamp_cap_unmodelled_counts[fn]++;
+  if (!S.on || S.depth) return;
+  if (!S.name_ids) {
+    S.name_ids = malloc(llamp_cap_num_unmodelled * sizeof *S.name_ids);
+    if (!S.name_ids) oom("name table");
+    for (unsigned i = 0; i < llamp_cap_num_unmodelled; i++) S.name_ids[i] = -1;
+  }
+  if (S.name_ids[fn] < 0) {
+    S.name_ids[fn] = llamp_trace_intern_name(S.w, llamp_cap_unmodelled_names[fn]);
+    if (S.name_ids[fn] < 0) llamp_capture_fatal("rank %u: %s", S.rank, llamp_trace_writer_error(S.w));
+  }
+  llamp_trace_rec_t r;
+  memset(&r, 0, sizeof r);
+  r.op = LLAMP_OP_UNMODELLED;
+  r.peer = LLAMP_TRACE_NO_PEER;
+  r.tag = S.name_ids[fn];
+  r.bytes = 1; /* one call */
+  r.req = LLAMP_TRACE_NO_REQ;
+  r.status_source = r.status_tag = -1;
+  r.t_start = r.t_end = simgrid_get_clock();
+  append(&r, NULL);
+}
+
+/* ---- MPI_Init and MPI_Finalize ------------------------------------------------------ */
+
+static void simple_record(int op, double t0, double t1) {
+  llamp_trace_rec_t r;
+  memset(&r, 0, sizeof r);
+  r.op = (uint16_t)op;
+  r.comm = LLAMP_TRACE_COMM_WORLD;
+  r.peer = LLAMP_TRACE_NO_PEER;
+  r.tag = -1;
+  r.req = LLAMP_TRACE_NO_REQ;
+  r.status_source = r.status_tag = -1;
+  r.t_start = t0;
+  r.t_end = t1;
+  append(&r, NULL);
+}
+
+int llamp_cap_init(int *argc, char ***argv, int required, int *provided) {
+  double t0 = simgrid_get_clock();
+  int ret = required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, provided);
+  if (ret != MPI_SUCCESS || S.on || S.done) return ret;
+  double t1 = simgrid_get_clock();
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  PMPI_Comm_group(MPI_COMM_WORLD, &S.world_group);
+  char err[1024];
+  S.rank = (uint32_t)rank;
+  S.size = (uint32_t)size;
+  S.w = llamp_capture_session_join(S.rank, S.size, &S, err, sizeof err);
+  if (!S.w) llamp_capture_fatal("%s", err);
+  S.world.h = MPI_COMM_WORLD;
+  S.world.id = LLAMP_TRACE_COMM_WORLD;
+  S.world.size = size;
+  S.world.me = rank;
+  S.world.refs = 1;
+  S.on = 1;
+  simple_record(LLAMP_OP_INIT, t0, t1);
+  smpi_bench_begin(); /* our set-up is not the application's computation */
+  return ret;
+}
+
+int llamp_cap_finalize(void) {
+  if (!S.on || S.depth) return PMPI_Finalize();
+  smpi_bench_end();
+  double t0 = simgrid_get_clock();
+  /* local-only calls (MPI_Comm_rank ...) are counted for report.json */
+  for (unsigned i = 0; i < llamp_cap_num_unmodelled; i++)
+    if (llamp_cap_unmodelled_counts[i] && llamp_cap_unmodelled_local[i])
+      llamp_capture_count_local(llamp_cap_unmodelled_names[i], llamp_cap_unmodelled_counts[i]);
+  S.on = 0;
+  S.done = 1;
+  smpi_bench_begin();
+  int ret = PMPI_Finalize();
+  double t1 = simgrid_get_clock();
+  simple_record(LLAMP_OP_FINALIZE, t0, t1);
+  char err[1024];
+  if (llamp_capture_session_leave(S.rank, t1, err, sizeof err) < 0) llamp_capture_fatal("%s", err);
+  S.w = NULL; /* the session owns and destroyed it */
+  /* release the rank's tables */
+  for (size_t i = 0; S.comms.t && i <= S.comms.mask; i++)
+    if (S.comms.t[i].key) comm_release(S.comms.t[i].ptr);
+  for (size_t i = 0; S.reqs.t && i <= S.reqs.mask; i++)
+    if (S.reqs.t[i].key) comm_release(S.reqs.t[i].ptr);
+  pm_free(&S.comms);
+  pm_free(&S.reqs);
+  pm_free(&S.seen);
+  free(S.pay);
+  free(S.st);
+  free(S.hs);
+  free(S.tmp_ranks);
+  free(S.name_ids);
+  S.name_ids = NULL;
+  S.pay = NULL;
+  S.st = NULL;
+  S.hs = NULL;
+  S.tmp_ranks = NULL;
+  S.paycap = S.stcap = S.hscap = S.tmp_cap = 0;
+  return ret;
+}

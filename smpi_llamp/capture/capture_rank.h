@@ -1,0 +1,104 @@
+/* capture_rank.h - the per-rank half of the capture layer: the helpers the
+ * generated PMPI wrappers (capture_wrappers.c, from mpi_table.txt) call.
+ * Internal: compiled against SMPI's mpi.h into the program itself, so that
+ * SMPI's dlopen privatization gives every rank its own copy of the state.
+ *
+ * A recording wrapper runs
+ *     llamp_cap_begin     0 = do not record (before MPI_Init, after
+ *                         MPI_Finalize, nested call): call PMPI_* and return;
+ *                         else charge the compute burst before the call to
+ *                         the simulation and take the start time
+ *     <kind helpers>      fill the record from the arguments
+ *     llamp_cap_pmpi      restart SMPI's compute timer (our own work is not
+ *                         charged as the application's computation)
+ *     PMPI_*
+ *     llamp_cap_pmpi_done end time
+ *     <kind helpers>      results: request ids, statuses, new communicators
+ *     llamp_cap_end       append the record, restart the timer again.
+ * Helpers never fail the MPI call: a capture failure (out of memory, disk
+ * full) stops the run with one line on stderr. */
+#ifndef LLAMP_CAPTURE_RANK_H
+#define LLAMP_CAPTURE_RANK_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "llamp_trace.h"
+
+typedef struct {
+  llamp_trace_rec_t rec;
+  uint32_t npay; /* payload words in the rank's scratch buffer */
+} llamp_cap_call_t;
+
+/* request kinds (flags) */
+#define LLAMP_CAP_REQ_SEND 0x1
+#define LLAMP_CAP_REQ_RECV 0x2
+#define LLAMP_CAP_REQ_COLL 0x4
+#define LLAMP_CAP_REQ_PERSISTENT 0x8
+
+/* completion patterns of llamp_cap_complete */
+#define LLAMP_CAP_DONE_ALL 0  /* all requests completed when `n` (flag) != 0 */
+#define LLAMP_CAP_DONE_ONE 1  /* the request at index `n` (MPI_UNDEFINED: none) */
+#define LLAMP_CAP_DONE_SOME 2 /* `n` requests, at indices[0..n) */
+
+int llamp_cap_init(int *argc, char ***argv, int required, int *provided);
+int llamp_cap_finalize(void);
+
+int llamp_cap_begin(llamp_cap_call_t *c, int op);
+void llamp_cap_pmpi(llamp_cap_call_t *c);
+void llamp_cap_pmpi_done(llamp_cap_call_t *c);
+void llamp_cap_end(llamp_cap_call_t *c);
+
+/* point-to-point */
+void llamp_cap_p2p(llamp_cap_call_t *c, MPI_Comm comm, int peer, int tag, int count,
+                   MPI_Datatype type);
+void llamp_cap_sendrecv_recv(llamp_cap_call_t *c, MPI_Comm comm, int source, int tag, int count,
+                             MPI_Datatype type);
+void llamp_cap_status(llamp_cap_call_t *c, int ret, MPI_Comm comm, const MPI_Status *st);
+void llamp_cap_probe(llamp_cap_call_t *c, int ret, MPI_Comm comm, int flag, const MPI_Status *st);
+
+/* requests */
+void llamp_cap_new_request(llamp_cap_call_t *c, int ret, const MPI_Request *req, int kind,
+                           MPI_Comm comm);
+void llamp_cap_start(llamp_cap_call_t *c, const MPI_Request *req);
+/* Put (id, not-completed) of each request into the payload; returns a copy
+ * of the handles (valid until the call's end). */
+MPI_Request *llamp_cap_requests(llamp_cap_call_t *c, int n, const MPI_Request *reqs);
+/* `st` unless it is MPI_STATUS(ES)_IGNORE, else `one` (n == 1) or scratch. */
+MPI_Status *llamp_cap_statuses(llamp_cap_call_t *c, int n, MPI_Status *st, MPI_Status *one);
+void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *handles,
+                        const MPI_Status *st, int pattern, int count, const int *indices);
+void llamp_cap_request_free(llamp_cap_call_t *c, int ret, MPI_Request handle);
+
+/* collectives */
+void llamp_cap_coll(llamp_cap_call_t *c, MPI_Comm comm, int root, int count, MPI_Datatype type);
+void llamp_cap_coll_block(llamp_cap_call_t *c, int in_place, int count, MPI_Datatype type,
+                          int alt_count, MPI_Datatype alt_type);
+void llamp_cap_coll_rootv(llamp_cap_call_t *c, MPI_Comm comm, int root, int in_place, int count,
+                          MPI_Datatype type, const int *root_counts, MPI_Datatype root_type);
+void llamp_cap_coll_allv(llamp_cap_call_t *c, MPI_Comm comm, int in_place, int count,
+                         MPI_Datatype type, const int *counts, MPI_Datatype ctype);
+void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, const int *scounts,
+                              MPI_Datatype stype, const int *rcounts, MPI_Datatype rtype);
+void llamp_cap_coll_counts(llamp_cap_call_t *c, MPI_Comm comm, const int *counts, int unused,
+                           MPI_Datatype type);
+
+/* communicators */
+void llamp_cap_comm_parent(llamp_cap_call_t *c, MPI_Comm parent);
+void llamp_cap_comm_new(llamp_cap_call_t *c, int ret, MPI_Comm parent, MPI_Comm newcomm,
+                        MPI_Group group);
+void llamp_cap_comm_free(llamp_cap_call_t *c, int ret, MPI_Comm handle);
+
+/* A call of unmodelled function `fn` that communicates: counted, and an
+ * UNMODELLED record (no duration: the call's time stays in the next gap,
+ * where the DAG sees it as computation). */
+void llamp_cap_unmodelled(unsigned fn);
+
+/* from the generated file: every wrapped but unmodelled function */
+extern const unsigned llamp_cap_num_unmodelled;
+extern const char *const llamp_cap_unmodelled_names[];
+extern const unsigned char llamp_cap_unmodelled_local[];
+extern const unsigned llamp_cap_num_modelled;
+extern uint64_t llamp_cap_unmodelled_counts[]; /* per rank: calls of each */
+
+#endif

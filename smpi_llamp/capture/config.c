@@ -1,0 +1,307 @@
+/* config.c - the capture's analysis settings: built-in defaults, a libconfig
+ * model file (models/NAME.cfg), then LLAMP_* environment variables (what
+ * smpi_llamp-run passes).  Each setting is declared once below with its
+ * name, unit and check; errors name the file and line, or the variable. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "llamp_capture.h"
+#include "llamp_units.h"
+
+#ifndef LLAMP_CAPTURE_DEFAULT_CONFIG
+#define LLAMP_CAPTURE_DEFAULT_CONFIG ""
+#endif
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+void llamp_capture_config_default(llamp_capture_config_t *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  snprintf(cfg->out_dir, sizeof cfg->out_dir, "llamp-out");
+  llamp_params_default(&cfg->params);
+  cfg->tolerance[0] = 1;
+  cfg->tolerance[1] = 2;
+  cfg->tolerance[2] = 5;
+  cfg->num_tolerance = 3;
+  cfg->sweep_points = 101;
+  cfg->analyze = 1;
+  cfg->spill_bytes = (size_t)64 << 20;
+}
+
+void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, double *hi) {
+  if (cfg->have_range) {
+    *lo = cfg->range_lo;
+    *hi = cfg->range_hi;
+  } else {
+    *lo = 0;
+    *hi = cfg->params.L > 0 ? 10 * cfg->params.L : 10e-6;
+  }
+}
+
+/* ---- setting values, shared by the file and the environment ------------------- */
+
+typedef enum { V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST } vkind_t;
+
+typedef struct {
+  const char *group, *name; /* in the model file */
+  const char *env;          /* environment variable */
+  vkind_t kind;
+  const char *help;
+} setting_t;
+
+static const setting_t settings[] = {
+    {"loggps", "L", "LLAMP_L", V_TIME, "latency"},
+    {"loggps", "o", "LLAMP_O", V_TIME, "CPU overhead per message"},
+    {"loggps", "g", "LLAMP_GAP", V_TIME, "gap between messages (0 = not modelled)"},
+    {"loggps", "G", "LLAMP_G", V_PERBYTE, "gap per byte or a bandwidth"},
+    {"loggps", "S", "LLAMP_S", V_BYTES, "rendezvous threshold (s > S is rendezvous)"},
+    {"loggps", "bandwidth_term", "LLAMP_BANDWIDTH_TERM", V_TERM, "s-1 or s"},
+    {"analysis", "range", "LLAMP_RANGE", V_RANGE, "LMIN:LMAX of the critical-latency search and sweep"},
+    {"analysis", "tolerance", "LLAMP_TOLERANCE", V_TOL, "percentages, e.g. 1,2,5"},
+    {"analysis", "sweep_points", "LLAMP_SWEEP_POINTS", V_COUNT, "rows of sweep.csv"},
+    {"analysis", "collectives", "LLAMP_COLL", V_STRING, "algorithm per collective, e.g. allreduce=ring"},
+    {"analysis", "reduce_cost", "LLAMP_REDUCE_COST", V_COST, "seconds per byte reduced"},
+    {"analysis", "goal", "LLAMP_GOAL", V_BOOL, "also write graph.goal"},
+    {"analysis", "enabled", "LLAMP_ANALYZE", V_BOOL, "0: write the traces only"},
+    {"capture", "spill", "LLAMP_SPILL", V_BYTES, "trace memory per rank before spilling"},
+    {"capture", "quiet", "LLAMP_QUIET", V_BOOL, "no summary on stdout"},
+    {"capture", "out", "LLAMP_OUT", V_STRING, "output directory"},
+};
+#define NSETTINGS (sizeof settings / sizeof settings[0])
+
+/* Apply one textual value.  `bare` is the unit of a number without suffix:
+ * SI in the model file, the CLI's units (us, ns/B) in the environment. */
+static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const char *text, int si,
+                      const char *where, char *err, size_t errlen) {
+  char e2[256];
+  double v;
+  switch (s->kind) {
+  case V_TIME:
+  case V_PERBYTE:
+  case V_BYTES: {
+    llamp_unit_kind_t k = s->kind == V_TIME ? LLAMP_UNIT_TIME
+                          : s->kind == V_PERBYTE ? LLAMP_UNIT_PER_BYTE
+                                                 : LLAMP_UNIT_BYTES;
+    const char *def = s->kind == V_BYTES ? "B" : s->kind == V_TIME ? (si ? "s" : "us") : (si ? "s" : "ns");
+    if (llamp_units_parse(text, k, def, &v, e2, sizeof e2) || !(v >= 0) || !isfinite(v)) {
+      seterr(err, errlen, "%s: %s '%s': %s", where, s->help, text,
+             llamp_units_parse(text, k, def, &v, e2, sizeof e2) ? e2 : "expected a value >= 0");
+      return -1;
+    }
+    if (strcmp(s->name, "L") == 0) cfg->params.L = v;
+    else if (strcmp(s->name, "o") == 0) cfg->params.o = v;
+    else if (strcmp(s->name, "g") == 0) cfg->params.g = v;
+    else if (strcmp(s->name, "G") == 0) cfg->params.G = v;
+    else if (strcmp(s->name, "S") == 0) cfg->params.S = v;
+    else if (strcmp(s->name, "spill") == 0) cfg->spill_bytes = (size_t)v;
+    return 0;
+  }
+  case V_COST: {
+    char *end;
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || *end || errno || !(v >= 0)) {
+      seterr(err, errlen, "%s: %s '%s' (expected a number >= 0)", where, s->help, text);
+      return -1;
+    }
+    cfg->reduce_cost = v;
+    return 0;
+  }
+  case V_TERM:
+    if (strcmp(text, "s-1") == 0) cfg->params.size_g_full = 0;
+    else if (strcmp(text, "s") == 0) cfg->params.size_g_full = 1;
+    else {
+      seterr(err, errlen, "%s: bandwidth term '%s' (expected s-1 or s)", where, text);
+      return -1;
+    }
+    return 0;
+  case V_STRING: {
+    char *dst = strcmp(s->name, "out") == 0 ? cfg->out_dir : cfg->collectives;
+    size_t cap = strcmp(s->name, "out") == 0 ? sizeof cfg->out_dir : sizeof cfg->collectives;
+    if (strlen(text) >= cap || (dst == cfg->out_dir && !*text)) {
+      seterr(err, errlen, "%s: %s '%s' is %s", where, s->help, text, *text ? "too long" : "empty");
+      return -1;
+    }
+    snprintf(dst, cap, "%s", text);
+    return 0;
+  }
+  case V_RANGE: {
+    char a[64], b[64], extra;
+    double lo, hi;
+    const char *def = si ? "s" : "us";
+    if (sscanf(text, "%63[^:]:%63[^:]%c", a, b, &extra) != 2 ||
+        llamp_units_parse(a, LLAMP_UNIT_TIME, def, &lo, e2, sizeof e2) ||
+        llamp_units_parse(b, LLAMP_UNIT_TIME, def, &hi, e2, sizeof e2) || !(lo >= 0) || !(hi >= lo)) {
+      seterr(err, errlen, "%s: range '%s' (expected LMIN:LMAX with 0 <= LMIN <= LMAX, e.g. 0:50us)",
+             where, text);
+      return -1;
+    }
+    cfg->have_range = 1;
+    cfg->range_lo = lo;
+    cfg->range_hi = hi;
+    return 0;
+  }
+  case V_TOL: {
+    size_t n = 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+      char *end;
+      double x = strtod(t, &end);
+      if (end == t || *end || !(x > 0) || n == LLAMP_CAPTURE_MAX_TOL) {
+        seterr(err, errlen, "%s: tolerance '%s' (expected up to %d positive percentages, e.g. 1,2,5)",
+               where, text, LLAMP_CAPTURE_MAX_TOL);
+        return -1;
+      }
+      cfg->tolerance[n++] = x;
+    }
+    if (!n) {
+      seterr(err, errlen, "%s: empty tolerance list", where);
+      return -1;
+    }
+    cfg->num_tolerance = n;
+    return 0;
+  }
+  case V_COUNT: {
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (end == text || *end || n < 2 || n > 1000000) {
+      seterr(err, errlen, "%s: sweep points '%s' (expected 2 .. 1000000)", where, text);
+      return -1;
+    }
+    cfg->sweep_points = (unsigned)n;
+    return 0;
+  }
+  case V_BOOL: {
+    int b;
+    if (!strcmp(text, "1") || !strcmp(text, "yes") || !strcmp(text, "true") || !strcmp(text, "on")) b = 1;
+    else if (!strcmp(text, "0") || !strcmp(text, "no") || !strcmp(text, "false") || !strcmp(text, "off")) b = 0;
+    else {
+      seterr(err, errlen, "%s: '%s' (expected yes or no)", where, text);
+      return -1;
+    }
+    if (strcmp(s->name, "goal") == 0) cfg->write_goal = b;
+    else if (strcmp(s->name, "enabled") == 0) cfg->analyze = b;
+    else cfg->quiet = b;
+    return 0;
+  }
+  }
+  return -1;
+}
+
+/* ---- the model file ---------------------------------------------------------------- */
+
+static const char *setting_text(const config_setting_t *s, char *buf, size_t len) {
+  switch (config_setting_type(s)) {
+  case CONFIG_TYPE_INT: snprintf(buf, len, "%d", config_setting_get_int(s)); return buf;
+  case CONFIG_TYPE_INT64: snprintf(buf, len, "%lld", (long long)config_setting_get_int64(s)); return buf;
+  case CONFIG_TYPE_FLOAT: snprintf(buf, len, "%.17g", config_setting_get_float(s)); return buf;
+  case CONFIG_TYPE_BOOL: snprintf(buf, len, "%s", config_setting_get_bool(s) ? "yes" : "no"); return buf;
+  case CONFIG_TYPE_STRING: snprintf(buf, len, "%s", config_setting_get_string(s)); return buf;
+  case CONFIG_TYPE_ARRAY:
+  case CONFIG_TYPE_LIST: {
+    /* [lo, hi] for range, [1, 2, 5] for tolerance: join with ',' or ':' */
+    size_t n = 0;
+    buf[0] = 0;
+    int cnt = config_setting_length(s);
+    for (int i = 0; i < cnt; i++) {
+      char one[64];
+      const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+      if (!e || config_setting_is_aggregate(e) || !setting_text(e, one, sizeof one)) return NULL;
+      n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", i ? "\x1f" : "", one);
+    }
+    return n < len ? buf : NULL;
+  }
+  }
+  return NULL;
+}
+
+int llamp_capture_config_load(llamp_capture_config_t *cfg, const char *path, char *err,
+                              size_t errlen) {
+  config_t lc;
+  config_init(&lc);
+  if (access(path, R_OK) != 0) {
+    seterr(err, errlen, "%s: cannot read the model file: %s", path, strerror(errno));
+    config_destroy(&lc);
+    return -1;
+  }
+  if (config_read_file(&lc, path) != CONFIG_TRUE) {
+    seterr(err, errlen, "%s:%d: %s", config_error_file(&lc) ? config_error_file(&lc) : path,
+           config_error_line(&lc), config_error_text(&lc));
+    config_destroy(&lc);
+    return -1;
+  }
+  int rc = 0;
+  static const char *groups[] = {"loggps", "analysis", "capture"};
+  for (size_t gi = 0; gi < 3 && rc == 0; gi++) {
+    config_setting_t *g = config_lookup(&lc, groups[gi]);
+    if (!g) continue;
+    if (!config_setting_is_group(g)) {
+      seterr(err, errlen, "%s:%u: '%s' must be a group { ... }", path, config_setting_source_line(g),
+             groups[gi]);
+      rc = -1;
+      break;
+    }
+    int n = config_setting_length(g);
+    for (int i = 0; i < n && rc == 0; i++) {
+      config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+      const char *name = config_setting_name(s);
+      const setting_t *def = NULL;
+      for (size_t k = 0; k < NSETTINGS; k++)
+        if (!strcmp(settings[k].group, groups[gi]) && !strcmp(settings[k].name, name)) def = &settings[k];
+      char where[2300];
+      snprintf(where, sizeof where, "%s:%u: %s.%s", path, config_setting_source_line(s), groups[gi], name);
+      if (!def) {
+        char list[512] = "";
+        for (size_t k = 0; k < NSETTINGS; k++)
+          if (!strcmp(settings[k].group, groups[gi]))
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
+                     settings[k].name);
+        seterr(err, errlen, "%s: unknown setting (valid: %s)", where, list);
+        rc = -1;
+        break;
+      }
+      char text[1024];
+      if (!setting_text(s, text, sizeof text)) {
+        seterr(err, errlen, "%s: unsupported value", where);
+        rc = -1;
+        break;
+      }
+      /* lists: tolerance joins with ',', range with ':' */
+      for (char *p = text; *p; p++)
+        if (*p == '\x1f') *p = def->kind == V_RANGE ? ':' : ',';
+      rc = apply_text(cfg, def, text, 1, where, err, errlen);
+    }
+  }
+  config_destroy(&lc);
+  if (rc == 0) snprintf(cfg->config_path, sizeof cfg->config_path, "%s", path);
+  return rc;
+}
+
+int llamp_capture_config_from_env(llamp_capture_config_t *cfg, char *err, size_t errlen) {
+  llamp_capture_config_default(cfg);
+  const char *path = getenv("LLAMP_CONFIG");
+  if (path && *path && strcmp(path, "none") != 0) {
+    if (llamp_capture_config_load(cfg, path, err, errlen)) return -1;
+  } else if (!path && LLAMP_CAPTURE_DEFAULT_CONFIG[0] && access(LLAMP_CAPTURE_DEFAULT_CONFIG, R_OK) == 0) {
+    if (llamp_capture_config_load(cfg, LLAMP_CAPTURE_DEFAULT_CONFIG, err, errlen)) return -1;
+  }
+  for (size_t k = 0; k < NSETTINGS; k++) {
+    const char *v = getenv(settings[k].env);
+    if (!v || !*v) continue;
+    if (apply_text(cfg, &settings[k], v, 0, settings[k].env, err, errlen)) return -1;
+  }
+  return 0;
+}

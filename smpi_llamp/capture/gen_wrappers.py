@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""gen_wrappers.py - generate the capture layer's PMPI wrappers.
+
+usage: gen_wrappers.py MPI_TABLE SMPI_H OUT_C
+
+Reads the modelled functions from MPI_TABLE (mpi_table.txt) and every
+MPI_CALL(type, MPI_Xyz, (args)) prototype from SMPI's smpi.h, and writes one C
+file with
+  * a recording wrapper for each function of the table (its body is built from
+    the table's "kind": which capture helpers to call before and after PMPI_*),
+  * a count-only wrapper for every other MPI function of smpi.h,
+  * the table of all wrapped names (for "not modelled: MPI_Xyz x 12").
+Each wrapper is a static function exported under the MPI name by a strong
+alias: smpi.h declares MPI_* weak, and a definition after a weak declaration
+would stay weak.
+
+Any mismatch (an unknown kind, a function missing from smpi.h, an argument
+name the prototype does not have, a wrong argument count) stops the build
+with one line naming the table line.
+"""
+import re
+import sys
+
+# ---- kinds: argument roles, code before PMPI_*, code after it ------------------
+# In the snippets, {role} is replaced by the prototype's argument name; `c` is
+# the llamp_cap_call_t of the call, `ret` PMPI's return code.
+KINDS = {
+    'init': (['argc', 'argv'], None, None),  # special-cased below
+    'init_thread': (['argc', 'argv', 'required', 'provided'], None, None),
+    'finalize': ([], None, None),
+    'send': (['count', 'type', 'peer', 'tag', 'comm'],
+             'llamp_cap_p2p(&c, {comm}, {peer}, {tag}, {count}, {type});', ''),
+    'recv': (['count', 'type', 'peer', 'tag', 'comm', 'status'],
+             'MPI_Status st_;\n  if ({status} == MPI_STATUS_IGNORE) {status} = &st_;\n'
+             '  llamp_cap_p2p(&c, {comm}, {peer}, {tag}, {count}, {type});',
+             'llamp_cap_status(&c, ret, {comm}, {status});'),
+    'isend': (['count', 'type', 'peer', 'tag', 'comm', 'request'],
+              'llamp_cap_p2p(&c, {comm}, {peer}, {tag}, {count}, {type});',
+              'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_SEND, {comm});'),
+    'irecv': (['count', 'type', 'peer', 'tag', 'comm', 'request'],
+              'llamp_cap_p2p(&c, {comm}, {peer}, {tag}, {count}, {type});',
+              'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_RECV, {comm});'),
+    'psend': (['count', 'type', 'peer', 'tag', 'comm', 'request'],
+              'llamp_cap_p2p(&c, {comm}, {peer}, {tag}, {count}, {type});',
+              'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_SEND | LLAMP_CAP_REQ_PERSISTENT, {comm});'),
+    'precv': (['count', 'type', 'peer', 'tag', 'comm', 'request'],
+              'llamp_cap_p2p(&c, {comm}, {peer}, {tag}, {count}, {type});',
+              'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_RECV | LLAMP_CAP_REQ_PERSISTENT, {comm});'),
+    'sendrecv': (['scount', 'stype', 'dest', 'stag', 'rcount', 'rtype', 'source', 'rtag', 'comm', 'status'],
+                 'MPI_Status st_;\n  if ({status} == MPI_STATUS_IGNORE) {status} = &st_;\n'
+                 '  llamp_cap_p2p(&c, {comm}, {dest}, {stag}, {scount}, {stype});\n'
+                 '  llamp_cap_sendrecv_recv(&c, {comm}, {source}, {rtag}, {rcount}, {rtype});',
+                 'llamp_cap_status(&c, ret, {comm}, {status});'),
+    'probe': (['source', 'tag', 'comm', 'status'],
+              'MPI_Status st_;\n  if ({status} == MPI_STATUS_IGNORE) {status} = &st_;\n'
+              '  llamp_cap_p2p(&c, {comm}, {source}, {tag}, 0, NULL);',
+              'llamp_cap_probe(&c, ret, {comm}, 1, {status});'),
+    'iprobe': (['source', 'tag', 'comm', 'flag', 'status'],
+               'MPI_Status st_;\n  if ({status} == MPI_STATUS_IGNORE) {status} = &st_;\n'
+               '  llamp_cap_p2p(&c, {comm}, {source}, {tag}, 0, NULL);',
+               'llamp_cap_probe(&c, ret, {comm}, *{flag}, {status});'),
+    'start': (['request'], 'llamp_cap_start(&c, {request});', ''),
+    'startall': (['count', 'requests'], 'llamp_cap_requests(&c, {count}, {requests});', ''),
+    'wait': (['request', 'status'],
+             'MPI_Request h_ = *{request};\n  {status} = llamp_cap_statuses(&c, 1, {status}, &st_);\n'
+             '  llamp_cap_requests(&c, 1, {request});',
+             'llamp_cap_complete(&c, ret, 1, &h_, {status}, LLAMP_CAP_DONE_ALL, 1, NULL);'),
+    'waitall': (['count', 'requests', 'statuses'],
+                'MPI_Request *h_ = llamp_cap_requests(&c, {count}, {requests});\n'
+                '  {statuses} = llamp_cap_statuses(&c, {count}, {statuses}, &st_);',
+                'llamp_cap_complete(&c, ret, {count}, h_, {statuses}, LLAMP_CAP_DONE_ALL, 1, NULL);'),
+    'waitany': (['count', 'requests', 'index', 'status'],
+                'MPI_Request *h_ = llamp_cap_requests(&c, {count}, {requests});\n'
+                '  {status} = llamp_cap_statuses(&c, 1, {status}, &st_);',
+                'llamp_cap_complete(&c, ret, {count}, h_, {status}, LLAMP_CAP_DONE_ONE, *{index}, NULL);'),
+    'waitsome': (['count', 'requests', 'outcount', 'indices', 'statuses'],
+                 'MPI_Request *h_ = llamp_cap_requests(&c, {count}, {requests});\n'
+                 '  {statuses} = llamp_cap_statuses(&c, {count}, {statuses}, &st_);',
+                 'llamp_cap_complete(&c, ret, {count}, h_, {statuses}, LLAMP_CAP_DONE_SOME, *{outcount}, {indices});'),
+    'test': (['request', 'flag', 'status'],
+             'MPI_Request h_ = *{request};\n  {status} = llamp_cap_statuses(&c, 1, {status}, &st_);\n'
+             '  llamp_cap_requests(&c, 1, {request});',
+             'llamp_cap_complete(&c, ret, 1, &h_, {status}, LLAMP_CAP_DONE_ALL, *{flag}, NULL);'),
+    'testall': (['count', 'requests', 'flag', 'statuses'],
+                'MPI_Request *h_ = llamp_cap_requests(&c, {count}, {requests});\n'
+                '  {statuses} = llamp_cap_statuses(&c, {count}, {statuses}, &st_);',
+                'llamp_cap_complete(&c, ret, {count}, h_, {statuses}, LLAMP_CAP_DONE_ALL, *{flag}, NULL);'),
+    'testany': (['count', 'requests', 'index', 'flag', 'status'],
+                'MPI_Request *h_ = llamp_cap_requests(&c, {count}, {requests});\n'
+                '  {status} = llamp_cap_statuses(&c, 1, {status}, &st_);',
+                'llamp_cap_complete(&c, ret, {count}, h_, {status}, LLAMP_CAP_DONE_ONE, *{flag} ? *{index} : MPI_UNDEFINED, NULL);'),
+    'request_free': (['request'],
+                     'MPI_Request h_ = *{request};\n  llamp_cap_requests(&c, 1, {request});',
+                     'llamp_cap_request_free(&c, ret, h_);'),
+    'barrier': (['comm'], 'llamp_cap_coll(&c, {comm}, -1, 0, NULL);', ''),
+    'bcast': (['count', 'type', 'root', 'comm'], 'llamp_cap_coll(&c, {comm}, {root}, {count}, {type});', ''),
+    'reduce': (['count', 'type', 'root', 'comm'], 'llamp_cap_coll(&c, {comm}, {root}, {count}, {type});', ''),
+    'allreduce': (['count', 'type', 'comm'], 'llamp_cap_coll(&c, {comm}, -1, {count}, {type});', ''),
+    'gather': (['sendbuf', 'scount', 'stype', 'rcount', 'rtype', 'root', 'comm'],
+               'llamp_cap_coll(&c, {comm}, {root}, 0, NULL);\n'
+               '  llamp_cap_coll_block(&c, {sendbuf} == MPI_IN_PLACE, {scount}, {stype}, {rcount}, {rtype});', ''),
+    'gatherv': (['sendbuf', 'scount', 'stype', 'rcounts', 'rtype', 'root', 'comm'],
+                'llamp_cap_coll(&c, {comm}, {root}, 0, NULL);\n'
+                '  llamp_cap_coll_rootv(&c, {comm}, {root}, {sendbuf} == MPI_IN_PLACE, {scount}, {stype}, {rcounts}, {rtype});', ''),
+    'scatter': (['recvbuf', 'rcount', 'rtype', 'scount', 'stype', 'root', 'comm'],
+                'llamp_cap_coll(&c, {comm}, {root}, 0, NULL);\n'
+                '  llamp_cap_coll_block(&c, {recvbuf} == MPI_IN_PLACE, {rcount}, {rtype}, {scount}, {stype});', ''),
+    'scatterv': (['recvbuf', 'rcount', 'rtype', 'scounts', 'stype', 'root', 'comm'],
+                 'llamp_cap_coll(&c, {comm}, {root}, 0, NULL);\n'
+                 '  llamp_cap_coll_rootv(&c, {comm}, {root}, {recvbuf} == MPI_IN_PLACE, {rcount}, {rtype}, {scounts}, {stype});', ''),
+    'allgather': (['sendbuf', 'scount', 'stype', 'rcount', 'rtype', 'comm'],
+                  'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
+                  '  llamp_cap_coll_block(&c, {sendbuf} == MPI_IN_PLACE, {scount}, {stype}, {rcount}, {rtype});', ''),
+    'allgatherv': (['sendbuf', 'scount', 'stype', 'rcounts', 'rtype', 'comm'],
+                   'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
+                   '  llamp_cap_coll_allv(&c, {comm}, {sendbuf} == MPI_IN_PLACE, {scount}, {stype}, {rcounts}, {rtype});', ''),
+    'alltoallv': (['scounts', 'stype', 'rcounts', 'rtype', 'comm'],
+                  'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
+                  '  llamp_cap_coll_alltoallv(&c, {comm}, {scounts}, {stype}, {rcounts}, {rtype});', ''),
+    'reduce_scatter': (['rcounts', 'type', 'comm'],
+                       'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
+                       '  llamp_cap_coll_counts(&c, {comm}, {rcounts}, 0, {type});', ''),
+    'reduce_scatter_block': (['rcount', 'type', 'comm'],
+                             'llamp_cap_coll(&c, {comm}, -1, {rcount}, {type});', ''),
+    # the nonblocking variant is recorded as IREDUCE_SCATTER: counts all equal
+    'ireduce_scatter_block': (['rcount', 'type', 'comm', 'request'],
+                              'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
+                              '  llamp_cap_coll_counts(&c, {comm}, NULL, {rcount}, {type});',
+                              'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_COLL, NULL);'),
+    'comm_new': (['parent', 'newcomm'], 'llamp_cap_comm_parent(&c, {parent});',
+                 'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, NULL);'),
+    'comm_group': (['parent', 'group', 'newcomm'], 'llamp_cap_comm_parent(&c, {parent});',
+                   'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, {group});'),
+    'comm_free': (['comm'], 'MPI_Comm h_ = *{comm};\n  llamp_cap_comm_parent(&c, h_);',
+                  'llamp_cap_comm_free(&c, ret, h_);'),
+}
+# Kinds whose snippets use a local status array.
+NEEDS_ST = {'wait', 'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany'}
+# Collective kinds with a nonblocking variant ("i" + kind): one more argument,
+# the request, completed later by a WAIT*/TEST* record.
+COLL_KINDS = {'barrier', 'bcast', 'reduce', 'allreduce', 'gather', 'gatherv', 'scatter',
+              'scatterv', 'allgather', 'allgatherv', 'alltoallv', 'reduce_scatter',
+              'reduce_scatter_block'}
+
+# Unmodelled functions that only touch local state: counted but not reported as
+# a gap in the model.  Everything else that is not modelled is reported.
+LOCAL_PREFIXES = ('MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Comm_group', 'MPI_Comm_get_', 'MPI_Comm_set_',
+                  'MPI_Comm_compare', 'MPI_Comm_test_inter', 'MPI_Comm_c2f', 'MPI_Comm_f2c',
+                  'MPI_Comm_call_errhandler', 'MPI_Comm_create_keyval', 'MPI_Comm_free_keyval',
+                  'MPI_Comm_delete_attr', 'MPI_Comm_create_errhandler', 'MPI_Comm_remote_size',
+                  'MPI_Group_', 'MPI_Type_', 'MPI_Op_', 'MPI_Wtime', 'MPI_Wtick', 'MPI_Get_count',
+                  'MPI_Get_elements', 'MPI_Get_processor_name', 'MPI_Get_version', 'MPI_Get_library_version',
+                  'MPI_Get_address', 'MPI_Address', 'MPI_Aint_', 'MPI_Initialized', 'MPI_Finalized',
+                  'MPI_Query_thread', 'MPI_Is_thread_main', 'MPI_Error_', 'MPI_Errhandler_', 'MPI_Info_',
+                  'MPI_Attr_', 'MPI_Keyval_', 'MPI_Pack', 'MPI_Unpack', 'MPI_Buffer_', 'MPI_Alloc_mem',
+                  'MPI_Free_mem', 'MPI_Status_', 'MPI_Request_get_status', 'MPI_Cart_coords', 'MPI_Cart_rank',
+                  'MPI_Cart_get', 'MPI_Cart_shift', 'MPI_Cartdim_get', 'MPI_Dims_create', 'MPI_Cart_map',
+                  'MPI_Graph_get', 'MPI_Graph_neighbors', 'MPI_Graphdims_get', 'MPI_Graph_map', 'MPI_Topo_test',
+                  'MPI_Reduce_local', 'MPI_Pcontrol', 'MPI_Add_error_', 'MPI_Win_get_', 'MPI_Win_set_',
+                  'MPI_Win_create_keyval', 'MPI_Win_free_keyval', 'MPI_Win_delete_attr', 'MPI_Win_c2f',
+                  'MPI_Win_f2c', 'MPI_Request_c2f', 'MPI_Request_f2c', 'MPI_File_c2f', 'MPI_File_f2c',
+                  'MPI_Message_', 'MPI_Register_datarep', 'MPI_Abort', 'MPI_Open_port', 'MPI_Close_port',
+                  'MPI_Errhandler', 'MPI_File_get_', 'MPI_File_call_errhandler', 'MPI_File_create_errhandler',
+                  'MPI_File_set_errhandler', 'MPI_File_seek', 'MPI_Dist_graph_neighbors', 'MPI_Comm_remote_group',
+                  'MPI_Test_cancelled', 'MPI_Win_call_errhandler', 'MPI_Win_create_errhandler')
+
+
+def die(msg):
+    sys.stderr.write('gen_wrappers: %s\n' % msg)
+    sys.exit(1)
+
+
+def parse_prototypes(path):
+    """name -> (return type, [(declaration, argument name)], varargs)"""
+    text = open(path).read()
+    text = re.sub(r'//[^\n]*', '', text)
+    text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+    protos = {}
+    for m in re.finditer(r'MPI_CALL\(\s*XBT_PUBLIC\s+([^,]+?)\s*,\s*(MPI_\w+)\s*,\s*\((.*?)\)\s*\)\s*;',
+                         text, re.S):
+        rtype, name, args = m.group(1).strip(), m.group(2), ' '.join(m.group(3).split())
+        params, varargs = [], False
+        if args not in ('', 'void'):
+            for a in args.split(','):
+                a = a.strip()
+                if a == '...':
+                    varargs = True
+                    continue
+                core = re.sub(r'(\s*\[[^\]]*\])+$', '', a)
+                mm = re.search(r'(\w+)\s*$', core)
+                if not mm:
+                    die('%s: cannot find the name of parameter "%s" in %s' % (path, a, name))
+                params.append((a, mm.group(1)))
+        protos[name] = (rtype, params, varargs)
+    if len(protos) < 300:
+        die('%s: only %d MPI_CALL prototypes found (expected SMPI 3.3x smpi.h)' % (path, len(protos)))
+    return protos
+
+
+def parse_table(path):
+    rows = []
+    for lineno, line in enumerate(open(path), 1):
+        line = line.split('#', 1)[0].split()
+        if not line:
+            continue
+        if len(line) < 4:
+            die('%s:%d: expected "function op kind arguments..."' % (path, lineno))
+        name, op, kind, args = line[0], line[1], line[2], line[3:]
+        if args == ['-']:
+            args = []
+        rows.append((lineno, name, op, kind, args))
+    return rows
+
+
+def kind_spec(kind):
+    if kind in KINDS:
+        return KINDS[kind], False
+    if kind.startswith('i') and kind[1:] in COLL_KINDS:
+        roles, pre, post = KINDS[kind[1:]]
+        return (roles + ['request'], pre,
+                'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_COLL, NULL);'), True
+    return None, False
+
+
+def subst(snippet, mapping):
+    return re.sub(r'\{(\w+)\}', lambda m: mapping[m.group(1)], snippet)
+
+
+def signature(name, rtype, params, varargs, prefix):
+    decl = ', '.join(p[0] for p in params)
+    if varargs:
+        decl += ', ...'
+    return '%s %s%s(%s)' % (rtype, prefix, name, decl or 'void')
+
+
+def alias(name, rtype, params, varargs):
+    return ('extern %s __asm__("%s") __attribute__((alias("llamp_w_%s")));\n'
+            % (signature(name, rtype, params, varargs, 'llamp_alias_'), name, name))
+
+
+def main():
+    if len(sys.argv) != 4:
+        die('usage: gen_wrappers.py MPI_TABLE SMPI_H OUT_C')
+    table_path, header_path, out_path = sys.argv[1:]
+    protos = parse_prototypes(header_path)
+    rows = parse_table(table_path)
+    modelled = {}
+    out = []
+    w = out.append
+    w('/* Generated by gen_wrappers.py from %s and %s: do not edit. */\n'
+      % (table_path.split('/')[-1], header_path))
+    w('#include "capture_rank.h"\n\n')
+    for lineno, name, op, kind, args in rows:
+        where = '%s:%d' % (table_path, lineno)
+        if name in modelled:
+            die('%s: %s listed twice' % (where, name))
+        if name not in protos:
+            die('%s: %s has no MPI_CALL prototype in %s' % (where, name, header_path))
+        rtype, params, varargs = protos[name]
+        spec, _ = kind_spec(kind)
+        if spec is None:
+            die('%s: unknown kind "%s"' % (where, kind))
+        roles, pre, post = spec
+        if len(args) != len(roles):
+            die('%s: kind %s takes %d arguments (%s), got %d'
+                % (where, kind, len(roles), ' '.join(roles), len(args)))
+        names = [p[1] for p in params]
+        for a in args:
+            if a not in names:
+                die('%s: %s has no parameter "%s" (it has: %s)' % (where, name, a, ' '.join(names)))
+        mapping = dict(zip(roles, args))
+        modelled[name] = op
+        call = 'P%s(%s)' % (name, ', '.join(names))
+        w('/* %s -> LLAMP_OP_%s (%s) */\n' % (name, op, kind))
+        w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
+        if kind == 'init':
+            w('  return llamp_cap_init(%s, %s, -1, NULL);\n}\n' % (mapping['argc'], mapping['argv']))
+        elif kind == 'init_thread':
+            w('  return llamp_cap_init(%s, %s, %s, %s);\n}\n'
+              % (mapping['argc'], mapping['argv'], mapping['required'], mapping['provided']))
+        elif kind == 'finalize':
+            w('  return llamp_cap_finalize();\n}\n')
+        else:
+            w('  llamp_cap_call_t c;\n')
+            w('  if (!llamp_cap_begin(&c, LLAMP_OP_%s)) return %s;\n' % (op, call))
+            if kind in NEEDS_ST:
+                w('  MPI_Status st_;\n')
+            if pre:
+                w('  %s\n' % subst(pre, mapping))
+            w('  llamp_cap_pmpi(&c);\n')
+            w('  int ret = %s;\n' % call)
+            w('  llamp_cap_pmpi_done(&c);\n')
+            if post:
+                w('  %s\n' % subst(post, mapping))
+            w('  llamp_cap_end(&c);\n  return ret;\n}\n')
+        w(alias(name, rtype, params, varargs))
+        w('\n')
+
+    # count-only wrappers
+    others = sorted(n for n in protos if n not in modelled)
+    w('/* ---- count-only wrappers: every other MPI function of smpi.h ---- */\n\n')
+    w('uint64_t llamp_cap_unmodelled_counts[%d];\n\n' % max(len(others), 1))
+    for i, name in enumerate(others):
+        rtype, params, varargs = protos[name]
+        names = [p[1] for p in params]
+        w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
+        if name.startswith(LOCAL_PREFIXES):
+            w('  llamp_cap_unmodelled_counts[%d]++;\n' % i)
+        else:
+            w('  llamp_cap_unmodelled(%du);\n' % i)
+        w('  return P%s(%s);\n}\n' % (name, ', '.join(names)))
+        w(alias(name, rtype, params, varargs))
+    w('\nconst unsigned llamp_cap_num_unmodelled = %du;\n' % len(others))
+    w('const char *const llamp_cap_unmodelled_names[] = {\n')
+    for name in others:
+        w('  "%s",\n' % name)
+    w('};\n')
+    w('/* 1: the function only touches local state (not a gap in the model) */\n')
+    w('const unsigned char llamp_cap_unmodelled_local[] = {\n')
+    for name in others:
+        w('  %d, /* %s */\n' % (1 if name.startswith(LOCAL_PREFIXES) else 0, name))
+    w('};\n')
+    w('const unsigned llamp_cap_num_modelled = %du;\n' % len(modelled))
+    with open(out_path, 'w') as f:
+        f.write(''.join(out))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,121 @@
+/* llamp_capture.h - the capture layer's process-wide runtime: configuration,
+ * the session shared by all ranks of one smpirun, and the analysis run at
+ * the last MPI_Finalize (records -> DAG -> engine -> report files).
+ *
+ * The capture layer has two halves:
+ *   per rank     the PMPI wrappers and their state (capture_rank.c and the
+ *                generated wrappers), linked INTO the program so that SMPI's
+ *                dlopen privatization gives each rank its own copy
+ *                (libsmpi_llamp_capture.a, linked with --whole-archive);
+ *   per process  this header (libsmpi_llamp_capture_rt.so): one copy shared
+ *                by all ranks, which are coroutines of one OS thread; it
+ *                holds the configuration, every rank's trace writer, the
+ *                communicator-id registry, and runs the analysis.
+ * Nothing here takes locks: SMPI runs one rank at a time (the parallel
+ * simulation of contexts/nthreads > 1 is not supported).
+ *
+ * Error rule: int functions return 0 / -1 with a one-line reason in the
+ * caller's `err` buffer; llamp_capture_fatal prints one line and ends the
+ * whole simulation (used for configuration errors found inside a run, where
+ * no caller could handle them). */
+#ifndef LLAMP_CAPTURE_H
+#define LLAMP_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "llamp_engine.h"
+#include "llamp_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LLAMP_CAPTURE_MAX_TOL 16
+
+/* What to analyse and where to write it.  Sources, later ones winning:
+ * built-in defaults, the libconfig file (LLAMP_CONFIG, else the bundled
+ * models/default.cfg), then the LLAMP_* environment variables that
+ * smpi_llamp-run sets from its options (docs/capture.md lists them). */
+typedef struct {
+  char out_dir[2048];      /* LLAMP_OUT, default "llamp-out" */
+  char config_path[2048];  /* the model file read ("" = none) */
+  llamp_params_t params;   /* LogGPS parameters of the analysis */
+  char collectives[1024];  /* "allreduce=ring,..." ("" = defaults) */
+  double reduce_cost;      /* s per byte reduced in collectives (default 0) */
+  int have_range;          /* 0: default range [0, 10 L] */
+  double range_lo, range_hi;
+  double tolerance[LLAMP_CAPTURE_MAX_TOL]; /* percents, default 1 2 5 */
+  size_t num_tolerance;
+  unsigned sweep_points;   /* sweep.csv rows over the range, default 101 */
+  int write_goal;          /* also write graph.goal (default 0) */
+  int analyze;             /* 0: only write the traces (default 1) */
+  size_t spill_bytes;      /* per-rank trace memory before spilling, default 64 MiB */
+  int quiet;               /* 1: no summary on stdout (files only) */
+} llamp_capture_config_t;
+
+void llamp_capture_config_default(llamp_capture_config_t *cfg);
+/* Read a libconfig model file (models/NAME.cfg): groups `loggps`, `analysis`,
+ * `capture`; numbers are SI, strings may carry units ("1us", "10GBps").
+ * Fails naming the file, line and setting. */
+int llamp_capture_config_load(llamp_capture_config_t *cfg, const char *path, char *err,
+                              size_t errlen);
+/* Defaults, then the model file, then the LLAMP_* variables of `getenv`. */
+int llamp_capture_config_from_env(llamp_capture_config_t *cfg, char *err, size_t errlen);
+/* Effective range: [range_lo, range_hi], or [0, 10 L] when not set. */
+void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, double *hi);
+
+/* ---- the session (one per smpirun) ------------------------------------------ */
+
+/* Called by every rank at MPI_Init.  The first call reads the configuration,
+ * creates <out>/ and <out>/trace/, and checks SMPI's privatization mode;
+ * `rank_state` is the address of the rank's private state, which must differ
+ * between ranks (else the program's globals are shared: wrong mode).  Returns
+ * the rank's trace writer, or NULL with a message. */
+llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_size,
+                                                 const void *rank_state, char *err,
+                                                 size_t errlen);
+const llamp_capture_config_t *llamp_capture_session_config(void);
+
+/* Communicator ids agreed by all members without communication: the first
+ * rank to present a key gets a new id, later ones the same id. */
+uint32_t llamp_capture_comm_id(const uint64_t *key, size_t nkey);
+
+/* Local-only MPI functions (MPI_Comm_rank ...) are not traced; their counts
+ * go to report.json.  `name` must stay valid (a string literal). */
+void llamp_capture_count_local(const char *name, uint64_t count);
+
+/* Called by every rank after PMPI_Finalize: flushes its trace; the last rank
+ * runs the analysis (see llamp_capture_analyze) with the simulated time.
+ * Returns 1 when this was the last rank, 0 before, -1 on failure. */
+int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err, size_t errlen);
+
+/* Print "smpi_llamp: <message>" on stderr and end the simulation (exit 1). */
+void llamp_capture_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* ---- the analysis (also usable on trace files) ------------------------------- */
+
+typedef struct {
+  uint64_t records, vertices, edges, messages;
+  double T;            /* predicted runtime at cfg->params */
+  double lambda_L, rho_L;
+  double build_seconds, analysis_seconds; /* wall clock */
+} llamp_capture_result_t;
+
+/* Build the DAG from `nranks` trace readers, analyse it under cfg and write
+ * cfg->out_dir/{graph.llg, graph.goal (on request), report.json, sweep.csv};
+ * print the short report on `summary` (NULL: none).  `simulated_time` < 0
+ * means unknown. */
+int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_t **readers,
+                          uint32_t nranks, double simulated_time, FILE *summary,
+                          llamp_capture_result_t *result, char *err, size_t errlen);
+
+/* SimGrid's smpi/privatization setting ("dlopen", "mmap", "no", "1" ...), or
+ * "" when it cannot be read (sg_config.cpp). */
+const char *llamp_capture_sg_privatization(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

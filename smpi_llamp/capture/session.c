@@ -1,0 +1,334 @@
+/* session.c - the state all ranks of one smpirun share (llamp_capture.h):
+ * configuration, trace writers, communicator ids, counts of local calls, and
+ * the hand-over to the analysis at the last MPI_Finalize.
+ *
+ * This file lives in libsmpi_llamp_capture_rt.so, which SMPI loads once per
+ * process (it is not privatized): its statics are shared by the ranks, which
+ * run one at a time as coroutines of one thread, so no locks. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture_internal.h"
+#include "llamp_capture.h"
+
+typedef struct {
+  uint64_t *key;
+  size_t nkey;
+  uint32_t id;
+} comm_key_t;
+
+typedef struct {
+  const char *name;
+  uint64_t count;
+} local_count_t;
+
+static struct {
+  int started;
+  llamp_capture_config_t cfg;
+  char trace_dir[2100];
+  uint32_t world;
+  llamp_trace_writer_t **writers;
+  const void **states;
+  uint32_t joined, left;
+  int analysed;
+  /* communicator registry: open addressing on a key hash */
+  comm_key_t *keys;
+  size_t kmask, nkeys;
+  uint32_t next_comm;
+  local_count_t *locals;
+  size_t nlocals, caplocals;
+  double wall_start;
+} G;
+
+static double wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void llamp_capture_fatal(const char *fmt, ...) {
+  va_list ap;
+  fflush(stdout);
+  fputs("smpi_llamp: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fflush(stderr);
+  /* _exit: SimGrid's exit handlers would complain about the actors we cut */
+  _exit(1);
+}
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* mkdir -p; 0 or -1 with errno. */
+static int mkdirs(const char *path) {
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n == 0 || n >= sizeof buf) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy(buf, path, n + 1);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+  struct stat st;
+  if (stat(buf, &st) != 0) return -1;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}
+
+/* Make the output directory and prove it writable by creating a file. */
+static int check_out_dir(const char *dir, char *trace_dir, size_t len, char *err, size_t errlen) {
+  if (mkdirs(dir) != 0) {
+    seterr(err, errlen, "cannot create the output directory '%s': %s (set it with -llamp-out DIR or LLAMP_OUT)",
+           dir, strerror(errno));
+    return -1;
+  }
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s/.llamp-write-test", dir);
+  FILE *f = fopen(probe, "w");
+  if (!f || fclose(f) != 0) {
+    seterr(err, errlen, "cannot write to the output directory '%s': %s (set it with -llamp-out DIR or LLAMP_OUT)",
+           dir, strerror(errno));
+    return -1;
+  }
+  unlink(probe);
+  snprintf(trace_dir, len, "%s/trace", dir);
+  if (mkdirs(trace_dir) != 0) {
+    seterr(err, errlen, "cannot create '%s': %s", trace_dir, strerror(errno));
+    return -1;
+  }
+  /* traces of an earlier run with more ranks would confuse `llamp build` */
+  for (uint32_t r = G.world;; r++) {
+    char old[4300];
+    snprintf(old, sizeof old, "%s/rank-%u.llt", trace_dir, r);
+    if (unlink(old) != 0) break;
+  }
+  return 0;
+}
+
+/* The program's globals must be per rank: SMPI's dlopen privatization (the
+ * default) or mmap.  "no" would mix all ranks' state silently. */
+static int check_privatization(char *err, size_t errlen) {
+  const char *mode = llamp_capture_sg_privatization();
+  if (strcmp(mode, "no") == 0 || strcmp(mode, "0") == 0) {
+    seterr(err, errlen,
+           "SMPI privatization is '%s': the capture keeps per-rank state in the program's globals, "
+           "which then all ranks share; run with --cfg=smpi/privatization:dlopen (the default; "
+           "do not pass -no-privatize)",
+           mode);
+    return -1;
+  }
+  return 0;
+}
+
+llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_size,
+                                                 const void *rank_state, char *err,
+                                                 size_t errlen) {
+  if (!G.started) {
+    G.wall_start = wall();
+    if (llamp_capture_config_from_env(&G.cfg, err, errlen)) return NULL;
+    if (check_privatization(err, errlen)) return NULL;
+    G.world = world_size;
+    if (check_out_dir(G.cfg.out_dir, G.trace_dir, sizeof G.trace_dir, err, errlen)) return NULL;
+    G.writers = calloc(world_size, sizeof *G.writers);
+    G.states = calloc(world_size, sizeof *G.states);
+    if (!G.writers || !G.states) {
+      seterr(err, errlen, "out of memory for %u ranks", world_size);
+      return NULL;
+    }
+    G.next_comm = 1;
+    G.started = 1;
+  }
+  if (world_size != G.world || rank >= G.world) {
+    seterr(err, errlen, "rank %u of %u joins a run of %u ranks", rank, world_size, G.world);
+    return NULL;
+  }
+  if (G.writers[rank]) {
+    seterr(err, errlen, "rank %u called MPI_Init twice", rank);
+    return NULL;
+  }
+  /* Under a privatization that shares the program's data, every rank sees
+   * its state at the same address.  mmap privatization also maps each rank's
+   * copy at one address, but switches the contents: accept it by name. */
+  const char *mode = llamp_capture_sg_privatization();
+  if (strcmp(mode, "mmap") != 0)
+    for (uint32_t r = 0; r < G.world; r++)
+      if (G.states[r] == rank_state) {
+        seterr(err, errlen,
+               "ranks %u and %u share the program's globals (SMPI privatization '%s'); run with "
+               "--cfg=smpi/privatization:dlopen (the default)",
+               r, rank, mode[0] ? mode : "unknown");
+        return NULL;
+      }
+  G.states[rank] = rank_state;
+  llamp_trace_writer_t *w =
+      llamp_trace_writer_create(G.trace_dir, rank, world_size, G.cfg.spill_bytes, err, errlen);
+  if (!w) return NULL;
+  G.writers[rank] = w;
+  G.joined++;
+  return w;
+}
+
+const llamp_capture_config_t *llamp_capture_session_config(void) { return &G.cfg; }
+
+static uint64_t key_hash(const uint64_t *key, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ n;
+  for (size_t i = 0; i < n; i++) {
+    h ^= key[i];
+    h *= 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+uint32_t llamp_capture_comm_id(const uint64_t *key, size_t nkey) {
+  if (!G.keys || (G.nkeys + 1) * 2 > G.kmask + 1) {
+    size_t cap = G.keys ? (G.kmask + 1) * 2 : 256;
+    comm_key_t *t = calloc(cap, sizeof *t);
+    if (!t) llamp_capture_fatal("out of memory (communicator registry)");
+    for (size_t j = 0; G.keys && j <= G.kmask; j++) {
+      if (!G.keys[j].key) continue;
+      size_t i = key_hash(G.keys[j].key, G.keys[j].nkey) & (cap - 1);
+      while (t[i].key) i = (i + 1) & (cap - 1);
+      t[i] = G.keys[j];
+    }
+    free(G.keys);
+    G.keys = t;
+    G.kmask = cap - 1;
+  }
+  size_t i = key_hash(key, nkey) & G.kmask;
+  for (; G.keys[i].key; i = (i + 1) & G.kmask)
+    if (G.keys[i].nkey == nkey && memcmp(G.keys[i].key, key, nkey * sizeof *key) == 0)
+      return G.keys[i].id;
+  uint64_t *k = malloc(nkey * sizeof *k);
+  if (!k) llamp_capture_fatal("out of memory (communicator registry)");
+  memcpy(k, key, nkey * sizeof *k);
+  G.keys[i].key = k;
+  G.keys[i].nkey = nkey;
+  G.keys[i].id = G.next_comm++;
+  G.nkeys++;
+  return G.keys[i].id;
+}
+
+void llamp_capture_count_local(const char *name, uint64_t count) {
+  for (size_t i = 0; i < G.nlocals; i++)
+    if (strcmp(G.locals[i].name, name) == 0) {
+      G.locals[i].count += count;
+      return;
+    }
+  if (G.nlocals == G.caplocals) {
+    size_t cap = G.caplocals ? 2 * G.caplocals : 32;
+    local_count_t *p = realloc(G.locals, cap * sizeof *p);
+    if (!p) return;
+    G.locals = p;
+    G.caplocals = cap;
+  }
+  G.locals[G.nlocals].name = name;
+  G.locals[G.nlocals].count = count;
+  G.nlocals++;
+}
+
+/* report.json gets the local calls too (llamp_capture_analyze reads them). */
+static const char **local_names;
+static uint64_t *local_counts;
+size_t llamp_capture_session_locals(const char ***names, const uint64_t **counts) {
+  free(local_names);
+  free(local_counts);
+  local_names = malloc((G.nlocals + 1) * sizeof *local_names);
+  local_counts = malloc((G.nlocals + 1) * sizeof *local_counts);
+  if (!local_names || !local_counts) return 0;
+  for (size_t i = 0; i < G.nlocals; i++) {
+    local_names[i] = G.locals[i].name;
+    local_counts[i] = G.locals[i].count;
+  }
+  *names = local_names;
+  *counts = local_counts;
+  return G.nlocals;
+}
+
+static void session_free(void) {
+  for (size_t i = 0; G.keys && i <= G.kmask; i++) free(G.keys[i].key);
+  free(G.keys);
+  G.keys = NULL;
+  free(G.writers);
+  free(G.states);
+  G.writers = NULL;
+  G.states = NULL;
+  free(G.locals);
+  G.locals = NULL;
+  free(local_names);
+  free(local_counts);
+  local_names = NULL;
+  local_counts = NULL;
+}
+
+/* The last rank out: read every rank's trace file back and analyse. */
+static int run_analysis(double simulated_time, char *err, size_t errlen) {
+  llamp_trace_reader_t **readers = calloc(G.world, sizeof *readers);
+  if (!readers) {
+    seterr(err, errlen, "out of memory for %u trace readers", G.world);
+    return -1;
+  }
+  int rc = 0;
+  for (uint32_t r = 0; r < G.world && rc == 0; r++) {
+    char path[4300];
+    snprintf(path, sizeof path, "%s/rank-%u.llt", G.trace_dir, r);
+    readers[r] = llamp_trace_reader_open(path, err, errlen);
+    if (!readers[r]) rc = -1;
+  }
+  if (rc == 0) {
+    llamp_capture_result_t res;
+    rc = llamp_capture_analyze(&G.cfg, readers, G.world, simulated_time,
+                               G.cfg.quiet ? NULL : stdout, &res, err, errlen);
+  }
+  for (uint32_t r = 0; r < G.world; r++)
+    if (readers[r]) llamp_trace_reader_destroy(readers[r]);
+  free(readers);
+  fflush(stdout);
+  return rc;
+}
+
+int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err, size_t errlen) {
+  if (!G.started || rank >= G.world || !G.writers[rank]) {
+    seterr(err, errlen, "rank %u finalizes without having joined the capture", rank);
+    return -1;
+  }
+  llamp_trace_writer_t *w = G.writers[rank];
+  if (llamp_trace_writer_flush(w, err, errlen)) return -1;
+  llamp_trace_writer_destroy(w); /* bounded memory: the analysis reads the files */
+  G.writers[rank] = NULL;
+  G.left++;
+  if (G.left < G.world) return 0;
+  int rc = 0;
+  if (G.cfg.analyze && !G.analysed) {
+    G.analysed = 1;
+    rc = run_analysis(simulated_time, err, errlen);
+  } else if (!G.cfg.quiet) {
+    printf("smpi_llamp: traces of %u ranks written to %s (analysis off)\n", G.world, G.trace_dir);
+    fflush(stdout);
+  }
+  session_free();
+  return rc < 0 ? -1 : 1;
+}
