@@ -1,23 +1,35 @@
 /* trace.c - per-rank MPI call records: writer (memory chunks, spill file),
  * reader (writer memory + spill file, or a file), op names.
  *
- * Memory: records go into chunks (64 KiB growing to 4 MiB), 64 bytes each
- * plus their payload words, packed back to back; a record never straddles
- * two chunks, so the reader hands out pointers into the chunk.  No
- * allocation per record.
+ * Records are stored encoded, not as 64-byte structs: an op byte, a byte
+ * saying which fields differ from their usual value (flags 0, comm 0, peer
+ * NO_PEER, tag -1, bytes 0, no request, status -1/-1, no payload), those
+ * fields as LEB128 varints (signed ones zigzagged, the request as the
+ * difference to the previous request), the two times as the zigzagged
+ * difference of their IEEE bit patterns to the previous end time and to the
+ * start time (exact for any double), and the payload: for completion-style
+ * records (request, status) pairs with the request as a difference and the
+ * status split into (source+1, completed) and tag; other payload words as
+ * plain varints.  A 2-D halo record costs ~15 bytes instead of 64 + payload.
+ * Decoding restores every field bit for bit (`reserved` reads back as 0).
+ *
+ * Memory: encoded records go into chunks (16 KiB doubling to 1 MiB); a
+ * record never straddles two chunks and each chunk starts a fresh encoding
+ * state, so chunks decode independently.  No allocation per record.
  *
  * File <dir>/rank-<r>.llt (little-endian, docs/trace.md):
- *   header (64 bytes)  magic "LLAMPTRC", version, byte-order mark, rank,
+ *   header (64 bytes)  magic "LLAMPTRC", version 2, byte-order mark, rank,
  *                      world size, record count (UINT64_MAX until the
- *                      writer is flushed), bytes of the record section,
- *                      offset / count / bytes of the name table, record
- *                      size, header checksum
- *   records            each a llamp_trace_rec_t (64 bytes) whose `reserved`
- *                      field holds a checksum of the record, its payload and
- *                      its index, followed by its payload words
+ *                      writer is flushed), bytes of the block section,
+ *                      offset / count / bytes of the name table, header
+ *                      checksum
+ *   blocks             one per chunk: magic "LLTB", record count, index of
+ *                      its first record, data bytes, checksum (24 bytes),
+ *                      then the chunk's encoded records
  *   name table         per name: u32 length + bytes; then u32 checksum
- * A spill appends records after the last ones on file; a flush writes the
- * rest, the name table after them and the final header, and truncates. */
+ * A spill appends the chunks held in memory as blocks after the last ones on
+ * file and frees them; a flush writes the rest, the name table after them
+ * and the final header, and truncates. */
 #define _XOPEN_SOURCE 700
 #include "llamp_trace.h"
 
@@ -31,31 +43,57 @@
 #include <unistd.h>
 
 _Static_assert(sizeof(llamp_trace_rec_t) == 64, "trace records are 64 bytes");
+_Static_assert(LLAMP_OP_COUNT_ < 256, "op codes fit a byte");
 
 #define LLT_MAGIC "LLAMPTRC"
-#define LLT_VERSION 1u
+#define LLT_VERSION 2u
 #define LLT_BOM 0x01020304u
 #define LLT_HEADER_BYTES 64u
+#define LLT_BLOCK_MAGIC 0x42544c4cu /* "LLTB" */
+#define LLT_BLOCK_HEADER 24u
 #define LLT_INCOMPLETE UINT64_MAX
 #define LLT_MAX_WORDS (1u << 28)
 #define LLT_MAX_NAME 1024u
-#define CHUNK_MIN ((size_t)64 << 10)
-#define CHUNK_MAX ((size_t)4 << 20)
+#define CHUNK_MIN ((size_t)16 << 10)
+#define CHUNK_MAX ((size_t)1 << 20)
+/* Largest encoding of a record: fields and times, then 10 bytes a word. */
+#define REC_MAX_FIXED 96u
+#define REC_MAX_PER_WORD 10u
+
+/* field mask bits */
+enum {
+  M_FLAGS = 0x01, M_COMM = 0x02, M_PEER = 0x04, M_TAG = 0x08,
+  M_BYTES = 0x10, M_REQ = 0x20, M_STATUS = 0x40, M_WORDS = 0x80
+};
 
 typedef struct {
   char magic[8];
   uint32_t version, byte_order, rank, world_size;
   uint64_t num_records, data_bytes, names_offset;
-  uint32_t num_names, names_bytes, record_bytes, checksum;
+  uint32_t num_names, names_bytes, reserved, checksum;
 } llt_header_t;
 _Static_assert(sizeof(llt_header_t) == LLT_HEADER_BYTES, "header is 64 bytes");
+
+typedef struct {
+  uint32_t magic, nrec;
+  uint64_t first;
+  uint32_t bytes, checksum;
+} llt_block_t;
+_Static_assert(sizeof(llt_block_t) == LLT_BLOCK_HEADER, "block header is 24 bytes");
 
 typedef struct chunk {
   struct chunk *next;
   size_t used, cap; /* bytes of data */
-  uint64_t nrec;
-  uint64_t data[]; /* records and payloads, 8-byte aligned */
+  uint32_t nrec;
+  int on_file;      /* written as a block (a flush keeps it in memory) */
+  unsigned char data[];
 } chunk_t;
+
+/* Encoding state, reset at the start of every chunk / block. */
+typedef struct {
+  uint64_t prev_end; /* bit pattern of the previous record's t_end */
+  uint64_t last_req;
+} codec_t;
 
 struct llamp_trace_writer {
   char path[4096];
@@ -64,16 +102,15 @@ struct llamp_trace_writer {
   size_t spill_bytes;
   chunk_t *head, *tail, *spare;
   size_t next_chunk;
-  uint64_t total;       /* records appended */
-  uint64_t mem_first;   /* index of the first record held in memory */
-  size_t mem_used;      /* bytes of records held in memory */
-  size_t mem_alloc;     /* bytes of chunks allocated (held + spare) */
-  /* file: records [0, file_records) are on file, file_bytes of them */
+  int sealed;         /* the tail chunk is on file: the next record starts a new one */
+  codec_t enc;
+  uint64_t total;     /* records appended */
+  uint64_t mem_first; /* index of the first record held in memory */
+  size_t mem_used;    /* bytes of encoded records held in memory */
+  size_t mem_alloc;   /* bytes of chunks allocated (held + spare) */
   int fd;
-  uint64_t file_records, file_bytes;
-  /* records [mem_first, file_records) are both in memory and on file (after
-   * a flush); `released_bytes` = file bytes of records [0, mem_first). */
-  uint64_t released_bytes;
+  uint64_t file_records, file_bytes; /* on file: records, bytes of blocks */
+  uint64_t released_bytes;           /* file bytes of records [0, mem_first) */
   /* interned names */
   char *arena;
   size_t arena_len, arena_cap;
@@ -89,15 +126,20 @@ struct llamp_trace_reader {
   const llamp_trace_writer_t *w; /* names come from here when set */
   uint32_t rank, world;
   uint64_t index, total;
-  /* file part: records [0, file_records) */
+  /* file part: records [0, file_records), file_left bytes of blocks to read */
   int fd;
-  uint64_t file_records, file_left; /* bytes of records still to read */
-  int file_short;                   /* the file ends before its name table */
+  uint64_t file_records, file_left;
+  int file_short; /* the file ends before its name table */
   unsigned char *buf;
-  size_t buf_cap, buf_pos, buf_len;
-  /* memory part */
-  const chunk_t *chunk;
-  size_t chunk_pos;
+  size_t buf_cap;
+  /* the block or chunk being decoded */
+  const unsigned char *cur, *end;
+  uint32_t left; /* records left in it */
+  uint64_t block_first;
+  codec_t dec;
+  const chunk_t *chunk; /* next memory chunk */
+  uint64_t *words;      /* decoded payload */
+  size_t words_cap;
   /* names read from a file */
   char *names;
   uint32_t *name_off;
@@ -112,28 +154,7 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* ---- checksums ------------------------------------------------------------ */
-
-static inline uint64_t mix64(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
-
-/* Checksum of record `index` (its `reserved` word excluded) and payload. */
-static uint32_t rec_sum(const llamp_trace_rec_t *r, const uint64_t *payload, uint64_t index) {
-  uint64_t w[8];
-  memcpy(w, r, 64);
-  w[7] &= 0xffffffffull; /* nwords stays, reserved goes */
-  uint64_t h = mix64(index + 0x9e3779b97f4a7c15ull);
-  for (int i = 0; i < 8; i++) h = (h ^ w[i]) * 0x100000001b3ull + (h >> 29);
-  for (uint32_t i = 0; i < r->nwords; i++) h = (h ^ payload[i]) * 0x100000001b3ull + (h >> 29);
-  h = mix64(h);
-  return (uint32_t)(h ^ (h >> 32));
-}
+/* ---- checksums --------------------------------------------------------------- */
 
 static uint32_t bytes_sum(const void *p, size_t n) {
   const unsigned char *s = p;
@@ -142,7 +163,234 @@ static uint32_t bytes_sum(const void *p, size_t n) {
   return h;
 }
 
+/* A fast 64-bit-word hash for blocks (a few GB/s). */
+static uint32_t block_sum(const llt_block_t *b, const unsigned char *data) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ b->first ^ ((uint64_t)b->nrec << 32) ^ b->bytes;
+  size_t n = b->bytes, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, data + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ data[i]) * 0x100000001b3ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
 static uint32_t header_sum(const llt_header_t *h) { return bytes_sum(h, offsetof(llt_header_t, checksum)); }
+
+/* ---- the record encoding -------------------------------------------------------- */
+
+static inline uint64_t zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t unzz(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+static inline unsigned char *put(unsigned char *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (unsigned char)v;
+  return p;
+}
+
+/* Read a varint; NULL when it runs past `end` or overflows 64 bits. */
+static inline const unsigned char *get(const unsigned char *p, const unsigned char *end, uint64_t *v) {
+  if (p < end && *p < 0x80) {
+    *v = *p;
+    return p + 1;
+  }
+  uint64_t x = 0;
+  for (int s = 0; s < 64; s += 7) {
+    if (p >= end) return NULL;
+    unsigned char b = *p++;
+    if (s == 63 && b > 1) return NULL;
+    x |= (uint64_t)(b & 0x7f) << s;
+    if (!(b & 0x80)) {
+      *v = x;
+      return p;
+    }
+  }
+  return NULL;
+}
+
+static inline uint64_t dbits(double d) {
+  uint64_t b;
+  memcpy(&b, &d, 8);
+  return b;
+}
+static inline double bitsd(uint64_t b) {
+  double d;
+  memcpy(&d, &b, 8);
+  return d;
+}
+
+/* Records whose payload is (request, status) pairs. */
+static inline int pair_payload(unsigned op) {
+  return (op >= LLAMP_OP_WAIT && op <= LLAMP_OP_REQUEST_FREE) || op == LLAMP_OP_STARTALL;
+}
+
+static unsigned char *encode(codec_t *c, unsigned char *p, const llamp_trace_rec_t *r,
+                             const uint64_t *pl) {
+  unsigned char *mask = p + 1;
+  unsigned m = 0;
+  p[0] = (unsigned char)r->op;
+  p += 2;
+  if (r->flags) m |= M_FLAGS, p = put(p, r->flags);
+  if (r->comm) m |= M_COMM, p = put(p, r->comm);
+  if (r->peer != LLAMP_TRACE_NO_PEER) m |= M_PEER, p = put(p, zz(r->peer));
+  if (r->tag != -1) m |= M_TAG, p = put(p, zz(r->tag));
+  if (r->bytes) m |= M_BYTES, p = put(p, r->bytes);
+  if (r->req != LLAMP_TRACE_NO_REQ) {
+    m |= M_REQ;
+    p = put(p, zz((int64_t)(r->req - c->last_req)));
+    c->last_req = r->req;
+  }
+  if (r->status_source != -1 || r->status_tag != -1) {
+    m |= M_STATUS;
+    p = put(p, zz(r->status_source));
+    p = put(p, zz(r->status_tag));
+  }
+  uint64_t ts = dbits(r->t_start), te = dbits(r->t_end);
+  p = put(p, zz((int64_t)(ts - c->prev_end)));
+  p = put(p, zz((int64_t)(te - ts)));
+  c->prev_end = te;
+  if (r->nwords) {
+    m |= M_WORDS;
+    p = put(p, r->nwords);
+    uint32_t i = 0;
+    if (pair_payload(r->op)) {
+      uint64_t lr = c->last_req;
+      for (; i + 1 < r->nwords; i += 2) {
+        uint64_t s = pl[i + 1];
+        p = put(p, zz((int64_t)(pl[i] - lr)));
+        lr = pl[i];
+        p = put(p, ((((s >> 32) + 1) & 0x7fffffffu) << 1) | (s >> 63));
+        p = put(p, zz((int32_t)(uint32_t)s));
+      }
+    }
+    for (; i < r->nwords; i++) p = put(p, pl[i]);
+  }
+  *mask = (unsigned char)m;
+  return p;
+}
+
+/* A varint with at least 10 readable bytes at p (no bounds checks). */
+static inline const unsigned char *get_fast(const unsigned char *p, uint64_t *v) {
+  uint64_t b = *p++;
+  if (b < 0x80) {
+    *v = b;
+    return p;
+  }
+  uint64_t x = b & 0x7f;
+  int s = 7;
+  for (;;) {
+    b = *p++;
+    x |= (b & 0x7f) << s;
+    if (b < 0x80) break;
+    s += 7;
+    if (s > 63) return NULL;
+  }
+  if (s == 63 && b > 1) return NULL;
+  *v = x;
+  return p;
+}
+
+/* Decode one record's fields into *r (nwords set, payload not read).  NULL
+ * on corrupt data.  Records are at most REC_MAX_FIXED bytes before their
+ * payload, so with that much data left no varint needs a bounds check. */
+static const unsigned char *decode_head(codec_t *c, const unsigned char *p, const unsigned char *end,
+                                        llamp_trace_rec_t *r) {
+  if (end - p < 2) return NULL;
+  const int fast = end - p >= (ptrdiff_t)REC_MAX_FIXED;
+#define GET(v) (fast ? get_fast(p, &(v)) : get(p, end, &(v)))
+  unsigned op = p[0], m = p[1];
+  if (op == 0 || op >= LLAMP_OP_COUNT_) return NULL;
+  r->op = (uint16_t)op;
+  r->flags = 0;
+  r->comm = 0;
+  r->peer = LLAMP_TRACE_NO_PEER;
+  r->tag = -1;
+  r->bytes = 0;
+  r->req = LLAMP_TRACE_NO_REQ;
+  r->status_source = r->status_tag = -1;
+  r->nwords = 0;
+  r->reserved = 0;
+  p += 2;
+  uint64_t v;
+  if (m & (M_FLAGS | M_COMM | M_PEER | M_TAG)) {
+    if (m & M_FLAGS) {
+      if (!(p = GET(v)) || v > UINT16_MAX) return NULL;
+      r->flags = (uint16_t)v;
+    }
+    if (m & M_COMM) {
+      if (!(p = GET(v)) || v > UINT32_MAX) return NULL;
+      r->comm = (uint32_t)v;
+    }
+    if (m & M_PEER) {
+      if (!(p = GET(v)) || v > UINT32_MAX) return NULL;
+      r->peer = (int32_t)unzz(v);
+    }
+    if (m & M_TAG) {
+      if (!(p = GET(v)) || v > UINT32_MAX) return NULL;
+      r->tag = (int32_t)unzz(v);
+    }
+  }
+  if (m & M_BYTES) {
+    if (!(p = GET(v))) return NULL;
+    r->bytes = v;
+  }
+  if (m & M_REQ) {
+    if (!(p = GET(v))) return NULL;
+    r->req = c->last_req + (uint64_t)unzz(v);
+    c->last_req = r->req;
+  }
+  if (m & M_STATUS) {
+    if (!(p = GET(v)) || v > UINT32_MAX) return NULL;
+    r->status_source = (int32_t)unzz(v);
+    if (!(p = GET(v)) || v > UINT32_MAX) return NULL;
+    r->status_tag = (int32_t)unzz(v);
+  }
+  if (!(p = GET(v))) return NULL;
+  uint64_t ts = c->prev_end + (uint64_t)unzz(v);
+  if (!(p = GET(v))) return NULL;
+  uint64_t te = ts + (uint64_t)unzz(v);
+  r->t_start = bitsd(ts);
+  r->t_end = bitsd(te);
+  c->prev_end = te;
+  if (m & M_WORDS) {
+    /* every word takes at least one byte */
+    if (!(p = GET(v)) || v == 0 || v > LLT_MAX_WORDS || v > (uint64_t)(end - p)) return NULL;
+    r->nwords = (uint32_t)v;
+  }
+#undef GET
+  return p;
+}
+
+static const unsigned char *decode_words(const codec_t *c, const unsigned char *p,
+                                         const unsigned char *end, const llamp_trace_rec_t *r,
+                                         uint64_t *w) {
+  uint32_t i = 0;
+  uint64_t v;
+  if (pair_payload(r->op)) {
+    uint64_t lr = c->last_req;
+    for (; i + 1 < r->nwords; i += 2) {
+      if (!(p = get(p, end, &v))) return NULL;
+      w[i] = lr + (uint64_t)unzz(v);
+      lr = w[i];
+      uint64_t sc, tg;
+      if (!(p = get(p, end, &sc)) || sc > UINT32_MAX || !(p = get(p, end, &tg)) || tg > UINT32_MAX)
+        return NULL;
+      uint64_t src = ((sc >> 1) - 1) & 0x7fffffffu;
+      w[i + 1] = ((sc & 1) << 63) | (src << 32) | (uint32_t)(int32_t)unzz(tg);
+    }
+  }
+  for (; i < r->nwords; i++)
+    if (!(p = get(p, end, &w[i]))) return NULL;
+  return p;
+}
 
 /* ---- op names --------------------------------------------------------------- */
 
@@ -221,6 +469,8 @@ const char *llamp_trace_op_name(llamp_trace_op_t op) {
 
 /* ---- writer ------------------------------------------------------------------- */
 
+/* ---- writer ------------------------------------------------------------------- */
+
 static void werr(llamp_trace_writer_t *w, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -273,44 +523,35 @@ const char *llamp_trace_writer_error(const llamp_trace_writer_t *w) {
 }
 
 size_t llamp_trace_writer_memory(const llamp_trace_writer_t *w) {
-  size_t m = w->mem_alloc + w->arena_cap + (size_t)w->names_cap * 8u;
+  size_t m = sizeof *w + w->mem_alloc + w->arena_cap + (size_t)w->names_cap * 8u;
   if (w->slots) m += ((size_t)w->slot_mask + 1) * 4u;
   return m;
 }
 
+/* A chunk with room for `need` bytes (the spare one if it fits). */
 static chunk_t *chunk_new(llamp_trace_writer_t *w, size_t need) {
-  size_t cap = w->next_chunk;
-  if (w->spill_bytes && cap > w->spill_bytes + 64) cap = w->spill_bytes < 4096 ? 4096 : w->spill_bytes;
-  if (cap < need) cap = need;
-  chunk_t *c;
-  if (w->spare && w->spare->cap >= cap && need <= w->spare->cap) {
-    c = w->spare;
+  if (w->spare && w->spare->cap >= need) {
+    chunk_t *c = w->spare;
     w->spare = NULL;
-  } else {
-    c = malloc(sizeof *c + cap);
-    if (!c) return NULL;
-    c->cap = cap;
-    w->mem_alloc += sizeof *c + cap;
-    if (w->next_chunk < CHUNK_MAX) w->next_chunk *= 2;
+    c->next = NULL;
+    c->used = 0;
+    c->nrec = 0;
+    c->on_file = 0;
+    return c;
   }
+  size_t cap = w->next_chunk;
+  if (w->spill_bytes && cap > w->spill_bytes) cap = w->spill_bytes < CHUNK_MIN ? CHUNK_MIN : w->spill_bytes;
+  if (cap < need) cap = need;
+  chunk_t *c = malloc(sizeof *c + cap);
+  if (!c) return NULL;
+  c->cap = cap;
+  w->mem_alloc += sizeof *c + cap;
+  if (w->next_chunk < CHUNK_MAX) w->next_chunk *= 2;
   c->next = NULL;
   c->used = 0;
   c->nrec = 0;
+  c->on_file = 0;
   return c;
-}
-
-static int write_all(int fd, const void *p, size_t n) {
-  const char *s = p;
-  while (n) {
-    ssize_t k = write(fd, s, n);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    s += k;
-    n -= (size_t)k;
-  }
-  return 0;
 }
 
 static int pwrite_all(int fd, const void *p, size_t n, off_t off) {
@@ -341,7 +582,6 @@ static void fill_header(const llamp_trace_writer_t *w, llt_header_t *h, uint64_t
   h->names_offset = names_off;
   h->num_names = names_off ? w->nnames : 0;
   h->names_bytes = names_bytes;
-  h->record_bytes = sizeof(llamp_trace_rec_t);
   h->checksum = header_sum(h);
 }
 
@@ -358,75 +598,53 @@ static int open_file(llamp_trace_writer_t *w) {
   }
   llt_header_t h;
   fill_header(w, &h, LLT_INCOMPLETE, 0, 0, 0);
-  if (write_all(w->fd, &h, sizeof h)) {
+  if (pwrite_all(w->fd, &h, sizeof h, 0)) {
     werr(w, "%s: write failed: %s", w->path, strerror(errno));
     return -1;
   }
   return 0;
 }
 
-/* Write the records [file_records, total) that sit in memory to the file
- * (checksumming them in place), after the records already there. */
+/* Write the chunks not yet on file as blocks after the ones there. */
 static int write_pending(llamp_trace_writer_t *w) {
   if (open_file(w)) return -1;
   uint64_t idx = w->mem_first;
-  off_t off = (off_t)(LLT_HEADER_BYTES + w->released_bytes);
   for (chunk_t *c = w->head; c; c = c->next) {
-    unsigned char *p = (unsigned char *)c->data, *end = p + c->used, *from = NULL;
-    off_t from_off = 0;
-    while (p < end) {
-      llamp_trace_rec_t *r = (llamp_trace_rec_t *)p;
-      size_t sz = 64u + (size_t)r->nwords * 8u;
-      if (idx >= w->file_records) {
-        if (!from) {
-          from = p;
-          from_off = off;
-        }
-        r->reserved = rec_sum(r, (const uint64_t *)(p + 64), idx);
+    if (!c->on_file && c->nrec) {
+      llt_block_t b = {LLT_BLOCK_MAGIC, c->nrec, idx, (uint32_t)c->used, 0};
+      b.checksum = block_sum(&b, c->data);
+      off_t off = (off_t)(LLT_HEADER_BYTES + w->file_bytes);
+      if (pwrite_all(w->fd, &b, sizeof b, off) ||
+          pwrite_all(w->fd, c->data, c->used, off + (off_t)sizeof b)) {
+        werr(w, "%s: write failed: %s", w->path, strerror(errno));
+        return -1;
       }
-      p += sz;
-      off += (off_t)sz;
-      idx++;
+      w->file_bytes += sizeof b + c->used;
+      w->file_records += c->nrec;
+      c->on_file = 1;
     }
-    if (from && pwrite_all(w->fd, from, (size_t)(end - from), from_off)) {
-      werr(w, "%s: write failed: %s", w->path, strerror(errno));
-      return -1;
-    }
+    idx += c->nrec;
   }
-  w->file_bytes = (uint64_t)off - LLT_HEADER_BYTES;
-  w->file_records = w->total;
+  w->sealed = 1; /* the tail is on file: the next record opens a new chunk */
   return 0;
 }
 
+/* Drop the chunks (all on file), keeping one as the spare. */
 static void release_memory(llamp_trace_writer_t *w) {
-  chunk_t *keep = NULL;
   for (chunk_t *c = w->head; c;) {
     chunk_t *n = c->next;
-    if (!keep && c->cap <= CHUNK_MAX) {
-      keep = c;
+    if (!w->spare && c->cap <= CHUNK_MAX) {
+      w->spare = c;
     } else {
       w->mem_alloc -= sizeof *c + c->cap;
       free(c);
     }
     c = n;
   }
-  if (keep) {
-    if (w->spare) {
-      w->mem_alloc -= sizeof *w->spare + w->spare->cap;
-      free(w->spare);
-    }
-    w->spare = keep;
-  }
   w->head = w->tail = NULL;
-  w->released_bytes += w->mem_used;
+  w->released_bytes = w->file_bytes;
   w->mem_used = 0;
   w->mem_first = w->total;
-}
-
-static int spill(llamp_trace_writer_t *w) {
-  if (write_pending(w)) return -1;
-  release_memory(w);
-  return 0;
 }
 
 int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
@@ -442,10 +660,10 @@ int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
          rec->nwords, rec->nwords > LLT_MAX_WORDS ? " (too many)" : " but no payload");
     return -1;
   }
-  size_t sz = 64u + (size_t)rec->nwords * 8u;
+  size_t need = REC_MAX_FIXED + (size_t)rec->nwords * REC_MAX_PER_WORD;
   chunk_t *c = w->tail;
-  if (!c || c->cap - c->used < sz) {
-    chunk_t *n = chunk_new(w, sz);
+  if (!c || w->sealed || c->cap - c->used < need) {
+    chunk_t *n = chunk_new(w, need);
     if (!n) {
       werr(w, "trace writer: rank %u: out of memory after %llu records", w->rank,
            (unsigned long long)w->total);
@@ -456,16 +674,19 @@ int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
     else
       w->head = n;
     w->tail = c = n;
+    w->sealed = 0;
+    memset(&w->enc, 0, sizeof w->enc);
   }
-  unsigned char *p = (unsigned char *)c->data + c->used;
-  memcpy(p, rec, 64);
-  ((llamp_trace_rec_t *)p)->reserved = 0;
-  if (rec->nwords) memcpy(p + 64, payload, (size_t)rec->nwords * 8u);
+  unsigned char *p = c->data + c->used;
+  size_t sz = (size_t)(encode(&w->enc, p, rec, payload) - p);
   c->used += sz;
   c->nrec++;
   w->mem_used += sz;
   w->total++;
-  if (w->spill_bytes && w->mem_used > w->spill_bytes) return spill(w);
+  if (w->spill_bytes && w->mem_used > w->spill_bytes) {
+    if (write_pending(w)) return -1;
+    release_memory(w);
+  }
   return 0;
 }
 
@@ -536,6 +757,7 @@ oom:
   return -1;
 }
 
+
 uint64_t llamp_trace_records(const llamp_trace_writer_t *w) { return w->total; }
 
 int llamp_trace_writer_flush(llamp_trace_writer_t *w, char *err, size_t errlen) {
@@ -605,12 +827,6 @@ static int open_data(llamp_trace_reader_t *r, char *err, size_t errlen) {
     seterr(err, errlen, "%s: cannot open: %s", r->path, strerror(errno));
     return -1;
   }
-  r->buf_cap = (size_t)1 << 20;
-  r->buf = malloc(r->buf_cap);
-  if (!r->buf) {
-    seterr(err, errlen, "%s: out of memory", r->path);
-    return -1;
-  }
   if (lseek(r->fd, LLT_HEADER_BYTES, SEEK_SET) < 0) {
     seterr(err, errlen, "%s: cannot seek: %s", r->path, strerror(errno));
     return -1;
@@ -632,20 +848,29 @@ llamp_trace_reader_t *llamp_trace_reader_from_writer(llamp_trace_writer_t *w, ch
   r->file_records = w->mem_first;
   r->file_left = w->released_bytes;
   r->chunk = w->head;
-  if (r->file_records) {
-    if (open_data(r, err, errlen)) {
-      llamp_trace_reader_destroy(r);
-      return NULL;
-    }
+  if (r->file_records && open_data(r, err, errlen)) {
+    llamp_trace_reader_destroy(r);
+    return NULL;
   }
   return r;
 }
 
-/* Read exactly n bytes at offset off; returns bytes read (short at EOF). */
+/* Read up to n bytes at offset off (fewer at the end of the file). */
 static size_t pread_full(int fd, void *p, size_t n, off_t off) {
   size_t got = 0;
   while (got < n) {
     ssize_t k = pread(fd, (char *)p + got, n - got, off + (off_t)got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
+  return got;
+}
+
+static size_t read_full(int fd, void *p, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t k = read(fd, (char *)p + got, n - got);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) break;
     got += (size_t)k;
@@ -684,8 +909,7 @@ llamp_trace_reader_t *llamp_trace_reader_open(const char *path, char *err, size_
            LLT_VERSION);
     goto fail;
   }
-  if (h.checksum != header_sum(&h) || h.record_bytes != sizeof(llamp_trace_rec_t) ||
-      h.world_size == 0 || h.rank >= h.world_size) {
+  if (h.checksum != header_sum(&h) || h.world_size == 0 || h.rank >= h.world_size) {
     seterr(err, errlen, "%s: corrupt header", path);
     goto fail;
   }
@@ -694,7 +918,7 @@ llamp_trace_reader_t *llamp_trace_reader_open(const char *path, char *err, size_
     goto fail;
   }
   if (h.names_offset != LLT_HEADER_BYTES + h.data_bytes || h.names_bytes < 4 ||
-      h.data_bytes / 64 < h.num_records) {
+      h.data_bytes / 2 < h.num_records) {
     seterr(err, errlen, "%s: corrupt header (inconsistent sizes)", path);
     goto fail;
   }
@@ -704,8 +928,7 @@ llamp_trace_reader_t *llamp_trace_reader_open(const char *path, char *err, size_
   r->file_left = h.data_bytes;
   uint64_t want = h.names_offset + h.names_bytes;
   if ((uint64_t)st.st_size < want) {
-    /* Truncated: read the records that are there and fail at the cut. */
-    r->file_short = 1;
+    r->file_short = 1; /* truncated: read what is there and fail at the cut */
   } else if ((uint64_t)st.st_size > want) {
     seterr(err, errlen, "%s: %llu unexpected bytes after the name table (corrupt file)", path,
            (unsigned long long)((uint64_t)st.st_size - want));
@@ -761,66 +984,63 @@ uint32_t llamp_trace_reader_rank(const llamp_trace_reader_t *r) { return r->rank
 uint32_t llamp_trace_reader_world_size(const llamp_trace_reader_t *r) { return r->world; }
 uint64_t llamp_trace_reader_records(const llamp_trace_reader_t *r) { return r->total; }
 
-/* Make at least n bytes available at buf + buf_pos; returns bytes available
- * (less than n at the end of the file). */
-static size_t fill(llamp_trace_reader_t *r, size_t n) {
-  size_t have = r->buf_len - r->buf_pos;
-  if (have >= n) return have;
-  if (r->buf_pos) {
-    memmove(r->buf, r->buf + r->buf_pos, have);
-    r->buf_pos = 0;
-    r->buf_len = have;
+/* Load the next block of the file and check it. */
+static int next_block(llamp_trace_reader_t *r, char *err, size_t errlen) {
+  unsigned long long idx = (unsigned long long)r->index;
+  llt_block_t b;
+  if (r->file_left < sizeof b) {
+    seterr(err, errlen, "%s: record %llu: block section ends early (corrupt file)", r->path, idx);
+    return -1;
   }
-  if (n > r->buf_cap) {
-    size_t cap = r->buf_cap;
-    while (cap < n) cap *= 2;
-    unsigned char *b = realloc(r->buf, cap);
-    if (!b) return have;
-    r->buf = b;
+  size_t got = read_full(r->fd, &b, sizeof b);
+  if (got < sizeof b) goto truncated;
+  if (b.magic != LLT_BLOCK_MAGIC || b.first != r->index || b.nrec == 0 ||
+      b.bytes > r->file_left - sizeof b || b.nrec > r->file_records - r->index) {
+    seterr(err, errlen, "%s: record %llu: corrupt block header", r->path, idx);
+    return -1;
+  }
+  if (b.bytes > r->buf_cap) {
+    size_t cap = r->buf_cap ? r->buf_cap : ((size_t)1 << 16);
+    while (cap < b.bytes) cap *= 2;
+    unsigned char *nb = realloc(r->buf, cap);
+    if (!nb) {
+      seterr(err, errlen, "%s: record %llu: out of memory", r->path, idx);
+      return -1;
+    }
+    r->buf = nb;
     r->buf_cap = cap;
   }
-  while (r->buf_len < n) {
-    ssize_t k = read(r->fd, r->buf + r->buf_len, r->buf_cap - r->buf_len);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    r->buf_len += (size_t)k;
+  got = read_full(r->fd, r->buf, b.bytes);
+  if (got < b.bytes) {
+    /* name the record where the data stops */
+    const unsigned char *p = r->buf, *end = r->buf + got;
+    codec_t c = {0, 0};
+    llamp_trace_rec_t rec;
+    uint64_t k = 0;
+    while (k < b.nrec && (p = decode_head(&c, p, end, &rec)) != NULL) {
+      if (rec.nwords) {
+        uint64_t *w = malloc((size_t)rec.nwords * 8u);
+        p = w ? decode_words(&c, p, end, &rec, w) : NULL;
+        free(w);
+        if (!p) break;
+      }
+      k++;
+    }
+    idx += k;
+    goto truncated;
   }
-  return r->buf_len;
-}
-
-static int next_from_file(llamp_trace_reader_t *r, llamp_trace_rec_t *rec,
-                          const uint64_t **payload, char *err, size_t errlen) {
-  unsigned long long idx = (unsigned long long)r->index;
-  if (r->file_left < 64) {
-    seterr(err, errlen, "%s: record %llu: record section ends early (corrupt file)", r->path, idx);
+  if (block_sum(&b, r->buf) != b.checksum) {
+    seterr(err, errlen, "%s: records %llu..%llu: checksum mismatch (corrupt file)", r->path, idx,
+           idx + b.nrec - 1);
     return -1;
   }
-  if (fill(r, 64) < 64) goto truncated;
-  memcpy(rec, r->buf + r->buf_pos, 64);
-  if (rec->op == 0 || rec->op >= LLAMP_OP_COUNT_) {
-    seterr(err, errlen, "%s: record %llu: invalid op %u (corrupt file)", r->path, idx, rec->op);
-    return -1;
-  }
-  uint64_t sz = 64u + (uint64_t)rec->nwords * 8u;
-  if (rec->nwords > LLT_MAX_WORDS || sz > r->file_left) {
-    seterr(err, errlen, "%s: record %llu: %u payload words run past the record section "
-           "(corrupt file)", r->path, idx, rec->nwords);
-    return -1;
-  }
-  if (fill(r, (size_t)sz) < sz) goto truncated;
-  const unsigned char *p = r->buf + r->buf_pos;
-  const uint64_t *pl = (const uint64_t *)(p + 64);
-  if (rec->reserved != rec_sum(rec, pl, r->index)) {
-    seterr(err, errlen, "%s: record %llu (%s): checksum mismatch (corrupt file)", r->path, idx,
-           llamp_trace_op_name((llamp_trace_op_t)rec->op));
-    return -1;
-  }
-  rec->reserved = 0;
-  *payload = rec->nwords ? pl : NULL;
-  r->buf_pos += (size_t)sz;
-  r->file_left -= sz;
-  r->index++;
-  return 1;
+  r->file_left -= sizeof b + b.bytes;
+  r->cur = r->buf;
+  r->end = r->buf + b.bytes;
+  r->left = b.nrec;
+  r->block_first = r->index;
+  memset(&r->dec, 0, sizeof r->dec);
+  return 0;
 truncated:
   seterr(err, errlen, "%s: truncated at record %llu of %llu", r->path, idx,
          (unsigned long long)r->file_records);
@@ -829,35 +1049,65 @@ truncated:
 
 int llamp_trace_next(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, const uint64_t **payload,
                      char *err, size_t errlen) {
-  if (r->index >= r->total) {
-    if (r->w) return 0;
-    if (r->file_left) {
-      seterr(err, errlen, "%s: %llu bytes after record %llu (corrupt file)", r->path,
-             (unsigned long long)r->file_left, (unsigned long long)r->total);
+  if (r->left == 0) {
+    if (r->cur != r->end) {
+      seterr(err, errlen, "%s: %zu stray bytes after record %llu (corrupt file)", r->path,
+             (size_t)(r->end - r->cur), (unsigned long long)r->index - 1);
       return -1;
     }
-    if (r->file_short) {
-      seterr(err, errlen, "%s: truncated in the name table (after record %llu)", r->path,
-             (unsigned long long)r->total);
-      return -1;
+    if (r->index >= r->total) {
+      if (r->w) return 0;
+      if (r->file_left) {
+        seterr(err, errlen, "%s: %llu bytes after record %llu (corrupt file)", r->path,
+               (unsigned long long)r->file_left, (unsigned long long)r->total);
+        return -1;
+      }
+      if (r->file_short) {
+        seterr(err, errlen, "%s: truncated in the name table (after record %llu)", r->path,
+               (unsigned long long)r->total);
+        return -1;
+      }
+      return 0;
     }
-    return 0;
+    if (r->index < r->file_records) {
+      if (next_block(r, err, errlen)) return -1;
+    } else {
+      while (r->chunk && r->chunk->nrec == 0) r->chunk = r->chunk->next;
+      if (!r->chunk) {
+        seterr(err, errlen, "%s: record %llu: the writer changed while being read", r->path,
+               (unsigned long long)r->index);
+        return -1;
+      }
+      r->cur = r->chunk->data;
+      r->end = r->chunk->data + r->chunk->used;
+      r->left = r->chunk->nrec;
+      r->chunk = r->chunk->next;
+      memset(&r->dec, 0, sizeof r->dec);
+    }
   }
-  if (r->index < r->file_records) return next_from_file(r, rec, payload, err, errlen);
-  while (r->chunk && r->chunk_pos >= r->chunk->used) {
-    r->chunk = r->chunk->next;
-    r->chunk_pos = 0;
+  const unsigned char *p = decode_head(&r->dec, r->cur, r->end, rec);
+  if (p && rec->nwords) {
+    if (rec->nwords > r->words_cap) {
+      size_t cap = r->words_cap ? r->words_cap : 64;
+      while (cap < rec->nwords) cap *= 2;
+      uint64_t *nw = realloc(r->words, cap * 8u);
+      if (!nw) {
+        seterr(err, errlen, "%s: record %llu: out of memory", r->path, (unsigned long long)r->index);
+        return -1;
+      }
+      r->words = nw;
+      r->words_cap = cap;
+    }
+    p = decode_words(&r->dec, p, r->end, rec, r->words);
   }
-  if (!r->chunk) {
-    seterr(err, errlen, "%s: record %llu: the writer changed while being read", r->path,
+  if (!p) {
+    seterr(err, errlen, "%s: record %llu: corrupt record encoding", r->path,
            (unsigned long long)r->index);
     return -1;
   }
-  const unsigned char *p = (const unsigned char *)r->chunk->data + r->chunk_pos;
-  memcpy(rec, p, 64);
-  rec->reserved = 0;
-  *payload = rec->nwords ? (const uint64_t *)(p + 64) : NULL;
-  r->chunk_pos += 64u + (size_t)rec->nwords * 8u;
+  *payload = rec->nwords ? r->words : NULL;
+  r->cur = p;
+  r->left--;
   r->index++;
   return 1;
 }
@@ -876,6 +1126,7 @@ void llamp_trace_reader_destroy(llamp_trace_reader_t *r) {
   if (!r) return;
   if (r->fd >= 0) close(r->fd);
   free(r->buf);
+  free(r->words);
   free(r->names);
   free(r->name_off);
   free(r);
