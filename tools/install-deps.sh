@@ -7,6 +7,10 @@ command -v cmake >/dev/null || need="$need cmake"
 command -v cc >/dev/null || need="$need build-essential"
 command -v glpsol >/dev/null || need="$need glpk-utils"
 command -v valgrind >/dev/null || need="$need valgrind"
+command -v mpiexec.mpich >/dev/null || need="$need mpich"   # apps: *_mpi
+ls /usr/include/*/mpich/mpi.h >/dev/null 2>&1 || need="$need libmpich-dev"   # apps: *_mpi
+ls /usr/lib/*/libopenblas.so >/dev/null 2>&1 || need="$need libopenblas-dev"   # apps: lu
+command -v smpicc >/dev/null || need="$need libsimgrid-dev"   # apps: *_smpi
 if [ -n "$need" ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$need (run as root or install them)" >&2
