@@ -10,7 +10,9 @@ command -v valgrind >/dev/null || need="$need valgrind"
 command -v mpiexec.mpich >/dev/null || need="$need mpich"   # apps: *_mpi
 ls /usr/include/*/mpich/mpi.h >/dev/null 2>&1 || need="$need libmpich-dev"   # apps: *_mpi
 ls /usr/lib/*/libopenblas.so >/dev/null 2>&1 || need="$need libopenblas-dev"   # apps: lu
-command -v smpicc >/dev/null || need="$need libsimgrid-dev"   # apps: *_smpi
+command -v smpicc >/dev/null || need="$need libsimgrid-dev"   # apps: *_smpi; capture
+[ -f /usr/include/libconfig.h ] || need="$need libconfig-dev"   # capture: models/*.cfg
+command -v python3 >/dev/null || need="$need python3"   # capture: wrapper generator
 if [ -n "$need" ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$need (run as root or install them)" >&2

@@ -39,6 +39,7 @@ typedef struct {
   uint64_t id;
   void *ptr;
   int kind;
+  int32_t src; /* receive requests: posted source (world rank), -1 = any */
 } pm_ent_t;
 
 typedef struct {
@@ -83,6 +84,7 @@ static pm_ent_t *pm_insert(pmap_t *m, uintptr_t k) {
   size_t i = pm_hash(k) & m->mask;
   for (; m->t[i].key; i = (i + 1) & m->mask)
     if (m->t[i].key == k) return &m->t[i];
+  memset(&m->t[i], 0, sizeof m->t[i]); /* an erased slot keeps its old fields */
   m->t[i].key = k;
   m->n++;
   return &m->t[i];
@@ -316,6 +318,7 @@ int llamp_cap_begin(llamp_cap_call_t *c, int op) {
   c->rec.status_source = c->rec.status_tag = -1;
   c->rec.t_start = simgrid_get_clock();
   c->npay = 0;
+  c->recv_src = -1;
   return 1;
 }
 
@@ -342,6 +345,7 @@ void llamp_cap_p2p(llamp_cap_call_t *c, MPI_Comm comm, int peer, int tag, int co
   c->rec.peer = world_of(ce, peer);
   c->rec.tag = tag == MPI_ANY_TAG ? LLAMP_TRACE_ANY_TAG : tag;
   c->rec.bytes = nbytes(count, type);
+  c->recv_src = c->rec.peer >= 0 ? c->rec.peer : -1;
 }
 
 void llamp_cap_sendrecv_recv(llamp_cap_call_t *c, MPI_Comm comm, int source, int tag, int count,
@@ -349,14 +353,18 @@ void llamp_cap_sendrecv_recv(llamp_cap_call_t *c, MPI_Comm comm, int source, int
   comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
   uint64_t *p = pay_reserve(c, 3);
   p[0] = (uint64_t)(uint32_t)world_of(ce, source);
+  c->recv_src = world_of(ce, source) >= 0 ? world_of(ce, source) : -1;
   p[1] = (uint64_t)(uint32_t)(tag == MPI_ANY_TAG ? LLAMP_TRACE_ANY_TAG : tag);
   p[2] = nbytes(count, type);
 }
 
 void llamp_cap_status(llamp_cap_call_t *c, int ret, MPI_Comm comm, const MPI_Status *st) {
   if (ret != MPI_SUCCESS || !st) return;
-  comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
-  c->rec.status_source = status_source(ce, st->MPI_SOURCE);
+  /* A named source is the status's source.  (SMPI 3.32 reports the actor
+   * id, rank + 1, as MPI_SOURCE of a message to oneself; only wildcard
+   * receives need the status.) */
+  if (c->recv_src >= 0) c->rec.status_source = c->recv_src;
+  else c->rec.status_source = status_source(comm_lookup(comm, c->rec.t_start), st->MPI_SOURCE);
   c->rec.status_tag = st->MPI_TAG < 0 ? -1 : st->MPI_TAG;
 }
 
@@ -378,6 +386,7 @@ void llamp_cap_new_request(llamp_cap_call_t *c, int ret, const MPI_Request *req,
   e->id = S.next_req++;
   e->kind = kind;
   e->ptr = NULL;
+  e->src = c->recv_src;
   if (kind & LLAMP_CAP_REQ_RECV) {
     comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
     if (ce && ce != &S.world) ce->refs++;
@@ -428,14 +437,14 @@ MPI_Status *llamp_cap_statuses(llamp_cap_call_t *c, int n, MPI_Status *st, MPI_S
   return S.st;
 }
 
-/* Request i of the call completed with status st. */
-static void completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Request *h,
-                      const MPI_Status *st) {
-  if (h[i] == MPI_REQUEST_NULL) return;
+/* Request i of the call completed with status st; 0 for a null request. */
+static int completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Request *h,
+                     const MPI_Status *st) {
+  if (h[i] == MPI_REQUEST_NULL) return 0;
   int32_t src = -1, tag = -1;
   pm_ent_t *e = pm_find(&S.reqs, (uintptr_t)h[i]);
   if (e && (e->kind & LLAMP_CAP_REQ_RECV) && st) {
-    src = status_source(e->ptr, st->MPI_SOURCE);
+    src = e->src >= 0 ? e->src : status_source(e->ptr, st->MPI_SOURCE);
     tag = st->MPI_TAG < 0 ? -1 : st->MPI_TAG;
   }
   S.pay[base + 2 * (uint32_t)i + 1] = llamp_trace_pack_status(1, src, tag);
@@ -443,6 +452,7 @@ static void completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Reque
     comm_release(e->ptr);
     pm_erase(&S.reqs, e);
   }
+  return 1;
 }
 
 void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *h,
@@ -452,21 +462,12 @@ void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *
   int any = 0;
   if (pattern == LLAMP_CAP_DONE_ALL) {
     if (count)
-      for (int i = 0; i < n; i++) {
-        completed(c, base, i, h, st ? st + (n > 1 ? i : 0) : NULL);
-        any = 1;
-      }
+      for (int i = 0; i < n; i++) any |= completed(c, base, i, h, st ? st + (n > 1 ? i : 0) : NULL);
   } else if (pattern == LLAMP_CAP_DONE_ONE) {
-    if (count != MPI_UNDEFINED && count >= 0 && count < n) {
-      completed(c, base, count, h, st);
-      any = 1;
-    }
+    if (count != MPI_UNDEFINED && count >= 0 && count < n) any |= completed(c, base, count, h, st);
   } else if (count != MPI_UNDEFINED) {
     for (int k = 0; k < count; k++)
-      if (indices[k] >= 0 && indices[k] < n) {
-        completed(c, base, indices[k], h, st ? st + k : NULL);
-        any = 1;
-      }
+      if (indices[k] >= 0 && indices[k] < n) any |= completed(c, base, indices[k], h, st ? st + k : NULL);
   }
   if (any) c->rec.flags |= LLAMP_TRACE_F_COMPLETED;
 }

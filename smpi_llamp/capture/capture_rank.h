@@ -27,7 +27,8 @@
 
 typedef struct {
   llamp_trace_rec_t rec;
-  uint32_t npay; /* payload words in the rank's scratch buffer */
+  uint32_t npay;    /* payload words in the rank's scratch buffer */
+  int32_t recv_src; /* posted source of a receive (world rank), -1 = any */
 } llamp_cap_call_t;
 
 /* request kinds (flags) */

@@ -17,6 +17,7 @@
 
 #include "capture_internal.h"
 #include "llamp_capture.h"
+#include "llamp_coll.h"
 
 typedef struct {
   uint64_t *key;
@@ -150,6 +151,13 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     G.wall_start = wall();
     if (llamp_capture_config_from_env(&G.cfg, err, errlen)) return NULL;
     if (check_privatization(err, errlen)) return NULL;
+    /* an unknown collective algorithm should stop the run now, not at the end */
+    llamp_coll_selection_t sel;
+    char cerr[900];
+    if (llamp_coll_parse_selection(G.cfg.collectives, &sel, cerr, sizeof cerr)) {
+      seterr(err, errlen, "collectives '%s': %s", G.cfg.collectives, cerr);
+      return NULL;
+    }
     G.world = world_size;
     if (check_out_dir(G.cfg.out_dir, G.trace_dir, sizeof G.trace_dir, err, errlen)) return NULL;
     G.writers = calloc(world_size, sizeof *G.writers);

@@ -1,0 +1,13 @@
+# End-to-end tests of the SMPI capture layer (docs/capture.md): SMPI programs
+# built with smpi_llamp-cc and run with smpi_llamp-run.  Label needs-simgrid;
+# each exits 77 (skipped) when smpicc or the capture build is missing.
+add_executable(capture_trace_dump ${CMAKE_CURRENT_SOURCE_DIR}/capture/trace_dump.c)
+target_link_libraries(capture_trace_dump PRIVATE smpi_llamp)
+set_target_properties(capture_trace_dump PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+foreach(t paper_example all_calls unchanged_time spill cxx errors)
+  add_test(NAME capture_${t}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/capture/run_test.sh ${t} ${CMAKE_BINARY_DIR}
+                   ${PROJECT_SOURCE_DIR})
+  set_tests_properties(capture_${t} PROPERTIES LABELS "needs-simgrid;capture" SKIP_RETURN_CODE 77
+                       TIMEOUT 120)
+endforeach()
