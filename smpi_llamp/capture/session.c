@@ -340,3 +340,13 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
   session_free();
   return rc < 0 ? -1 : 1;
 }
+
+/* At process exit: say so when some ranks never reached MPI_Finalize (an
+ * abort, a crash, or a missing call), since no analysis ran then. */
+__attribute__((destructor)) static void session_at_exit(void) {
+  if (G.started && G.joined && G.left < G.joined)
+    fprintf(stderr,
+            "smpi_llamp: %u of %u ranks did not reach MPI_Finalize: no analysis (traces of the "
+            "others are in %s)\n",
+            G.joined - G.left, G.world, G.trace_dir);
+}

@@ -97,6 +97,13 @@ unchanged_time)
   LLAMP_OUT=out_mmap run h_mmap -np 16 --cfg=smpi/privatization:mmap ./halo_cap 4 4 50 8192 20 3
   run p_plain -np 2 ./paper_plain
   LLAMP_OUT=out_paper run p_cap -np 2 ./paper_cap
+  # simulate-computation on (the wrappers then drive SMPI's timer): with a
+  # 1 s cpu-threshold no measured burst is charged, so runs are comparable
+  bench="--cfg=smpi/simulate-computation:yes --cfg=smpi/cpu-threshold:1"
+  run b_plain -np 16 $bench ./halo_plain 4 4 50 8192 20 3
+  LLAMP_OUT=out_bench run b_cap -np 16 $bench ./halo_cap 4 4 50 8192 20 3
+  diff b_plain b_cap || fail "the capture changed the simulated time (simulate-computation on)"
+  cmp out_dlopen/graph.llg out_bench/graph.llg || fail "simulate-computation on captured another graph"
   # and the capture did run, alike under both privatization modes
   cmp out_dlopen/graph.llg out_mmap/graph.llg || fail "mmap privatization captured another graph"
   expect out_paper/report.json '"records": 6,'
