@@ -658,7 +658,7 @@ int main(int argc, char **argv)
     for (int b = 0; b < 2; b++)
         lu.pbuf[b] = malloc(sizeof(double) * (size_t)lu.pcap);
     lu.ubuf = malloc(sizeof(double) * (size_t)(lu.NB * (lu.nq + 1)));
-    lu.swap_send = malloc(sizeof(double) * (size_t)(4 * lu.NB * (lu.nq + 1)));
+    lu.swap_send = malloc(sizeof(double) * (size_t)(2 * lu.NB * (lu.nq + 1))); /* sent + kept rows <= 2 jb */
     lu.swap_recv = malloc(sizeof(double) * (size_t)(2 * lu.NB * (lu.nq + 1)));
     lu.swap_rows = malloc(sizeof(long) * (size_t)(4 * lu.NB));
     if (rank == 0) {
