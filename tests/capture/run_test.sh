@@ -132,10 +132,12 @@ spill)
 cxx)
   # smpi_llamp-cxx builds C++ programs the same way.
   "$bin/smpi_llamp-cxx" -O1 "$here/ring.cpp" -o ring || fail "smpi_llamp-cxx"
-  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out ./ring >run.txt 2>&1 || { cat run.txt; fail "run"; }
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out -llamp-coll allreduce=ring ./ring >run.txt 2>&1 ||
+    { cat run.txt; fail "run"; }
   cat run.txt
   expect run.txt "ring: done"
   expect run.txt "4 ranks, 20 records"
+  expect out/report.json '"collectives": "allreduce=ring"' 
   ;;
 
 errors)
