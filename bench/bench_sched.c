@@ -6,6 +6,7 @@
  * records costs on its own.  No targets are asserted (shared machines).
  * usage: bench_sched [records=10000000] [ranks=64] [gap=0] [reps=3]
  *   gap: seconds between consecutive MPI calls (each gap becomes a calc) */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -42,14 +42,17 @@ typedef struct {
   uint32_t n, cap;
 } vec_t;
 
-static int vec_push(vec_t *a, uint32_t x) {
-  if (a->n == a->cap) {
-    uint32_t cap = a->cap ? a->cap * 2 : 16;
-    uint32_t *v = realloc(a->v, (size_t)cap * sizeof *v);
-    if (!v) return -1;
-    a->v = v;
-    a->cap = cap;
-  }
+static int vec_grow(vec_t *a) {
+  uint32_t cap = a->cap ? a->cap * 2 : 16;
+  uint32_t *v = realloc(a->v, (size_t)cap * sizeof *v);
+  if (!v) return -1;
+  a->v = v;
+  a->cap = cap;
+  return 0;
+}
+
+static inline int vec_push(vec_t *a, uint32_t x) {
+  if (a->n == a->cap && vec_grow(a)) return -1;
   a->v[a->n++] = x;
   return 0;
 }
@@ -129,14 +132,45 @@ static int map_put(map_t *m, uint64_t key, uint32_t val) {
   return 0;
 }
 
-static void map_del(map_t *m, uint64_t key) {
+/* Find key, or insert it with value val: a pointer to its value, *found
+ * saying which; NULL when out of memory. */
+static uint32_t *map_upsert(map_t *m, uint64_t key, uint32_t val, int *found) {
+  if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
+    uint32_t *p = map_find(m, key);
+    if (p) {
+      *found = 1;
+      return p;
+    }
+    if (map_put(m, key, val)) return NULL;
+    *found = 0;
+    return map_find(m, key);
+  }
   uint64_t i = hmix(key) & m->mask;
-  while (m->keys[i] != key) {
-    if (m->keys[i] == MAP_EMPTY) return;
+  while (m->keys[i] != MAP_EMPTY) {
+    if (m->keys[i] == key) {
+      *found = 1;
+      return &m->vals[i];
+    }
     i = (i + 1) & m->mask;
   }
-  /* backward shift: an entry further on moves into the hole when its home
-   * slot is not cyclically after the hole */
+  m->keys[i] = key;
+  m->vals[i] = val;
+  m->used++;
+  *found = 0;
+  return &m->vals[i];
+}
+
+/* The slot holding key, or UINT64_MAX. */
+static uint64_t map_slot(const map_t *m, uint64_t key) {
+  for (uint64_t i = hmix(key) & m->mask;; i = (i + 1) & m->mask) {
+    if (m->keys[i] == key) return i;
+    if (m->keys[i] == MAP_EMPTY) return UINT64_MAX;
+  }
+}
+
+/* Delete the entry in slot i (backward shift: an entry further on moves
+ * into the hole when its home slot is not cyclically after the hole). */
+static void map_del_slot(map_t *m, uint64_t i) {
   uint64_t j = i;
   for (;;) {
     j = (j + 1) & m->mask;
@@ -151,6 +185,20 @@ static void map_del(map_t *m, uint64_t key) {
   m->keys[i] = MAP_EMPTY;
   m->used--;
 }
+
+/* Remove key; returns 1 and its value in *val if it was there. */
+static int map_take(map_t *m, uint64_t key, uint32_t *val) {
+  for (uint64_t i = hmix(key) & m->mask;; i = (i + 1) & m->mask) {
+    if (m->keys[i] == key) {
+      if (val) *val = m->vals[i];
+      map_del_slot(m, i);
+      return 1;
+    }
+    if (m->keys[i] == MAP_EMPTY) return 0;
+  }
+}
+
+static void map_del(map_t *m, uint64_t key) { map_take(m, key, NULL); }
 
 /* ---- state ------------------------------------------------------------------------ */
 
@@ -451,46 +499,49 @@ static req_t *req_new(rank_t *k, uint64_t id) {
     rfail(k, "missing request id");
     return NULL;
   }
-  uint32_t *p = map_find(&k->reqmap, id);
-  uint32_t slot;
-  if (p) {
-    slot = *p; /* reused while active: the old one is forgotten */
-  } else if (k->freereq.n) {
-    slot = k->freereq.v[--k->freereq.n];
-  } else {
-    if (k->nreqs == k->capreqs) {
-      uint32_t cap = k->capreqs ? k->capreqs * 2 : 256;
-      req_t *r = realloc(k->reqs, cap * sizeof *r);
-      if (!r) {
-        oom(k);
-        return NULL;
-      }
-      k->reqs = r;
-      k->capreqs = cap;
-    }
-    slot = k->nreqs++;
-  }
-  if (!p && map_put(&k->reqmap, id, slot)) {
+  int found;
+  uint32_t *p = map_upsert(&k->reqmap, id, NONE32, &found);
+  if (!p) {
     oom(k);
     return NULL;
   }
-  req_t *r = &k->reqs[slot];
+  if (!found) { /* (found: an id reused while active; the old request is forgotten) */
+    if (k->freereq.n) {
+      *p = k->freereq.v[--k->freereq.n];
+    } else {
+      if (k->nreqs == k->capreqs) {
+        uint32_t cap = k->capreqs ? k->capreqs * 2 : 256;
+        req_t *r = realloc(k->reqs, cap * sizeof *r);
+        if (!r) {
+          oom(k);
+          return NULL;
+        }
+        k->reqs = r;
+        k->capreqs = cap;
+      }
+      *p = k->nreqs++;
+    }
+  }
+  req_t *r = &k->reqs[*p];
   memset(r, 0, sizeof *r);
   r->op = NONE32;
   return r;
 }
 
-static void req_drop(rank_t *k, uint64_t id, req_t *r) {
+/* Forget request r, found in slot `mslot` of the request map. */
+static void req_drop(rank_t *k, uint64_t mslot, req_t *r) {
   if (r->type == REQ_COLL && r->clen && --k->pool_live == 0) k->pool.n = 0;
-  uint32_t slot = (uint32_t)(r - k->reqs);
-  map_del(&k->reqmap, id);
-  vec_push(&k->freereq, slot); /* cannot fail: capacity grows with nreqs */
+  map_del_slot(&k->reqmap, mslot);
+  vec_push(&k->freereq, (uint32_t)(r - k->reqs)); /* cannot fail: capacity grows with nreqs */
 }
 
-static req_t *req_find(rank_t *k, uint64_t id) {
+/* The request with this id (and its map slot), or NULL. */
+static req_t *req_find(rank_t *k, uint64_t id, uint64_t *mslot) {
   if (id == LLAMP_TRACE_NO_REQ) return NULL;
-  uint32_t *p = map_find(&k->reqmap, id);
-  return p ? &k->reqs[*p] : NULL;
+  uint64_t i = map_slot(&k->reqmap, id);
+  if (i == UINT64_MAX) return NULL;
+  if (mslot) *mslot = i;
+  return &k->reqs[k->reqmap.vals[i]];
 }
 
 /* Post a nonblocking send or receive (also a persistent Start): its vertex
@@ -543,7 +594,8 @@ static int resolve(rank_t *k, req_t *r, uint64_t status) {
 /* Request `id` completed with `status`. */
 static int complete(rank_t *k, uint64_t id, uint64_t status) {
   if (id == LLAMP_TRACE_NO_REQ) return 0;
-  req_t *r = req_find(k, id);
+  uint64_t ms;
+  req_t *r = req_find(k, id, &ms);
   if (!r) {
     k->s->st->unknown_requests++;
     return 0;
@@ -551,14 +603,14 @@ static int complete(rank_t *k, uint64_t id, uint64_t status) {
   if (r->type == REQ_COLL) {
     for (uint32_t i = 0; i < r->clen; i++)
       if (completed(k, k->pool.v[r->coff + i])) return -1;
-    req_drop(k, id, r);
+    req_drop(k, ms, r);
     return 0;
   }
   if (r->op != NONE32) {
     if (resolve(k, r, status) || completed(k, r->op)) return -1;
     r->op = NONE32;
   }
-  if (r->type == REQ_P2P || r->freed) req_drop(k, id, r);
+  if (r->type == REQ_P2P || r->freed) req_drop(k, ms, r);
   return 0;
 }
 
@@ -1067,7 +1119,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     uint32_t n = rec->op == LLAMP_OP_START && rec->nwords < 2 ? 1 : rec->nwords / 2;
     for (uint32_t i = 0; i < n; i++) {
       uint64_t id = rec->op == LLAMP_OP_START && rec->nwords < 2 ? rec->req : pl[2 * i];
-      req_t *r = req_find(k, id);
+      req_t *r = req_find(k, id, NULL);
       if (!r || (r->type != REQ_PSEND && r->type != REQ_PRECV))
         return rfail(k, "request %llu is not a persistent request", (unsigned long long)id);
       if (post(k, r, r->type == REQ_PRECV, r->comm, r->peer, r->tag, r->bytes)) return -1;
@@ -1087,12 +1139,13 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     uint32_t n = rec->nwords ? rec->nwords / 2 : 1;
     for (uint32_t i = 0; i < n; i++) {
       uint64_t id = rec->nwords ? pl[2 * i] : rec->req;
-      req_t *r = req_find(k, id);
+      uint64_t ms;
+      req_t *r = req_find(k, id, &ms);
       if (!r) continue;
       if ((r->type == REQ_PSEND || r->type == REQ_PRECV) && r->op != NONE32)
         r->freed = 1; /* completes later, then goes */
       else
-        req_drop(k, id, r);
+        req_drop(k, ms, r);
     }
     return 0;
   }
