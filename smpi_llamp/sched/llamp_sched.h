@@ -53,6 +53,10 @@ typedef struct {
   /* Name of the input in the graph builder's errors (default "trace"); the
    * builder's "line" is the 1-based record number in the rank's trace. */
   const char *source;
+  /* Called after each rank's records are done (NULL = none), for a progress
+   * line on a terminal; the library itself prints nothing. */
+  void (*progress)(void *ctx, uint32_t ranks_done, uint32_t num_ranks, uint64_t records);
+  void *progress_ctx;
 } llamp_sched_options_t;
 
 void llamp_sched_options_default(llamp_sched_options_t *opt);

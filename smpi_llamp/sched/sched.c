@@ -1257,8 +1257,10 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
   }
   if (map_put(&s.cidx, LLAMP_TRACE_COMM_WORLD, 0)) goto done;
   s.ncidx = 1;
-  for (uint32_t r = 0; r < num_ranks; r++)
+  for (uint32_t r = 0; r < num_ranks; r++) {
     if (build_rank(&s, &k, ranks[r], r)) goto done;
+    if (s.opt.progress) s.opt.progress(s.opt.progress_ctx, r + 1, num_ranks, st->records);
+  }
   g = llamp_builder_finish(s.b, err, errlen);
   s.b = NULL;
   if (g) {

@@ -28,6 +28,11 @@ static double T_at(const llamp_graph_t *g, double L, double G, double *slope) {
   return r.T;
 }
 
+static void count_progress(void *ctx, uint32_t done, uint32_t n, uint64_t records) {
+  int *calls = ctx;
+  if (done == (uint32_t)*calls + 1 && n == 2 && records >= 3 * done) (*calls)++;
+}
+
 static void paper_example(void) {
   char err[512];
   tb_t tb;
@@ -45,12 +50,18 @@ static void paper_example(void) {
   tb_compute(&tb, 1, 1 * us);
   tb_finalize(&tb, 1);
   llamp_sched_stats_t st;
-  llamp_graph_t *g = tb_build(&tb, NULL, &st, err, sizeof err);
+  llamp_sched_options_t opt;
+  llamp_sched_options_default(&opt);
+  int calls = 0;
+  opt.progress = count_progress;
+  opt.progress_ctx = &calls;
+  llamp_graph_t *g = tb_build(&tb, &opt, &st, err, sizeof err);
   CHECK(g != NULL);
   if (!g) {
     fprintf(stderr, "%s\n", err);
     return;
   }
+  CHECK(calls == 2);
   CHECK(llamp_graph_check(g, err, sizeof err) == 0);
   if (st.records != 6 || st.vertices != 6 || st.calcs != 4) llamp_sched_stats_print(&st, stderr);
   CHECK(st.records == 6 && st.vertices == 6 && st.messages == 1 && st.calcs == 4);
