@@ -12,7 +12,10 @@
  *
  * Storage: records accumulate in memory per rank and spill to
  * <dir>/rank-<r>.llt once `spill_bytes` are buffered; the reader returns the
- * same sequence whether it came from memory, a file, or both. */
+ * same sequence whether it came from memory, a file, or both.  Records are
+ * stored encoded (exact, typically ~20 bytes each; docs/trace.md has the
+ * encoding and the file format); `reserved` is not stored and reads as 0.
+ * A writer is used by one thread (one writer per rank). */
 #ifndef LLAMP_TRACE_H
 #define LLAMP_TRACE_H
 
