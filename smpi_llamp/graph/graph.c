@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "graph_internal.h"
+#include "llamp_map.h"
 #include "llamp_mem.h"
 
 #define DEP_IREQ_BIT 0x80000000u
@@ -250,86 +251,6 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
   return 0;
 }
 
-/* ---- a small open-addressing hash map uint64 key -> uint32 value -------- */
-
-typedef struct {
-  uint64_t *keys;
-  uint32_t *vals;
-  uint64_t mask, used;
-} hmap_t;
-
-#define HMAP_EMPTY UINT64_MAX
-
-static uint64_t hmix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-static int hmap_init(hmap_t *h, uint64_t expect) {
-  uint64_t cap = 16;
-  while (cap < 2 * expect) cap <<= 1;
-  h->keys = malloc(cap * sizeof *h->keys);
-  h->vals = malloc(cap * sizeof *h->vals);
-  if (!h->keys || !h->vals) return -1;
-  memset(h->keys, 0xff, cap * sizeof *h->keys);
-  h->mask = cap - 1;
-  h->used = 0;
-  return 0;
-}
-
-static void hmap_free(hmap_t *h) {
-  free(h->keys);
-  free(h->vals);
-  h->keys = NULL;
-  h->vals = NULL;
-}
-
-static uint32_t *hmap_find(const hmap_t *h, uint64_t key) {
-  for (uint64_t i = hmix(key) & h->mask;; i = (i + 1) & h->mask) {
-    if (h->keys[i] == key) return &h->vals[i];
-    if (h->keys[i] == HMAP_EMPTY) return NULL;
-  }
-}
-
-static int hmap_grow(hmap_t *h);
-
-/* Insert key with value v if absent; returns the slot's value pointer. */
-static uint32_t *hmap_put(hmap_t *h, uint64_t key, uint32_t v) {
-  if ((h->used + 1) * 2 > h->mask + 1 && hmap_grow(h)) return NULL;
-  uint64_t i = hmix(key) & h->mask;
-  for (;; i = (i + 1) & h->mask) {
-    if (h->keys[i] == key) return &h->vals[i];
-    if (h->keys[i] == HMAP_EMPTY) break;
-  }
-  h->keys[i] = key;
-  h->vals[i] = v;
-  h->used++;
-  return &h->vals[i];
-}
-
-static int hmap_grow(hmap_t *h) {
-  hmap_t n;
-  if (hmap_init(&n, (h->mask + 1)) != 0) {
-    hmap_free(&n);
-    return -1;
-  }
-  for (uint64_t i = 0; i <= h->mask; i++)
-    if (h->keys[i] != HMAP_EMPTY) {
-      uint64_t j = hmix(h->keys[i]) & n.mask;
-      while (n.keys[j] != HMAP_EMPTY) j = (j + 1) & n.mask;
-      n.keys[j] = h->keys[i];
-      n.vals[j] = h->vals[i];
-      n.used++;
-    }
-  hmap_free(h);
-  *h = n;
-  return 0;
-}
-
 /* ---- matching ------------------------------------------------------------ */
 
 static uint64_t pair_key(uint32_t src, uint32_t dst) { return ((uint64_t)src << 32) | dst; }
@@ -344,7 +265,8 @@ static uint64_t pair_key(uint32_t src, uint32_t dst) { return ((uint64_t)src << 
 static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   uint64_t n = b->n;
   int rc = -1;
-  hmap_t pairs = {0}, tags = {0};
+  llamp_map_t pairs = {0}, tags = {0};
+  int found_ = 0;
   uint32_t *bcount = NULL, *boff = NULL, *items = NULL, *cursor = NULL, *bpair = NULL;
   uint32_t *pdst = NULL, *psrc = NULL, *pair_off = NULL, *pair_buckets = NULL;
   uint32_t *dst_off = NULL, *dst_buckets = NULL, *pos = NULL;
@@ -352,7 +274,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   uint64_t nsend = 0, nb = 0, np = 0, bcap = 1024, pcap = 1024;
   for (uint64_t i = 0; i < n; i++) partner[i] = LLAMP_NONE32;
   for (uint64_t i = 0; i < n; i++) nsend += b->kind[i] == LLAMP_VERTEX_SEND;
-  if (hmap_init(&pairs, 1024) || hmap_init(&tags, 1024)) goto oom;
+  if (llamp_map_init(&pairs, 1024) || llamp_map_init(&tags, 1024)) goto oom;
   bcount = malloc(bcap * sizeof *bcount);
   bpair = malloc(bcap * sizeof *bpair);
   btag = malloc(bcap * sizeof *btag);
@@ -362,7 +284,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   /* pass 1: number the pairs and the (pair, tag) buckets, count sends */
   for (uint64_t i = 0; i < n; i++) {
     if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
-    uint32_t *ps = hmap_put(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)np);
+    uint32_t *ps = llamp_map_upsert(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)np, &found_);
     if (!ps) goto oom;
     if (*ps == np) {
       if (np == pcap) {
@@ -374,7 +296,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
       np++;
     }
     uint32_t pair = *ps;
-    uint32_t *bs = hmap_put(&tags, ((uint64_t)pair << 32) | (uint32_t)b->tag[i], (uint32_t)nb);
+    uint32_t *bs = llamp_map_upsert(&tags, ((uint64_t)pair << 32) | (uint32_t)b->tag[i], (uint32_t)nb, &found_);
     if (!bs) goto oom;
     if (*bs == nb) {
       if (nb == bcap) {
@@ -406,8 +328,8 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   /* pass 2: fill buckets in op-id order = each sender's posting order */
   for (uint64_t i = 0; i < n; i++) {
     if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
-    uint32_t pair = *hmap_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]));
-    uint32_t k = *hmap_find(&tags, ((uint64_t)pair << 32) | (uint32_t)b->tag[i]);
+    uint32_t pair = *llamp_map_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]));
+    uint32_t k = *llamp_map_find(&tags, ((uint64_t)pair << 32) | (uint32_t)b->tag[i]);
     items[cursor[k]++] = (uint32_t)i;
   }
   for (uint64_t k = 0; k < nb; k++) cursor[k] = boff[k];
@@ -431,9 +353,9 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
     const uint32_t *list = NULL;
     uint32_t count = 0;
     if (s >= 0) {
-      uint32_t *pp = hmap_find(&pairs, pair_key((uint32_t)s, d));
+      uint32_t *pp = llamp_map_find(&pairs, pair_key((uint32_t)s, d));
       if (pp && t != LLAMP_ANY_TAG) {
-        uint32_t *kp = hmap_find(&tags, ((uint64_t)*pp << 32) | (uint32_t)t);
+        uint32_t *kp = llamp_map_find(&tags, ((uint64_t)*pp << 32) | (uint32_t)t);
         if (kp) single = *kp, list = &single, count = 1;
       } else if (pp) {
         list = pair_buckets + pair_off[*pp];
@@ -477,8 +399,8 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
 oom:
   berr(b, "%s: out of memory while matching messages", b->source);
 out:
-  hmap_free(&pairs);
-  hmap_free(&tags);
+  llamp_map_free(&pairs);
+  llamp_map_free(&tags);
   free(bcount);
   free(bpair);
   free(btag);

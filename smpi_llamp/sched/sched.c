@@ -16,6 +16,7 @@
  * concrete sources).  No allocation per record. */
 #define _XOPEN_SOURCE 700
 #include "llamp_sched.h"
+#include "llamp_map.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -64,142 +65,6 @@ static int vec_copy(vec_t *dst, const vec_t *src) {
   return 0;
 }
 
-/* uint64 -> uint32 open-addressing map (linear probing, backward-shift
- * deletion); key UINT64_MAX is reserved. */
-typedef struct {
-  uint64_t *keys;
-  uint32_t *vals;
-  uint64_t mask, used;
-} map_t;
-
-#define MAP_EMPTY UINT64_MAX
-
-static uint64_t hmix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return x;
-}
-
-static int map_init(map_t *m, uint64_t size) {
-  m->keys = malloc(size * sizeof *m->keys);
-  m->vals = malloc(size * sizeof *m->vals);
-  if (!m->keys || !m->vals) return -1;
-  memset(m->keys, 0xff, size * sizeof *m->keys);
-  m->mask = size - 1;
-  m->used = 0;
-  return 0;
-}
-
-static void map_free(map_t *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
-static void map_clear(map_t *m) {
-  if (m->used) memset(m->keys, 0xff, (m->mask + 1) * sizeof *m->keys);
-  m->used = 0;
-}
-
-static uint32_t *map_find(const map_t *m, uint64_t key) {
-  for (uint64_t i = hmix(key) & m->mask;; i = (i + 1) & m->mask) {
-    if (m->keys[i] == key) return &m->vals[i];
-    if (m->keys[i] == MAP_EMPTY) return NULL;
-  }
-}
-
-static int map_put(map_t *m, uint64_t key, uint32_t val) {
-  if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
-    map_t n;
-    if (map_init(&n, (m->mask + 1) * 2)) return -1;
-    for (uint64_t i = 0; i <= m->mask; i++) {
-      if (m->keys[i] == MAP_EMPTY) continue;
-      uint64_t j = hmix(m->keys[i]) & n.mask;
-      while (n.keys[j] != MAP_EMPTY) j = (j + 1) & n.mask;
-      n.keys[j] = m->keys[i];
-      n.vals[j] = m->vals[i];
-    }
-    n.used = m->used;
-    map_free(m);
-    *m = n;
-  }
-  uint64_t i = hmix(key) & m->mask;
-  while (m->keys[i] != MAP_EMPTY && m->keys[i] != key) i = (i + 1) & m->mask;
-  if (m->keys[i] == MAP_EMPTY) m->used++;
-  m->keys[i] = key;
-  m->vals[i] = val;
-  return 0;
-}
-
-/* Find key, or insert it with value val: a pointer to its value, *found
- * saying which; NULL when out of memory. */
-static uint32_t *map_upsert(map_t *m, uint64_t key, uint32_t val, int *found) {
-  if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
-    uint32_t *p = map_find(m, key);
-    if (p) {
-      *found = 1;
-      return p;
-    }
-    if (map_put(m, key, val)) return NULL;
-    *found = 0;
-    return map_find(m, key);
-  }
-  uint64_t i = hmix(key) & m->mask;
-  while (m->keys[i] != MAP_EMPTY) {
-    if (m->keys[i] == key) {
-      *found = 1;
-      return &m->vals[i];
-    }
-    i = (i + 1) & m->mask;
-  }
-  m->keys[i] = key;
-  m->vals[i] = val;
-  m->used++;
-  *found = 0;
-  return &m->vals[i];
-}
-
-/* The slot holding key, or UINT64_MAX. */
-static uint64_t map_slot(const map_t *m, uint64_t key) {
-  for (uint64_t i = hmix(key) & m->mask;; i = (i + 1) & m->mask) {
-    if (m->keys[i] == key) return i;
-    if (m->keys[i] == MAP_EMPTY) return UINT64_MAX;
-  }
-}
-
-/* Delete the entry in slot i (backward shift: an entry further on moves
- * into the hole when its home slot is not cyclically after the hole). */
-static void map_del_slot(map_t *m, uint64_t i) {
-  uint64_t j = i;
-  for (;;) {
-    j = (j + 1) & m->mask;
-    if (m->keys[j] == MAP_EMPTY) break;
-    uint64_t home = hmix(m->keys[j]) & m->mask;
-    if (((j - home) & m->mask) >= ((j - i) & m->mask)) {
-      m->keys[i] = m->keys[j];
-      m->vals[i] = m->vals[j];
-      i = j;
-    }
-  }
-  m->keys[i] = MAP_EMPTY;
-  m->used--;
-}
-
-/* Remove key; returns 1 and its value in *val if it was there. */
-static int map_take(map_t *m, uint64_t key, uint32_t *val) {
-  for (uint64_t i = hmix(key) & m->mask;; i = (i + 1) & m->mask) {
-    if (m->keys[i] == key) {
-      if (val) *val = m->vals[i];
-      map_del_slot(m, i);
-      return 1;
-    }
-    if (m->keys[i] == MAP_EMPTY) return 0;
-  }
-}
-
-static void map_del(map_t *m, uint64_t key) { map_take(m, key, NULL); }
-
 /* ---- state ------------------------------------------------------------------------ */
 
 enum { REQ_P2P = 0, REQ_PSEND, REQ_PRECV, REQ_COLL };
@@ -246,14 +111,14 @@ typedef struct {
   double pending, prev_end;
   int started, finalized;
   /* requests */
-  map_t reqmap;
+  llamp_map_t reqmap;
   req_t *reqs;
   uint32_t nreqs, capreqs;
   vec_t freereq;
   vec_t pool; /* collective requests' last rounds */
   uint32_t pool_live;
   /* communicators */
-  map_t commmap;
+  llamp_map_t commmap;
   comm_t *comms;
   uint32_t ncomms, capcomms;
   vec_t members;
@@ -267,9 +132,9 @@ struct sched {
   llamp_coll_selection_t sel;
   uint32_t num_ranks;
   llamp_sched_stats_t *st;
-  map_t cidx; /* comm id -> dense index */
+  llamp_map_t cidx; /* comm id -> dense index */
   uint32_t ncidx;
-  map_t tags; /* (comm << 32 | tag) -> mapped id */
+  llamp_map_t tags; /* (comm << 32 | tag) -> mapped id */
   uint32_t ntags;
   char *err;
   size_t errlen;
@@ -472,11 +337,11 @@ static int map_tag(rank_t *k, uint32_t comm, int32_t tag, int32_t *out) {
   }
   sched_t *s = k->s;
   uint64_t key = ((uint64_t)comm << 32) | (uint32_t)tag;
-  uint32_t *p = map_find(&s->tags, key);
+  uint32_t *p = llamp_map_find(&s->tags, key);
   if (!p) {
     if (s->ntags >= USER_TAG_LIMIT) return rfail(k, "more than 2^29 distinct (communicator, tag) pairs");
-    if (map_put(&s->tags, key, s->ntags)) return oom(k);
-    p = map_find(&s->tags, key);
+    if (llamp_map_put(&s->tags, key, s->ntags)) return oom(k);
+    p = llamp_map_find(&s->tags, key);
     s->ntags++;
   }
   *out = (int32_t)(MAPPED_TAG_BASE + *p);
@@ -500,7 +365,7 @@ static req_t *req_new(rank_t *k, uint64_t id) {
     return NULL;
   }
   int found;
-  uint32_t *p = map_upsert(&k->reqmap, id, NONE32, &found);
+  uint32_t *p = llamp_map_upsert(&k->reqmap, id, NONE32, &found);
   if (!p) {
     oom(k);
     return NULL;
@@ -531,14 +396,14 @@ static req_t *req_new(rank_t *k, uint64_t id) {
 /* Forget request r, found in slot `mslot` of the request map. */
 static void req_drop(rank_t *k, uint64_t mslot, req_t *r) {
   if (r->type == REQ_COLL && r->clen && --k->pool_live == 0) k->pool.n = 0;
-  map_del_slot(&k->reqmap, mslot);
+  llamp_map_del_slot(&k->reqmap, mslot);
   vec_push(&k->freereq, (uint32_t)(r - k->reqs)); /* cannot fail: capacity grows with nreqs */
 }
 
 /* The request with this id (and its map slot), or NULL. */
 static req_t *req_find(rank_t *k, uint64_t id, uint64_t *mslot) {
   if (id == LLAMP_TRACE_NO_REQ) return NULL;
-  uint64_t i = map_slot(&k->reqmap, id);
+  uint64_t i = llamp_map_slot(&k->reqmap, id);
   if (i == UINT64_MAX) return NULL;
   if (mslot) *mslot = i;
   return &k->reqs[k->reqmap.vals[i]];
@@ -617,7 +482,7 @@ static int complete(rank_t *k, uint64_t id, uint64_t status) {
 /* ---- communicators ------------------------------------------------------------------------ */
 
 static comm_t *comm_find(rank_t *k, uint32_t id) {
-  uint32_t *p = map_find(&k->commmap, id);
+  uint32_t *p = llamp_map_find(&k->commmap, id);
   return p ? &k->comms[*p] : NULL;
 }
 
@@ -643,7 +508,7 @@ static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *
     k->members.n = off; /* not a member: MPI_COMM_NULL here */
     return 0;
   }
-  uint32_t *p = map_find(&k->commmap, (uint32_t)id);
+  uint32_t *p = llamp_map_find(&k->commmap, (uint32_t)id);
   uint32_t slot;
   if (p) {
     slot = *p;
@@ -656,13 +521,13 @@ static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *
       k->capcomms = cap;
     }
     slot = k->ncomms++;
-    if (map_put(&k->commmap, (uint32_t)id, slot)) return oom(k);
+    if (llamp_map_put(&k->commmap, (uint32_t)id, slot)) return oom(k);
   }
   sched_t *s = k->s;
-  uint32_t *ci = map_find(&s->cidx, id);
+  uint32_t *ci = llamp_map_find(&s->cidx, id);
   if (!ci) {
-    if (map_put(&s->cidx, id, s->ncidx++)) return oom(k);
-    ci = map_find(&s->cidx, id);
+    if (llamp_map_put(&s->cidx, id, s->ncidx++)) return oom(k);
+    ci = llamp_map_find(&s->cidx, id);
   }
   comm_t *c = &k->comms[slot];
   c->id = (uint32_t)id;
@@ -803,7 +668,7 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
         k->comms = n;
         k->capcomms = cap;
       }
-      if (map_put(&k->commmap, 0, k->ncomms)) return oom(k);
+      if (llamp_map_put(&k->commmap, 0, k->ncomms)) return oom(k);
       c = &k->comms[k->ncomms++];
       *c = world;
     }
@@ -931,12 +796,12 @@ static void rank_reset(rank_t *k, uint32_t rank) {
   k->pending = 0;
   k->prev_end = 0;
   k->started = k->finalized = 0;
-  map_clear(&k->reqmap);
+  llamp_map_clear(&k->reqmap);
   k->nreqs = 0;
   k->freereq.n = 0;
   k->pool.n = 0;
   k->pool_live = 0;
-  map_clear(&k->commmap);
+  llamp_map_clear(&k->commmap);
   k->ncomms = 0;
   k->members.n = 0;
   k->namecache.n = 0;
@@ -954,8 +819,8 @@ static void rank_free(rank_t *k) {
   vec_t *vs[] = {&k->R, &k->I, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
                  &k->members, &k->namecache};
   for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
-  map_free(&k->reqmap);
-  map_free(&k->commmap);
+  llamp_map_free(&k->reqmap);
+  llamp_map_free(&k->commmap);
   free(k->reqs);
   free(k->comms);
 }
@@ -1154,7 +1019,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
   case LLAMP_OP_COMM_CREATE:
     return comm_define(k, rec, pl);
   case LLAMP_OP_COMM_FREE:
-    if (rec->comm != LLAMP_TRACE_COMM_WORLD) map_del(&k->commmap, rec->comm);
+    if (rec->comm != LLAMP_TRACE_COMM_WORLD) llamp_map_del(&k->commmap, rec->comm);
     return 0;
   case LLAMP_OP_UNMODELLED:
     return unmodelled(k, rec->tag, rd);
@@ -1250,12 +1115,12 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
     }
   }
   s.b = llamp_builder_create(num_ranks, s.opt.source);
-  if (!s.b || map_init(&s.cidx, 64) || map_init(&s.tags, 1024) || map_init(&k.reqmap, 1024) ||
-      map_init(&k.commmap, 64)) {
+  if (!s.b || llamp_map_init(&s.cidx, 64) || llamp_map_init(&s.tags, 1024) || llamp_map_init(&k.reqmap, 1024) ||
+      llamp_map_init(&k.commmap, 64)) {
     snprintf(err, errlen, "%s: out of memory", s.opt.source);
     goto done;
   }
-  if (map_put(&s.cidx, LLAMP_TRACE_COMM_WORLD, 0)) goto done;
+  if (llamp_map_put(&s.cidx, LLAMP_TRACE_COMM_WORLD, 0)) goto done;
   s.ncidx = 1;
   for (uint32_t r = 0; r < num_ranks; r++) {
     if (build_rank(&s, &k, ranks[r], r)) goto done;
@@ -1272,8 +1137,8 @@ done:
   if (st->num_unmodelled) qsort(st->unmodelled, st->num_unmodelled, sizeof *st->unmodelled, cmp_unmodelled);
   st->approximate = st->num_unmodelled || st->unresolved_wildcards || st->unknown_requests;
   llamp_builder_destroy(s.b);
-  map_free(&s.cidx);
-  map_free(&s.tags);
+  llamp_map_free(&s.cidx);
+  llamp_map_free(&s.tags);
   rank_free(&k);
   if (st == &local) llamp_sched_stats_free(&local);
   return g;
