@@ -1271,3 +1271,58 @@ int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   free(l);
   return 0;
 }
+
+/* ---- affine costs ---------------------------------------------------------------------- */
+
+/* The affine form of a cost from its evaluation at 0 and its coefficients. */
+static llamp_affine_t affine_of(double c0, double nL, double nG, double no, double ng) {
+  llamp_affine_t a = {c0, nL, nG, no, ng};
+  return a;
+}
+
+/* The plan kind of graph vertex v: a receive of a message above S is a
+ * rendezvous receive. */
+static unsigned plan_kind(const llamp_engine_t *e, uint64_t v, double *bytes) {
+  const llamp_graph_t *g = e->graph;
+  unsigned k = llamp_graph_kind(g, v);
+  *bytes = llamp_graph_value(g, v);
+  if (k == LLAMP_VERTEX_RECV) {
+    *bytes = llamp_graph_value(g, llamp_graph_partner(g, v));
+    if (*bytes > e->proto.S) return K_RECV_RNDV;
+  }
+  return k;
+}
+
+int llamp_engine_vertex_cost(const llamp_engine_t *e, uint64_t v, llamp_affine_t *out) {
+  if (v >= llamp_graph_num_vertices(e->graph)) return -1;
+  double s;
+  unsigned k = plan_kind(e, v, &s);
+  int full = e->proto.size_g_full;
+  theta_t zero = {0, 0, 0, 0, full};
+  *out = affine_of(vcost(k, s, &zero), vcoef(k, s, LLAMP_PARAM_L, full),
+                   vcoef(k, s, LLAMP_PARAM_G, full), vcoef(k, s, LLAMP_PARAM_O, full),
+                   vcoef(k, s, LLAMP_PARAM_GAP, full));
+  return 0;
+}
+
+int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llamp_affine_t *out,
+                           int *from_start_out) {
+  const llamp_graph_t *g = e->graph;
+  uint64_t first, last;
+  if (v >= llamp_graph_num_vertices(g)) return -1;
+  llamp_graph_in_edges(g, v, &first, &last);
+  if (i >= last - first) return -1;
+  uint64_t u = llamp_graph_edge_source(g, first + i);
+  unsigned type = llamp_graph_edge_kind(g, first + i);
+  double s;
+  unsigned kv = plan_kind(e, v, &s);
+  if (type == LLAMP_EDGE_MESSAGE) type = kv == K_RECV_RNDV ? E_RTS : E_EAGER;
+  double su = llamp_graph_value(g, u); /* a message edge's source is the send: its size */
+  int full = e->proto.size_g_full;
+  theta_t zero = {0, 0, 0, 0, full};
+  *out = affine_of(ecost(type, su, &zero), ecoef(type, su, LLAMP_PARAM_L, full),
+                   ecoef(type, su, LLAMP_PARAM_G, full), ecoef(type, su, LLAMP_PARAM_O, full),
+                   ecoef(type, su, LLAMP_PARAM_GAP, full));
+  if (from_start_out) *from_start_out = from_start(type);
+  return 0;
+}

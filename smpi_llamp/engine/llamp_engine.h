@@ -53,6 +53,16 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
                                     size_t errlen);
 void llamp_engine_destroy(llamp_engine_t *e);
 
+/* The affine costs the engine uses (DESIGN §3), in the graph's vertex ids:
+ * the cost of vertex v, and of its i-th in-edge (i < in-degree from
+ * llamp_graph_in_edges) with `from_start` set to 1 when the edge leaves its
+ * source's start (irequires) rather than its end.  Under rendezvous or g the
+ * engine's plan adds edges the graph does not have (sender completion, gaps):
+ * these functions describe the graph's own edges as the plan costs them. */
+int llamp_engine_vertex_cost(const llamp_engine_t *e, uint64_t v, llamp_affine_t *out);
+int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llamp_affine_t *out,
+                           int *from_start);
+
 /* One evaluation: T, and the left and right derivatives of T with respect to
  * `wrt` (the LP's reduced costs for decreasing / increasing that parameter). */
 typedef struct {

@@ -105,6 +105,26 @@ int main(void) {
     CHECK_CLOSE(T[k], r.T, tol);
     CHECK(sl[k] == r.slope_right);
   }
+  /* the affine costs: the message edge is L + (s-1)G = L + 3G, send and
+   * receive cost o, calc its duration */
+  for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++) {
+    llamp_affine_t c;
+    CHECK(llamp_engine_vertex_cost(e, v, &c) == 0);
+    if (llamp_graph_kind(g, v) == LLAMP_VERTEX_CALC)
+      CHECK(c.c0 == llamp_graph_value(g, v) && c.nL == 0 && c.no == 0);
+    else
+      CHECK(c.c0 == 0 && c.no == 1 && c.nL == 0 && c.nG == 0);
+    uint64_t first, last;
+    llamp_graph_in_edges(g, v, &first, &last);
+    for (uint64_t i = 0; i < last - first; i++) {
+      int fs = -1;
+      CHECK(llamp_engine_edge_cost(e, v, i, &c, &fs) == 0 && fs == 0);
+      if (llamp_graph_edge_kind(g, first + i) == LLAMP_EDGE_MESSAGE)
+        CHECK(c.c0 == 0 && c.nL == 1 && c.nG == 3 && c.no == 0);
+      else
+        CHECK(c.c0 == 0 && c.nL == 0 && c.nG == 0);
+    }
+  }
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
   TEST_DONE();
