@@ -994,19 +994,23 @@ static int ensure_terminal(llamp_engine_t *e) {
  * [lo, hi]; such a line cannot reach T, nor can anything derived from it. */
 typedef struct {
   const double *tail_lo, *tail_hi; /* longest path from start(v) to the end, at lo and hi */
-  double T_lo, T_hi, slope_max, tol;
+  double T_lo, T_hi, slope_lo, slope_hi, tol; /* T and its right (left) slope at lo (hi) */
 } prune_t;
 
 static inline int prunable(const prune_t *pr, uint64_t v, llamp_line_t l, double lo, double hi) {
+  /* upper bound through v: the line plus the chord of v's convex tail;
+   * lower bound of T: the larger of its tangents at lo and hi.  Their
+   * difference is concave: check lo, hi and where the tangents cross. */
   double ulo = l.a * lo + l.b + pr->tail_lo[v], uhi = l.a * hi + l.b + pr->tail_hi[v];
-  /* lower bound of T: max(T(lo), T(hi) - slope_max (hi - x)); the difference
-   * (a line minus that convex function) is concave: check lo, hi and the kink */
-  if (ulo >= pr->T_lo - pr->tol || uhi >= pr->T_hi - pr->tol) return 0;
-  if (pr->slope_max > 0) {
-    double xk = hi - (pr->T_hi - pr->T_lo) / pr->slope_max;
+  double blo = fmax(pr->T_lo, pr->T_hi - pr->slope_hi * (hi - lo));
+  double bhi = fmax(pr->T_hi, pr->T_lo + pr->slope_lo * (hi - lo));
+  if (ulo >= blo - pr->tol || uhi >= bhi - pr->tol) return 0;
+  if (pr->slope_hi > pr->slope_lo && hi > lo) {
+    double xk = (pr->T_hi - pr->slope_hi * hi - pr->T_lo + pr->slope_lo * lo) / (pr->slope_lo - pr->slope_hi);
     if (xk > lo && xk < hi) {
       double uk = ulo + (uhi - ulo) * (xk - lo) / (hi - lo);
-      if (uk >= pr->T_lo - pr->tol) return 0;
+      double bk = pr->T_lo + pr->slope_lo * (xk - lo);
+      if (uk >= bk - pr->tol) return 0;
     }
   }
   return 1;
@@ -1089,6 +1093,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     }
     size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol, runs, nruns, tmp.v) : cnt;
     if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
+    /* an unpruned pass gives up early once envelopes average over two lines */
+    if (!prune && i_ > 4096 && arena.n + k > 2 * i_) goto out;
     off[2 * v] = (uint32_t)arena.n;
     arena.n += k;
     off[2 * v + 1] = (uint32_t)arena.n;
@@ -1122,61 +1128,69 @@ out:
 }
 
 /* Backward pass for pruning: for every vertex the longest path from its
- * start to the end of the run at x = lo and x = hi (two lanes), and the
- * largest parameter coefficient of any path (a bound on T's slope).  Pushes
- * along in-edges in reverse topological order: end-based edges feed an
- * accumulator A (added to the vertex's own cost), start-based ones B. */
+ * start to the end of the run at x = lo and x = hi (two lanes), with the
+ * path's parameter coefficient (ties: the largest at lo, the smallest at hi),
+ * so that T(lo), T(hi) and T's right slope at lo and left slope at hi come
+ * out too (the tangents there bound T from below).  Pushes along in-edges in
+ * reverse topological order: end-based edges feed an accumulator A (added to
+ * the vertex's own cost), start-based ones B. */
+static inline void tb_merge(double t, double c, double *T, double *C, int want_max) {
+  double tol = tie_tol(t > *T ? t : *T);
+  if (t > *T + tol) *T = t, *C = c;
+  else if (t >= *T - tol) {
+    if (t > *T) *T = t;
+    if (want_max ? c > *C : c < *C) *C = c;
+  }
+}
+
 static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
                        double hi, prune_t *pr, double **mem) {
   uint64_t n = e->n;
-  double *buf = malloc((n ? n : 1) * 6 * sizeof(double));
+  double *buf = malloc((n ? n : 1) * 4 * sizeof(double));
   if (!buf) return -1;
-  double *Alo = buf, *Ahi = buf + n, *Blo = buf + 2 * n, *Bhi = buf + 3 * n, *CA = buf + 4 * n,
-         *CB = buf + 5 * n;
-  for (uint64_t v = 0; v < n; v++) Alo[v] = Ahi[v] = CA[v] = 0, Blo[v] = Bhi[v] = CB[v] = -INFINITY;
+  /* A[v]: the longest path after v's END (0: the run may end there); a
+   * start-based edge's contribution x is stored as x - cost(v), so that
+   * tail(v) = cost(v) + A[v] holds for both kinds (the same for the
+   * coefficients) and one accumulator per lane suffices */
+  double *Alo = buf, *Ahi = buf + n, *CAlo = buf + 2 * n, *CAhi = buf + 3 * n;
+  memset(buf, 0, (n ? n : 1) * 4 * sizeof(double));
   llamp_params_t q = *p;
   llamp_params_set(&q, w, lo);
   theta_t tl = theta_of(e, &q);
   llamp_params_set(&q, w, hi);
   theta_t th = theta_of(e, &q);
   const int full = tl.full;
-  double Tlo = 0, Thi = 0, smax = 0;
+  double Tlo = 0, Thi = 0, Slo = 0, Shi = 0;
   for (uint64_t i_ = n; i_-- > 0;) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     unsigned k = e->kind[v];
-    double val = e->value[v];
-    double tlo = vcost(k, val, &tl) + Alo[v], thi = vcost(k, val, &th) + Ahi[v];
-    double c = vcoef(k, val, w, full) + CA[v];
-    if (Blo[v] > tlo) tlo = Blo[v];
-    if (Bhi[v] > thi) thi = Bhi[v];
-    if (CB[v] > c) c = CB[v];
+    double val = e->value[v], vc = vcoef(k, val, w, full);
+    double tlo = vcost(k, val, &tl) + Alo[v], clo = vc + CAlo[v];
+    double thi = vcost(k, val, &th) + Ahi[v], chi = vc + CAhi[v];
     if (k == K_RECV_RNDV) {
-      double rl = ecost(E_RNDV_DONE, val, &tl), rh = ecost(E_RNDV_DONE, val, &th);
       double rc = ecoef(E_RNDV_DONE, val, w, full);
-      if (rl > tlo) tlo = rl;
-      if (rh > thi) thi = rh;
-      if (rc > c) c = rc;
+      tb_merge(ecost(E_RNDV_DONE, val, &tl), rc, &tlo, &clo, 1);
+      tb_merge(ecost(E_RNDV_DONE, val, &th), rc, &thi, &chi, 0);
     }
     Alo[v] = tlo; /* A now holds the finished tail of v */
     Ahi[v] = thi;
     if (e->in_beg[v] == e->in_end[v]) {
-      if (tlo > Tlo) Tlo = tlo;
-      if (thi > Thi) Thi = thi;
-      if (c > smax) smax = c;
+      tb_merge(tlo, clo, &Tlo, &Slo, 1);
+      tb_merge(thi, chi, &Thi, &Shi, 0);
     }
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
       double xl = ecost(type, vu, &tl) + tlo, xh = ecost(type, vu, &th) + thi;
-      double xc = ecoef(type, vu, w, full) + c;
-      if (from_start(type)) {
-        if (xl > Blo[u]) Blo[u] = xl;
-        if (xh > Bhi[u]) Bhi[u] = xh;
-        if (xc > CB[u]) CB[u] = xc;
+      double ec = ecoef(type, vu, w, full);
+      if (from_start(type)) { /* relative to u's end: minus u's own cost */
+        unsigned ku = e->kind[u];
+        double uc = vcoef(ku, vu, w, full);
+        tb_merge(xl - vcost(ku, vu, &tl), ec + clo - uc, &Alo[u], &CAlo[u], 1);
+        tb_merge(xh - vcost(ku, vu, &th), ec + chi - uc, &Ahi[u], &CAhi[u], 0);
       } else {
-        if (xl > Alo[u]) Alo[u] = xl;
-        if (xh > Ahi[u]) Ahi[u] = xh;
-        if (xc > CA[u]) CA[u] = xc;
+        tb_merge(xl, ec + clo, &Alo[u], &CAlo[u], 1);
+        tb_merge(xh, ec + chi, &Ahi[u], &CAhi[u], 0);
       }
     }
   }
@@ -1184,7 +1198,8 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   pr->tail_hi = Ahi;
   pr->T_lo = Tlo;
   pr->T_hi = Thi;
-  pr->slope_max = smax;
+  pr->slope_lo = Slo;
+  pr->slope_hi = Shi;
   pr->tol = 1e-9 * fabs(Thi) + 1e-18; /* generous: pruning must never drop a critical line */
   *mem = buf;
   return 0;
@@ -1193,7 +1208,7 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
 int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
                           double hi, size_t max_lines, llamp_line_t **out, size_t *count) {
   /* plain pass first: cheap when envelopes stay small (regular codes) */
-  size_t budget = (size_t)(e->n + 1) * (max_lines ? max_lines : 8);
+  size_t budget = (size_t)(e->n + 1) * (max_lines ? max_lines : 2);
   if (envelope_pass(e, p, w, lo, hi, budget, NULL, out, count) == 0) return 0;
   prune_t pr;
   double *mem = NULL;

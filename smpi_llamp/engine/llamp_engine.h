@@ -94,7 +94,7 @@ int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint6
  * upper envelope of lines T = a*x + b, slopes increasing, computed by a
  * parametric pass that carries each vertex's start time as such an envelope
  * (exact: the LP's whole parametric solution on the interval).  When the
- * envelopes grow past `max_lines` per vertex on average (0 = 8), a backward
+ * envelopes grow past `max_lines` per vertex on average (0 = 2), a backward
  * pass bounds every vertex's remaining path and the forward pass is redone
  * dropping lines that provably cannot reach T.  Fails (-1) when even that
  * needs more than 16 lines per vertex; callers then fall back to point

@@ -13,7 +13,7 @@
 static double rel(double a, double b) { return fabs(a - b) / fmax(1e-30, fmax(fabs(a), fabs(b))); }
 
 static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, double lo, double hi,
-                        int *nbreak_total) {
+                        int *nbreak_total, int *pruned_checked) {
   char err[256];
   llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
   if (!e) { /* rendezvous may make a random graph cyclic only if it deadlocks; synth avoids it */
@@ -71,6 +71,21 @@ static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, dou
       CHECK(r.slope_left == a[i].slope_after);
     }
   }
+  /* the pruned parametric pass (forced by a one-line-per-vertex budget for
+   * the plain pass) gives the same envelope breakpoints */
+  llamp_line_t *lines = NULL;
+  size_t nl = 0;
+  if (llamp_engine_envelope(e, &p, w, lo, hi, 1, &lines, &nl) == 0) {
+    CHECK(nl == na + 1);
+    for (size_t i = 0; i + 1 < nl && i < na; i++) {
+      double x = (lines[i].b - lines[i + 1].b) / (lines[i + 1].a - lines[i].a);
+      double xtol = 1e-9 * (hi - lo) + 1e-11 * a[i].T / (a[i].slope_after - a[i].slope_before);
+      CHECK(fabs(x - a[i].x) <= xtol);
+      CHECK(lines[i].a == a[i].slope_before && lines[i + 1].a == a[i].slope_after);
+    }
+    (*pruned_checked)++;
+  }
+  free(lines);
   *nbreak_total += (int)na;
   free(a);
   free(b);
@@ -95,7 +110,7 @@ static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, dou
 
 int main(void) {
   char err[256], params[256];
-  int graphs = 0, breaks = 0;
+  int graphs = 0, breaks = 0, pruned = 0;
   for (int seed = 1; seed <= 40; seed++) {
     snprintf(params, sizeof params, "ranks=%d,ops=%d,seed=%d,compute=%dus", 2 + seed % 7,
              40 + (seed * 37) % 200, seed, 1 + seed % 5);
@@ -113,13 +128,15 @@ int main(void) {
       if (variant == 2) p.g = 0.5e-6;   /* gap edges */
       if (variant == 3) p.size_g_full = 1;
       llamp_param_t w = variant == 3 ? LLAMP_PARAM_G : LLAMP_PARAM_L;
-      if (w == LLAMP_PARAM_G) check_graph(g, p, w, 0, 2e-9, &breaks);
-      else check_graph(g, p, w, 0, 3e-6, &breaks);
+      if (w == LLAMP_PARAM_G) check_graph(g, p, w, 0, 2e-9, &breaks, &pruned);
+      else check_graph(g, p, w, 0, 3e-6, &breaks, &pruned);
       graphs++;
     }
     llamp_graph_destroy(g);
   }
-  printf("%d graph/parameter combinations, %d critical latencies confirmed\n", graphs, breaks);
+  printf("%d graph/parameter combinations, %d critical latencies confirmed, %d pruned envelopes\n",
+         graphs, breaks, pruned);
+  CHECK(pruned > graphs / 2);
   CHECK(breaks > 50); /* the graphs really exercise breakpoints */
   TEST_DONE();
 }
