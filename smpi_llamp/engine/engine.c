@@ -48,6 +48,7 @@ struct llamp_engine {
   llamp_line_t *env_lines;
   size_t env_cap;
   double *lane_start, *lane_coef; /* lane pass: n x lane_alloc each */
+  double *tail_buf;                /* pruning's backward pass: 4 n, kept between calls */
   size_t lane_alloc;
   /* work arrays, allocated on first use */
   double *start, *cmax, *cmin;
@@ -376,6 +377,7 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->env_lines);
   free(e->lane_start);
   free(e->lane_coef);
+  free(e->tail_buf);
   free(e);
 }
 
@@ -1036,6 +1038,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   }
   uint32_t *off = e->env_off;
   lines_t arena = {e->env_lines, 0, e->env_cap}, total = {0}, tmp = {0};
+  size_t window_start = 0;
   size_t *runs = NULL, runs_cap = 0;
   int rc = -1;
   size_t total_hulled = 0;
@@ -1093,8 +1096,12 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     }
     size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol, runs, nruns, tmp.v) : cnt;
     if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
-    /* an unpruned pass gives up early once envelopes average over two lines */
-    if (!prune && i_ > 4096 && arena.n + k > 2 * i_) goto out;
+    /* an unpruned pass gives up as soon as the last 1024 vertices averaged
+     * over 1.5 lines each: the pruned pass will be cheaper */
+    if (!prune && (i_ & 1023) == 1023) {
+      if (2 * (arena.n + k - window_start) > 3 * 1024) goto out;
+      window_start = arena.n + k;
+    }
     off[2 * v] = (uint32_t)arena.n;
     arena.n += k;
     off[2 * v + 1] = (uint32_t)arena.n;
@@ -1144,10 +1151,13 @@ static inline void tb_merge(double t, double c, double *T, double *C, int want_m
 }
 
 static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
-                       double hi, prune_t *pr, double **mem) {
+                       double hi, prune_t *pr) {
   uint64_t n = e->n;
-  double *buf = malloc((n ? n : 1) * 4 * sizeof(double));
-  if (!buf) return -1;
+  if (!e->tail_buf) {
+    if (!(e->tail_buf = malloc((n ? n : 1) * 4 * sizeof(double)))) return -1;
+    llamp_mem_advise_huge(e->tail_buf, (n ? n : 1) * 4 * sizeof(double));
+  }
+  double *buf = e->tail_buf;
   /* A[v]: the longest path after v's END (0: the run may end there); a
    * start-based edge's contribution x is stored as x - cost(v), so that
    * tail(v) = cost(v) + A[v] holds for both kinds (the same for the
@@ -1201,7 +1211,6 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   pr->slope_lo = Slo;
   pr->slope_hi = Shi;
   pr->tol = 1e-9 * fabs(Thi) + 1e-18; /* generous: pruning must never drop a critical line */
-  *mem = buf;
   return 0;
 }
 
@@ -1211,11 +1220,8 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
   size_t budget = (size_t)(e->n + 1) * (max_lines ? max_lines : 2);
   if (envelope_pass(e, p, w, lo, hi, budget, NULL, out, count) == 0) return 0;
   prune_t pr;
-  double *mem = NULL;
-  if (tail_bounds(e, p, w, lo, hi, &pr, &mem)) return -1;
-  int rc = envelope_pass(e, p, w, lo, hi, (size_t)(e->n + 1) * 16, &pr, out, count);
-  free(mem);
-  return rc;
+  if (tail_bounds(e, p, w, lo, hi, &pr)) return -1;
+  return envelope_pass(e, p, w, lo, hi, (size_t)(e->n + 1) * 16, &pr, out, count);
 }
 
 /* T and its right slope at x from an envelope (lines sorted by slope). */
