@@ -1,0 +1,57 @@
+#!/bin/sh
+# Capture overhead at 64 ranks (issue 3 target: <= 15 % over plain smpirun):
+# the 2-D halo of tests/capture/halo.c on 8 x 8 ranks (1000 iterations of
+# 4 Irecv + 4 Isend + Waitall on 8 KiB faces, 20 us of injected compute, an
+# Allreduce every 10) on a generated 64-host flat cluster
+# (tools/llamp-platform -t cluster), simulate-computation off.  Wall time of
+# plain smpirun (built with smpicc) against smpi_llamp-run without the
+# analysis (capture and trace files only) and with it (plus DAG construction,
+# engine and report); best of REPS runs of each, interleaved.  Prints the
+# ratios; never run by ctest.
+#   bench/bench_capture64.sh [BUILD_DIR] [ITERS] [REPS]
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+iters=${2:-1000}
+reps=${3:-3}
+bin=$build/bin
+work=$(mktemp -d /tmp/bench_capture64.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+smpicc -O2 "$here/tests/capture/halo.c" -o halo_plain
+"$bin/smpi_llamp-cc" -O2 "$here/tests/capture/halo.c" -o halo_cap
+python3 "$here/tools/llamp-platform" -n 64 -t cluster -L 2us -G 0.1ns -o p64.xml
+sim="--cfg=smpi/simulate-computation:no --cfg=smpi/wtime:0 --log=root.thres:warning"
+args="8 8 $iters 8192 20 10"
+wall() { # wall time of one run of the command
+  t0=$(date +%s.%N)
+  "$@" >run.log 2>&1 || { cat run.log; exit 1; }
+  t1=$(date +%s.%N)
+  echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
+}
+min() { echo "$1 $2" | awk '{ print ($1 < $2 ? $1 : $2) }'; }
+plain=1e9 noan=1e9 full=1e9
+for _ in $(seq "$reps"); do
+  # shellcheck disable=SC2086
+  plain=$(min "$plain" "$(wall smpirun -np 64 -platform p64.xml $sim ./halo_plain $args)")
+  # shellcheck disable=SC2086
+  noan=$(min "$noan" "$(wall "$bin/smpi_llamp-run" -np 64 -platform p64.xml $sim -llamp-out out \
+    -llamp-no-analysis ./halo_cap $args)")
+  # shellcheck disable=SC2086
+  full=$(min "$full" "$(wall "$bin/smpi_llamp-run" -np 64 -platform p64.xml $sim -llamp-out out \
+    ./halo_cap $args)")
+done
+cp run.log full.log
+records=$(grep -o '"records": [0-9]*' out/report.json | awk '{print $2}')
+build_s=$(grep -o '"build_seconds": [0-9.]*' out/report.json | awk '{print $2}')
+analysis_s=$(grep -o '"analysis_seconds": [0-9.]*' out/report.json | awk '{print $2}')
+trace_bytes=$(cat out/trace/rank-*.llt | wc -c)
+echo "halo 8x8 (64 ranks), $iters iterations, 8 KiB faces, 20 us compute, allreduce every 10; best of $reps"
+echo "records: $records ($(echo "$records $iters" | awk '{printf "%.1f per rank and iteration", $1/64/$2}')), trace files: $trace_bytes B"
+grep -E '^smpi_llamp: 64 ranks' full.log || true
+awk -v p="$plain" -v n="$noan" -v f="$full" -v r="$records" -v b="$build_s" -v a="$analysis_s" 'BEGIN {
+  printf "plain smpirun                 %8.3f s\n", p
+  printf "capture, no analysis          %8.3f s   x%.3f  (+%.1f %%, +%.2f us per record)\n", n, n / p, (n / p - 1) * 100, (n - p) / r * 1e6
+  printf "capture + analysis            %8.3f s   x%.3f  (+%.1f %%; DAG %.2f s, engine and report %.2f s)\n", f, f / p, (f / p - 1) * 100, b, a
+  printf "target <= 15 %%: %s\n", (f / p <= 1.15 ? "met" : "NOT met")
+}'

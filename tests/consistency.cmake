@@ -1,0 +1,21 @@
+# Consistency of the captured DAG with SimGrid (docs/consistency.md): T(L0)
+# against the simulated time and T(L0 + dL) against runs on platforms whose
+# latency was raised by dL, for halos, blocking chains, every collective
+# algorithm with an SMPI equivalent and 1 ... 256 ranks.  Labels needs-simgrid
+# and consistency (the larger runs: slow); each exits 77 (skipped) when
+# smpicc or the capture build is missing.
+add_executable(consistency_coll_cases ${CMAKE_CURRENT_SOURCE_DIR}/consistency/coll_cases.c)
+target_link_libraries(consistency_coll_cases PRIVATE smpi_llamp)
+set_target_properties(consistency_coll_cases PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+foreach(s p2p coll ranks diff)
+  add_test(NAME consistency_${s}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/run.sh ${s} ${CMAKE_BINARY_DIR}
+                   ${PROJECT_SOURCE_DIR})
+  set_tests_properties(consistency_${s} PROPERTIES LABELS "needs-simgrid;consistency"
+                       SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
+add_test(NAME consistency_slow
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/run.sh slow ${CMAKE_BINARY_DIR}
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(consistency_slow PROPERTIES LABELS "needs-simgrid;consistency;slow"
+                     SKIP_RETURN_CODE 77 TIMEOUT 3600)
