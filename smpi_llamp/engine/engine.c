@@ -62,6 +62,7 @@ void llamp_params_default(llamp_params_t *p) {
   p->G = 0.018e-9;
   p->S = 262144;
   p->size_g_full = 0;
+  p->rndv_direct = 0;
 }
 
 double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {
@@ -92,16 +93,24 @@ const char *llamp_param_name(llamp_param_t w) {
 
 typedef struct {
   double L, G, o, g;
-  int full; /* s*G instead of (s-1)*G */
+  int full; /* protocol flags: 1 = s*G instead of (s-1)*G, 2 = direct rendezvous */
 } theta_t;
 
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
-static inline double bw_bytes(double s, int full) { return full ? s : (s >= 1 ? s - 1 : 0); }
+#define F_SIZE_G_FULL 1
+#define F_RNDV_DIRECT 2
+static inline double bw_bytes(double s, int full) {
+  return (full & F_SIZE_G_FULL) ? s : (s >= 1 ? s - 1 : 0);
+}
+/* latencies in a rendezvous receive's own cost: read request + data (RDMA
+ * read), or the data only (direct); the request-to-send edge has the rest */
+static inline double rndv_recv_l(int full) { return (full & F_RNDV_DIRECT) ? 1 : 2; }
+static inline double rndv_rts_l(int full) { return (full & F_RNDV_DIRECT) ? 0 : 1; }
 
 static inline double vcost(unsigned k, double val, const theta_t *t) {
   switch (k) {
   case K_CALC: return val;
-  case K_RECV_RNDV: return 2 * t->L + bw_bytes(val, t->full) * t->G + t->o;
+  case K_RECV_RNDV: return rndv_recv_l(t->full) * t->L + bw_bytes(val, t->full) * t->G + t->o;
   default: return t->o;
   }
 }
@@ -110,7 +119,10 @@ static inline double vcoef(unsigned k, double val, llamp_param_t w, int full) {
   switch (k) {
   case K_CALC: return 0;
   case K_RECV_RNDV:
-    return w == LLAMP_PARAM_L ? 2 : w == LLAMP_PARAM_G ? bw_bytes(val, full) : w == LLAMP_PARAM_O ? 1 : 0;
+    return w == LLAMP_PARAM_L ? rndv_recv_l(full)
+           : w == LLAMP_PARAM_G ? bw_bytes(val, full)
+           : w == LLAMP_PARAM_O ? 1
+                                : 0;
   default: return w == LLAMP_PARAM_O ? 1 : 0;
   }
 }
@@ -123,7 +135,7 @@ static inline double ecost(unsigned type, double val_u, const theta_t *t) {
   switch (type) {
   case E_EAGER:
   case E_RNDV_DONE: return t->L + bw_bytes(val_u, t->full) * t->G;
-  case E_RTS: return t->L;
+  case E_RTS: return rndv_rts_l(t->full) * t->L;
   case E_GAP: return t->g;
   default: return 0;
   }
@@ -134,7 +146,7 @@ static inline double ecoef(unsigned type, double val_u, llamp_param_t w, int ful
   case E_EAGER:
   case E_RNDV_DONE:
     return w == LLAMP_PARAM_L ? 1 : w == LLAMP_PARAM_G ? bw_bytes(val_u, full) : 0;
-  case E_RTS: return w == LLAMP_PARAM_L ? 1 : 0;
+  case E_RTS: return w == LLAMP_PARAM_L ? rndv_rts_l(full) : 0;
   case E_GAP: return w == LLAMP_PARAM_GAP ? 1 : 0;
   default: return 0;
   }
@@ -405,8 +417,12 @@ static int ensure_work(llamp_engine_t *e, size_t lanes) {
   return 0;
 }
 
+static int proto_flags(const llamp_engine_t *e) {
+  return (e->proto.size_g_full ? F_SIZE_G_FULL : 0) | (e->proto.rndv_direct ? F_RNDV_DIRECT : 0);
+}
+
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, e->proto.size_g_full};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e)};
   return t;
 }
 
@@ -707,7 +723,7 @@ int llamp_engine_breakpoints_es(llamp_engine_t *e, const llamp_params_t *p, llam
 
 /* Largest coefficient of any path: the slope of T as the parameter -> inf. */
 static double asymptotic_slope(llamp_engine_t *e, llamp_param_t w) {
-  const int full = e->proto.size_g_full;
+  const int full = proto_flags(e);
   double best = 0, *c = e->cmax;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
@@ -1318,7 +1334,7 @@ int llamp_engine_vertex_cost(const llamp_engine_t *e, uint64_t v, llamp_affine_t
   if (v >= llamp_graph_num_vertices(e->graph)) return -1;
   double s;
   unsigned k = plan_kind(e, v, &s);
-  int full = e->proto.size_g_full;
+  int full = proto_flags(e);
   theta_t zero = {0, 0, 0, 0, full};
   *out = affine_of(vcost(k, s, &zero), vcoef(k, s, LLAMP_PARAM_L, full),
                    vcoef(k, s, LLAMP_PARAM_G, full), vcoef(k, s, LLAMP_PARAM_O, full),
@@ -1339,7 +1355,7 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
   unsigned kv = plan_kind(e, v, &s);
   if (type == LLAMP_EDGE_MESSAGE) type = kv == K_RECV_RNDV ? E_RTS : E_EAGER;
   double su = llamp_graph_value(g, u); /* a message edge's source is the send: its size */
-  int full = e->proto.size_g_full;
+  int full = proto_flags(e);
   theta_t zero = {0, 0, 0, 0, full};
   *out = affine_of(ecost(type, su, &zero), ecoef(type, su, LLAMP_PARAM_L, full),
                    ecoef(type, su, LLAMP_PARAM_G, full), ecoef(type, su, LLAMP_PARAM_O, full),

@@ -12,6 +12,7 @@
  *       RTS edge           start(recv) >= end(send) + L          (recv start = match time m)
  *       recv cost          2L + (s-1)G + o                        (read request, data back, o)
  *       send completion    the send's `requires` successors start >= m + L + (s-1)G
+ *     rndv_direct (SMPI):  RTS edge cost 0, recv cost L + (s-1)G + o, completion as above
  *   g (optional, g > 0)    consecutive sends (and receives) of a rank start >= g apart
  *
  * T(theta) = max over vertices of end(v) = the LLAMP LP optimum (Algorithm 1).
@@ -35,6 +36,8 @@ typedef struct {
   double G;        /* gap per byte, s/B */
   double S;        /* rendezvous threshold, bytes: s > S is rendezvous */
   int size_g_full; /* 1: bandwidth term s*G (LLAMP code); 0: (s-1)*G (paper, LogGOPSim) */
+  int rndv_direct; /* rendezvous: 0 = the paper's RDMA read (3 L); 1 = direct (SMPI): the
+                      transfer starts once both sides are posted and costs one L */
 } llamp_params_t;
 
 /* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G. */

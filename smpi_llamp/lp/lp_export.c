@@ -142,7 +142,7 @@ typedef struct {
   const llamp_graph_t *g;
   llamp_graph_arrays_t a;
   double S;
-  int full, gap;
+  int full, gap, direct; /* direct: SMPI-like rendezvous (llamp_params_t.rndv_direct) */
   uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
   uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
@@ -166,7 +166,7 @@ static inline void add_vertex_cost(const model_t *m, uint64_t u, row_t *r) {
     double s = recv_size(m, u);
     r->no += 1;
     if (s > m->S) {
-      r->nl += 2;
+      r->nl += m->direct ? 1 : 2; /* direct rendezvous: the data only; RDMA read: request + data */
       r->nG += bw_bytes(s, m->full);
     }
   }
@@ -190,7 +190,7 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
   if (k == LLAMP_EDGE_IREQUIRES) return 1;
   if (k == LLAMP_EDGE_MESSAGE) {
     r[0].no = 1; /* from the end of the send */
-    r[0].nl = 1;
+    r[0].nl = send_is_rndv(m, u) && m->direct ? 0 : 1; /* a direct rendezvous has no request latency */
     if (!send_is_rndv(m, u)) r[0].nG = bw_bytes(m->a.value[u], m->full);
     return 1;
   }
@@ -264,6 +264,7 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   llamp_graph_arrays(g, &m->a);
   m->S = p->S;
   m->full = p->size_g_full != 0;
+  m->direct = p->rndv_direct != 0;
   m->gap = p->g > 0;
   uint64_t n = m->a.n, E = m->a.m;
   if (n >= UINT32_MAX || E >= UINT32_MAX) {

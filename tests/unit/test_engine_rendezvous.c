@@ -70,6 +70,36 @@ int main(void) {
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
 
+  /* the direct (SMPI) rendezvous: no request latency, the receive costs one
+   * L. Late receiver: m = 5, recv ends 5 + 1 + 1 + 0.5 = 7.5, c3 -> 8.5;
+   * sender resumes at 5 + 1 + 1 = 7, c1 -> 9: T = 9 with one L */
+  p.S = 100;
+  p.rndv_direct = 1;
+  g = two_ranks(1 * us, 2 * us, 5 * us, 1 * us, 1001);
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+  CHECK_CLOSE(pt.T, 9 * us, tol);
+  CHECK(pt.lambda[LLAMP_PARAM_L] == 1 && pt.lambda[LLAMP_PARAM_G] == 1000);
+  llamp_affine_t ac;
+  for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++)
+    if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV) {
+      CHECK(llamp_engine_vertex_cost(e, v, &ac) == 0 && ac.nL == 1 && ac.nG == 1000 && ac.no == 1);
+      int fs;
+      CHECK(llamp_engine_edge_cost(e, v, 0, &ac, &fs) == 0 && ac.nL == 0); /* the message edge */
+    }
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  /* early receiver: m = c0 + o = 1.5; recv ends 1.5 + 2.5 = 4, c3 -> 5;
+   * sender resumes at 1.5 + 2 = 3.5, c1 -> 5.5 */
+  g = two_ranks(1 * us, 2 * us, 1 * us, 1 * us, 1001);
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+  CHECK_CLOSE(pt.T, 5.5 * us, tol);
+  CHECK(pt.lambda[LLAMP_PARAM_L] == 1);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  p.rndv_direct = 0;
+
   /* blocking sends above S on both sides first: a deadlock, reported */
   {
     llamp_builder_t *b = llamp_builder_create(2, "dl");

@@ -191,6 +191,7 @@ static inline void lp_random_params(lp_rng_t *r, llamp_params_t *p) {
   static const double Ss[] = {1024, 8192, 65536, 1e12};
   p->S = Ss[lp_rng_int(r, 4)];
   p->size_g_full = lp_rng_chance(r, 0.3);
+  p->rndv_direct = lp_rng_chance(r, 0.3);
 }
 
 /* ---- glpsol ------------------------------------------------------------------ */
