@@ -51,7 +51,7 @@ void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, d
 
 /* ---- setting values, shared by the file and the environment ------------------- */
 
-typedef enum { V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST } vkind_t;
+typedef enum { V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST } vkind_t;
 
 typedef struct {
   const char *group, *name; /* in the model file */
@@ -67,6 +67,7 @@ static const setting_t settings[] = {
     {"loggps", "G", "LLAMP_G", V_PERBYTE, "gap per byte or a bandwidth"},
     {"loggps", "S", "LLAMP_S", V_BYTES, "rendezvous threshold (s > S is rendezvous)"},
     {"loggps", "bandwidth_term", "LLAMP_BANDWIDTH_TERM", V_TERM, "s-1 or s"},
+    {"loggps", "rendezvous", "LLAMP_RENDEZVOUS", V_RNDV, "rdma-read or direct"},
     {"analysis", "range", "LLAMP_RANGE", V_RANGE, "LMIN:LMAX of the critical-latency search and sweep"},
     {"analysis", "tolerance", "LLAMP_TOLERANCE", V_TOL, "percentages, e.g. 1,2,5"},
     {"analysis", "sweep_points", "LLAMP_SWEEP_POINTS", V_COUNT, "rows of sweep.csv"},
@@ -118,6 +119,14 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     cfg->reduce_cost = v;
     return 0;
   }
+  case V_RNDV:
+    if (strcmp(text, "rdma-read") == 0) cfg->params.rndv_direct = 0;
+    else if (strcmp(text, "direct") == 0) cfg->params.rndv_direct = 1;
+    else {
+      seterr(err, errlen, "%s: rendezvous '%s' (expected rdma-read or direct)", where, text);
+      return -1;
+    }
+    return 0;
   case V_TERM:
     if (strcmp(text, "s-1") == 0) cfg->params.size_g_full = 0;
     else if (strcmp(text, "s") == 0) cfg->params.size_g_full = 1;
