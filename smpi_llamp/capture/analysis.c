@@ -210,12 +210,10 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     goto out;
   }
   for (size_t i = 0; i < k; i++) sx[i] = lo + (hi - lo) * (double)i / (double)(k - 1);
-  for (size_t i = 0; i < k; i += 16) {
-    size_t kk = k - i < 16 ? k - i : 16;
-    if (llamp_engine_sweep(e, &p, LLAMP_PARAM_L, sx + i, kk, sT + i, sl + i)) {
-      seterr(err, errlen, "out of memory during the sweep");
-      goto out;
-    }
+  /* one call: one parametric pass for all points (lanes only as a fallback) */
+  if (llamp_engine_sweep(e, &p, LLAMP_PARAM_L, sx, k, sT, sl)) {
+    seterr(err, errlen, "out of memory during the sweep");
+    goto out;
   }
   double t2 = wall();
   res.analysis_seconds = t2 - t1;
