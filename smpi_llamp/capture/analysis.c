@@ -179,21 +179,29 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   }
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
-  size_t nb = 0;
-  if (llamp_engine_breakpoints(e, &p, LLAMP_PARAM_L, lo, hi, &bps, &nb, &a.breakpoint_evaluations)) {
+  /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
+   * sweep and (when inside the range) the tolerances come from its lines */
+  size_t nb = 0, nl = 0;
+  llamp_line_t *lines = NULL;
+  int have_env = llamp_engine_envelope(e, &p, LLAMP_PARAM_L, lo, hi, 0, &lines, &nl) == 0;
+  if (have_env ? llamp_engine_envelope_breakpoints(lines, nl, &bps, &nb)
+               : llamp_engine_breakpoints(e, &p, LLAMP_PARAM_L, lo, hi, &bps, &nb,
+                                          &a.breakpoint_evaluations)) {
+    free(lines);
     seterr(err, errlen, "critical latency search failed (out of memory)");
     goto out;
   }
+  if (have_env) a.breakpoint_evaluations = 1;
   a.have_range = 1;
   a.range_lo = lo;
   a.range_hi = hi;
   a.breakpoints = bps;
   a.num_breakpoints = nb;
   for (size_t i = 0; i < cfg->num_tolerance; i++) {
-    double x = 0;
+    double x = 0, tmax = (1 + cfg->tolerance[i] / 100) * a.point.T;
     int unb = 0;
-    if (llamp_engine_budget(e, &p, LLAMP_PARAM_L, (1 + cfg->tolerance[i] / 100) * a.point.T, &x, &unb,
-                            NULL)) {
+    if (!(have_env && llamp_engine_envelope_solve(lines, nl, lo, hi, tmax, &x)) &&
+        llamp_engine_budget(e, &p, LLAMP_PARAM_L, tmax, &x, &unb, NULL)) {
       x = 0;
       unb = 0;
     }
@@ -206,15 +214,18 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   sT = malloc(k * sizeof *sT);
   sl = malloc(k * sizeof *sl);
   if (!sx || !sT || !sl) {
+    free(lines);
     seterr(err, errlen, "out of memory for %zu sweep points", k);
     goto out;
   }
   for (size_t i = 0; i < k; i++) sx[i] = lo + (hi - lo) * (double)i / (double)(k - 1);
-  /* one call: one parametric pass for all points (lanes only as a fallback) */
-  if (llamp_engine_sweep(e, &p, LLAMP_PARAM_L, sx, k, sT, sl)) {
+  if (have_env) {
+    for (size_t i = 0; i < k; i++) llamp_engine_envelope_eval(lines, nl, sx[i], &sT[i], &sl[i]);
+  } else if (llamp_engine_sweep(e, &p, LLAMP_PARAM_L, sx, k, sT, sl)) {
     seterr(err, errlen, "out of memory during the sweep");
     goto out;
   }
+  free(lines);
   double t2 = wall();
   res.analysis_seconds = t2 - t1;
   res.T = a.point.T;

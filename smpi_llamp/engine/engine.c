@@ -1240,8 +1240,8 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
   return envelope_pass(e, p, w, lo, hi, (size_t)(e->n + 1) * 16, &pr, out, count);
 }
 
-/* T and its right slope at x from an envelope (lines sorted by slope). */
-static void envelope_at(const llamp_line_t *l, size_t n, double x, double *T, double *slope) {
+void llamp_engine_envelope_eval(const llamp_line_t *l, size_t n, double x, double *T,
+                                double *slope) {
   double best = -INFINITY, s = 0;
   for (size_t j = 0; j < n; j++) {
     double y = l[j].a * x + l[j].b;
@@ -1255,6 +1255,40 @@ static void envelope_at(const llamp_line_t *l, size_t n, double x, double *T, do
   *slope = s;
 }
 
+int llamp_engine_envelope_breakpoints(const llamp_line_t *l, size_t n, llamp_breakpoint_t **out,
+                                      size_t *count) {
+  *out = NULL;
+  *count = 0;
+  if (n < 2) return 0;
+  if (!(*out = malloc((n - 1) * sizeof **out))) return -1;
+  for (size_t j = 0; j + 1 < n; j++) {
+    double x = cross(l[j], l[j + 1]);
+    (*out)[j] = (llamp_breakpoint_t){x, l[j].a, l[j + 1].a, l[j].a * x + l[j].b};
+  }
+  *count = n - 1;
+  return 0;
+}
+
+/* T is non-decreasing and convex: walk the pieces from the right, the first
+ * whose value at its left end is within t_max holds the answer. */
+int llamp_engine_envelope_solve(const llamp_line_t *l, size_t n, double lo, double hi,
+                                double t_max, double *x) {
+  if (n == 0) return 0;
+  double Thi, s;
+  llamp_engine_envelope_eval(l, n, hi, &Thi, &s);
+  if (Thi <= t_max) return 0; /* the answer lies beyond hi */
+  for (size_t j = n; j-- > 0;) {
+    double left = j ? cross(l[j - 1], l[j]) : lo;
+    if (left < lo) left = lo;
+    if (l[j].a * left + l[j].b <= t_max) {
+      *x = l[j].a > 0 ? (t_max - l[j].b) / l[j].a : hi;
+      if (*x < left) *x = left;
+      return 1;
+    }
+  }
+  return 0; /* even T(lo) is above t_max */
+}
+
 int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
                              double lo, double hi, llamp_breakpoint_t **out, size_t *count,
                              int *evaluations) {
@@ -1266,20 +1300,9 @@ int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_p
   if (llamp_engine_envelope(e, p, w, lo, hi, 0, &l, &n))
     return llamp_engine_breakpoints_es(e, p, w, lo, hi, out, count, evaluations);
   if (evaluations) *evaluations = 1;
-  if (n > 1) {
-    *out = malloc((n - 1) * sizeof **out);
-    if (!*out) {
-      free(l);
-      return -1;
-    }
-    for (size_t j = 0; j + 1 < n; j++) {
-      double x = cross(l[j], l[j + 1]);
-      (*out)[j] = (llamp_breakpoint_t){x, l[j].a, l[j + 1].a, l[j].a * x + l[j].b};
-    }
-    *count = n - 1;
-  }
+  int rc = llamp_engine_envelope_breakpoints(l, n, out, count);
   free(l);
-  return 0;
+  return rc;
 }
 
 int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
@@ -1302,7 +1325,7 @@ int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   }
   for (size_t k = 0; k < K; k++) {
     double s;
-    envelope_at(l, n, xs[k], &T_out[k], &s);
+    llamp_engine_envelope_eval(l, n, xs[k], &T_out[k], &s);
     if (slope_out) slope_out[k] = s;
   }
   free(l);

@@ -108,13 +108,25 @@ typedef struct {
 int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt, double lo,
                           double hi, size_t max_lines, llamp_line_t **lines, size_t *count);
 
+/* Reading an envelope (lines sorted by slope, as returned above):
+ * T and its right slope at x; its breakpoints (caller frees *out); and the
+ * largest x in [lo, hi] with T(x) <= t_max (1 with *x set; 0 when even T(hi)
+ * is within t_max, or T(lo) is not). */
+struct llamp_breakpoint;
+void llamp_engine_envelope_eval(const llamp_line_t *lines, size_t n, double x, double *T,
+                                double *slope);
+int llamp_engine_envelope_breakpoints(const llamp_line_t *lines, size_t n,
+                                      struct llamp_breakpoint **out, size_t *count);
+int llamp_engine_envelope_solve(const llamp_line_t *lines, size_t n, double lo, double hi,
+                                double t_max, double *x);
+
 /* Every breakpoint of T(x) for x = parameter `wrt` in [lo, hi] (the others
  * fixed at p), with the slope on each side.  Exact.  Uses the parametric
  * pass, falling back to Eisner-Severance point evaluations (about 2k+1 of
  * them for k breakpoints); llamp_engine_breakpoints_es always uses the
  * latter (kept for cross-checks).  *evaluations counts graph passes.
  * Caller frees *out. */
-typedef struct {
+typedef struct llamp_breakpoint {
   double x, slope_before, slope_after, T;
 } llamp_breakpoint_t;
 int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,

@@ -74,6 +74,23 @@ int main(void) {
   CHECK(evals <= 3);
   free(bp);
 
+  /* the same from the envelope on [0.2us, 1us]: one breakpoint, and the
+   * budget solved on the lines */
+  llamp_line_t *lines = NULL;
+  size_t nl = 0;
+  CHECK(llamp_engine_envelope(e, &p, LLAMP_PARAM_L, 0.2 * us, 1 * us, 0, &lines, &nl) == 0);
+  CHECK(nl == 2);
+  double xb = 0;
+  CHECK(llamp_engine_envelope_solve(lines, nl, 0.2 * us, 1 * us, 2 * us, &xb) == 1);
+  CHECK_CLOSE(xb, 0.885 * us, tol);
+  CHECK(llamp_engine_envelope_solve(lines, nl, 0.2 * us, 1 * us, 3 * us, &xb) == 0); /* beyond 1us */
+  CHECK(llamp_engine_envelope_solve(lines, nl, 0.2 * us, 1 * us, 1.4 * us, &xb) == 0); /* T(0.2) > 1.4 */
+  double Te, se;
+  llamp_engine_envelope_eval(lines, nl, 0.5 * us, &Te, &se);
+  CHECK_CLOSE(Te, 1.615 * us, tol);
+  CHECK(se == 1);
+  free(lines);
+
   /* Fig. 6: a 2us budget allows L = 0.885us */
   double L = 0;
   int unb = 0;
