@@ -2,10 +2,13 @@
 """gen_wrappers.py - generate the capture layer's PMPI wrappers.
 
 usage: gen_wrappers.py MPI_TABLE SMPI_H OUT_C
+       gen_wrappers.py --mpich MPI_TABLE MPI_H OUT_C
 
 Reads the modelled functions from MPI_TABLE (mpi_table.txt) and every
-MPI_CALL(type, MPI_Xyz, (args)) prototype from SMPI's smpi.h, and writes one C
-file with
+MPI_CALL(type, MPI_Xyz, (args)) prototype from SMPI's smpi.h -- or, with
+--mpich, every "type MPI_Xyz(args) ATTRIBUTES;" prototype of MPICH's mpi.h and
+the headers it includes from its own directory (mpi_proto.h, mpio.h) that has
+a PMPI_Xyz twin -- and writes one C file with
   * a recording wrapper for each function of the table (its body is built from
     the table's "kind": which capture helpers to call before and after PMPI_*),
   * a count-only wrapper for every other MPI function of smpi.h,
@@ -13,6 +16,15 @@ file with
 Each wrapper is a static function exported under the MPI name by a strong
 alias: smpi.h declares MPI_* weak, and a definition after a weak declaration
 would stay weak.
+
+The table names arguments as smpi.h does.  MPICH's prototypes use the MPI
+standard's names, which differ for a few (dst -> dest, src -> source,
+comm_out -> newcomm, status -> array_of_statuses ...): MPICH_SYNONYMS maps
+them, and is only consulted when a name is not in the prototype.  In MPICH
+mode a NULL handle in a kind's snippet is written as a cast 0 (MPICH handles
+are ints; 0 is no valid handle), and the MPI-4 / MPICH-only local functions
+(MPI_T_*, sessions, ...) are counted like the other local ones.  The SMPI
+output does not depend on any of this.
 
 Any mismatch (an unknown kind, a function missing from smpi.h, an argument
 name the prototype does not have, a wrong argument count) stops the build
@@ -164,6 +176,50 @@ LOCAL_PREFIXES = ('MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Comm_group', 'MPI_Comm_
                   'MPI_File_set_errhandler', 'MPI_File_seek', 'MPI_Dist_graph_neighbors', 'MPI_Comm_remote_group',
                   'MPI_Test_cancelled', 'MPI_Win_call_errhandler', 'MPI_Win_create_errhandler')
 
+# MPICH mode only: local functions smpi.h does not declare (tool interface,
+# sessions, generalized requests, partitioned-arrival tests, callbacks).
+LOCAL_PREFIXES_MPICH = ('MPI_T_', 'MPI_Session_get_', 'MPI_Session_call_errhandler',
+                        'MPI_Session_create_errhandler', 'MPI_Session_set_errhandler',
+                        'MPI_Grequest_', 'MPI_Parrived', 'MPI_DUP_FN', 'MPI_NULL_COPY_FN',
+                        'MPI_NULL_DELETE_FN', 'MPI_COMM_', 'MPI_TYPE_', 'MPI_WIN_',
+                        'MPI_CONVERSION_FN_NULL', 'MPI_Get_hw_resource_info')
+
+# MPICH mode: table argument name (smpi.h) -> MPI standard names to try, in
+# order, when the MPICH prototype has no parameter of the table's name.
+MPICH_SYNONYMS = {
+    'dst': ['dest'],
+    'src': ['source'],
+    'comm_out': ['newcomm'],
+    'comm_new': ['newcomm'],
+    'comm_cart': ['comm_cart', 'newcomm'],
+    'comm_graph': ['comm_graph', 'newcomm'],
+    'status': ['array_of_statuses'],
+    'statuses': ['array_of_statuses'],
+    'requests': ['array_of_requests'],
+    'indices': ['array_of_indices'],
+    'index': ['indx'],
+}
+
+# MPICH mode: request handles go through native/native_reqs.h (MPICH gives
+# every request that completed inside its creating call the same builtin
+# handle; the capture gets a key per request instead).
+MPICH_REQ_SUBST = [
+    ('llamp_cap_new_request(&c, ret, {request},',
+     'llamp_cap_new_request(&c, ret, llamp_native_req_new(ret, {request}),'),
+    ('MPI_Request h_ = *{request};', 'MPI_Request h_ = *llamp_native_req_keys(1, {request});'),
+    ('llamp_cap_requests(&c, 1, {request})', 'llamp_cap_requests(&c, 1, &h_)'),
+    ('llamp_cap_requests(&c, {count}, {requests})',
+     'llamp_cap_requests(&c, {count}, llamp_native_req_keys({count}, {requests}))'),
+]
+MPICH_REQ_AFTER = [('llamp_native_req_keys(1, {request})', 'llamp_native_req_after(1, {request});'),
+                   ('llamp_native_req_keys({count}, {requests})',
+                    'llamp_native_req_after({count}, {requests});')]
+
+# MPICH mode: NULL handles in the kinds' snippets, as cast zeros.
+MPICH_NULL_HANDLES = [('0, NULL)', '0, (MPI_Datatype)0)'),
+                      ('LLAMP_CAP_REQ_COLL, NULL)', 'LLAMP_CAP_REQ_COLL, (MPI_Comm)0)'),
+                      ('*{newcomm}, NULL)', '*{newcomm}, (MPI_Group)0)')]
+
 
 def die(msg):
     sys.stderr.write('gen_wrappers: %s\n' % msg)
@@ -194,6 +250,97 @@ def parse_prototypes(path):
         protos[name] = (rtype, params, varargs)
     if len(protos) < 300:
         die('%s: only %d MPI_CALL prototypes found (expected SMPI 3.3x smpi.h)' % (path, len(protos)))
+    return protos
+
+
+def mpich_sources(path):
+    """mpi.h and the headers it includes from its own directory (C only)."""
+    import os
+    base = os.path.dirname(path)
+    seen, order = set(), []
+
+    def visit(p):
+        if p in seen:
+            return
+        seen.add(p)
+        try:
+            text = open(p).read()
+        except OSError as e:
+            die('%s: cannot read: %s' % (p, e.strerror))
+        order.append((p, text))
+        for m in re.finditer(r'^\s*#\s*include\s*[<"]([\w.]+)[>"]', text, re.M):
+            inc = os.path.join(base, m.group(1))
+            if 'cxx' not in m.group(1) and os.path.isfile(inc):
+                visit(inc)
+    visit(path)
+    return order
+
+
+def split_params(args):
+    """Split a parameter list at top-level commas."""
+    out, depth, cur = [], 0, ''
+    for ch in args:
+        if ch in '([':
+            depth += 1
+        elif ch in ')]':
+            depth -= 1
+        if ch == ',' and depth == 0:
+            out.append(cur.strip())
+            cur = ''
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def parse_prototypes_mpich(path):
+    """name -> (return type, [(declaration, argument name)], varargs) for every
+    MPI_Xyz of MPICH's headers that has a PMPI_Xyz prototype as well."""
+    protos, pnames = {}, set()
+    for fname, text in mpich_sources(path):
+        text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+        text = re.sub(r'//[^\n]*', '', text)
+        text = re.sub(r'^\s*#(?:[^\n]*\\\n)*[^\n]*', '', text, flags=re.M)
+        text = text.replace('extern "C"', ' ')
+        for stmt in text.split(';'):
+            stmt = re.split(r'[{}]', stmt)[-1]
+            stmt = ' '.join(stmt.split())
+            m = re.match(r'^((?:[A-Za-z_]\w*[\s*]+)+?)\s*\b(P?MPI_\w+)\s*\(', stmt)
+            if not m or 'typedef' in m.group(1).split():
+                continue
+            rtype, name = m.group(1).strip(), m.group(2)
+            i, depth = m.end(), 1
+            while i < len(stmt) and depth:
+                depth += {'(': 1, ')': -1}.get(stmt[i], 0)
+                i += 1
+            if depth:
+                continue
+            args, rest = stmt[m.end():i - 1].strip(), stmt[i:].strip()
+            # only attribute macros may follow: NAME or NAME(...)
+            if not re.fullmatch(r'(?:[A-Z_][A-Z0-9_]*(?:\s*\([^()]*\))?\s*)*', rest):
+                continue
+            if name.startswith('PMPI_'):
+                pnames.add(name[1:])
+                continue
+            if name in protos:
+                continue
+            params, varargs = [], False
+            if args not in ('', 'void'):
+                for a in split_params(args):
+                    if a == '...':
+                        varargs = True
+                        continue
+                    core = re.sub(r'(\s*\[[^\]]*\])+$', '', a)
+                    mm = re.search(r'(\w+)\s*$', core)
+                    if not mm or '(' in a:
+                        die('%s: cannot find the name of parameter "%s" in %s' % (fname, a, name))
+                    params.append((a, mm.group(1)))
+            protos[name] = (rtype, params, varargs)
+    protos = {n: p for n, p in protos.items() if n in pnames}
+    if len(protos) < 300:
+        die('%s: only %d MPI_Xyz prototypes with a PMPI_Xyz twin found (expected MPICH 4 mpi.h)'
+            % (path, len(protos)))
     return protos
 
 
@@ -239,23 +386,32 @@ def alias(name, rtype, params, varargs):
 
 
 def main():
-    if len(sys.argv) != 4:
-        die('usage: gen_wrappers.py MPI_TABLE SMPI_H OUT_C')
-    table_path, header_path, out_path = sys.argv[1:]
-    protos = parse_prototypes(header_path)
+    argv = sys.argv[1:]
+    mpich = bool(argv) and argv[0] == '--mpich'
+    if mpich:
+        argv = argv[1:]
+    if len(argv) != 3:
+        die('usage: gen_wrappers.py [--mpich] MPI_TABLE SMPI_H|MPI_H OUT_C')
+    table_path, header_path, out_path = argv
+    protos = parse_prototypes_mpich(header_path) if mpich else parse_prototypes(header_path)
+    local_prefixes = LOCAL_PREFIXES + (LOCAL_PREFIXES_MPICH if mpich else ())
     rows = parse_table(table_path)
     modelled = {}
     out = []
     w = out.append
     w('/* Generated by gen_wrappers.py from %s and %s: do not edit. */\n'
       % (table_path.split('/')[-1], header_path))
-    w('#include "capture_rank.h"\n\n')
+    w('#include "capture_rank.h"\n')
+    if mpich:
+        w('#include "native_reqs.h"\n')
+    w('\n')
     for lineno, name, op, kind, args in rows:
         where = '%s:%d' % (table_path, lineno)
         if name in modelled:
             die('%s: %s listed twice' % (where, name))
         if name not in protos:
-            die('%s: %s has no MPI_CALL prototype in %s' % (where, name, header_path))
+            die('%s: %s has no %s prototype in %s'
+                % (where, name, 'PMPI_/MPI_' if mpich else 'MPI_CALL', header_path))
         rtype, params, varargs = protos[name]
         spec, _ = kind_spec(kind)
         if spec is None:
@@ -265,6 +421,22 @@ def main():
             die('%s: kind %s takes %d arguments (%s), got %d'
                 % (where, kind, len(roles), ' '.join(roles), len(args)))
         names = [p[1] for p in params]
+        if mpich:
+            resolved = []
+            for a in args:
+                for cand in [a] + MPICH_SYNONYMS.get(a, []):
+                    if cand in names:
+                        resolved.append(cand)
+                        break
+                else:
+                    resolved.append(a)
+            args = resolved
+            for old, new in MPICH_NULL_HANDLES + MPICH_REQ_SUBST:
+                pre = pre.replace(old, new) if pre else pre
+                post = post.replace(old, new) if post else post
+            for used, after in MPICH_REQ_AFTER:
+                if pre and used in pre:
+                    post = (post + '\n  ' if post else '') + after
         for a in args:
             if a not in names:
                 die('%s: %s has no parameter "%s" (it has: %s)' % (where, name, a, ' '.join(names)))
@@ -304,7 +476,7 @@ def main():
         rtype, params, varargs = protos[name]
         names = [p[1] for p in params]
         w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
-        if name.startswith(LOCAL_PREFIXES):
+        if name.startswith(local_prefixes):
             w('  llamp_cap_unmodelled_counts[%d]++;\n' % i)
         else:
             w('  llamp_cap_unmodelled(%du);\n' % i)
@@ -318,7 +490,7 @@ def main():
     w('/* 1: the function only touches local state (not a gap in the model) */\n')
     w('const unsigned char llamp_cap_unmodelled_local[] = {\n')
     for name in others:
-        w('  %d, /* %s */\n' % (1 if name.startswith(LOCAL_PREFIXES) else 0, name))
+        w('  %d, /* %s */\n' % (1 if name.startswith(local_prefixes) else 0, name))
     w('};\n')
     w('const unsigned llamp_cap_num_modelled = %du;\n' % len(modelled))
     with open(out_path, 'w') as f:

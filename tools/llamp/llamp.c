@@ -1,7 +1,8 @@
-/* llamp - command-line front end: analyze, export-lp, convert, generate.
+/* llamp - command-line front end: analyze, export-lp, convert, generate, build.
  * Thin by design: parse options, call the library stages, print.
  * Conventions (hwloc style): --help to stdout and exit 0; errors to stderr as
  * one line and exit 1; --version everywhere. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -17,7 +18,9 @@
 #include "llamp_graph.h"
 #include "llamp_lp.h"
 #include "llamp_report.h"
+#include "llamp_sched.h"
 #include "llamp_synth.h"
+#include "llamp_trace.h"
 #include "llamp_units.h"
 
 #ifndef LLAMP_VERSION
@@ -65,7 +68,7 @@ typedef struct {
 enum {
   OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
   OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
-  OPT_VERSION, OPT_TIMING
+  OPT_VERSION, OPT_TIMING, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC
 };
 
 #define COMMON_LONG_OPTIONS                                                           \
@@ -521,6 +524,238 @@ static int cmd_generate(int argc, char **argv) {
   return 0;
 }
 
+/* ---- build ------------------------------------------------------------------------- */
+
+static const char *build_help =
+    "usage: llamp build DIR [-o GRAPH] [options]\n"
+    "Build the execution graph from the per-rank traces in DIR: rank-R.llt for\n"
+    "R = 0 .. P-1, as llamp-trace writes them (or DIR/trace/ of an smpi_llamp-run\n"
+    "output directory). Writes GRAPH (default DIR/graph.llg; GOAL text when it ends\n"
+    "in .goal or .txt) and prints the counts, the MPI functions that were not\n"
+    "modelled, and, from the rank-R.clock files of a native trace, the clock\n"
+    "alignment and the measured MPI_Init..MPI_Finalize time.\n\n"
+    "  -o GRAPH           output graph (default DIR/graph.llg)\n"
+    "  --coll SPEC        collective algorithms, e.g. allreduce=ring,bcast=binomial\n"
+    "                     (docs/collectives.md; default: each collective's default)\n"
+    "  --reduce-cost X    seconds per byte reduced inside collectives (default 0)\n"
+    "  --min-calc TIME    drop compute gaps shorter than TIME [us] (default 0: keep all)\n"
+    "  --goal-time-unit UNIT  unit of calc values in GOAL output (default ns)\n"
+    "  --timing           stage times on stderr\n";
+
+/* The directory holding rank-0.llt: DIR itself or DIR/trace (SMPI layout). */
+static void trace_dir_of(const char *dir, char *out, size_t len) {
+  char p[4300];
+  snprintf(p, sizeof p, "%s/rank-0.llt", dir);
+  if (access(p, F_OK) == 0) {
+    snprintf(out, len, "%s", dir);
+    return;
+  }
+  snprintf(p, sizeof p, "%s/trace/rank-0.llt", dir);
+  if (access(p, F_OK) == 0) {
+    snprintf(out, len, "%s/trace", dir);
+    return;
+  }
+  DIR *d = opendir(dir);
+  if (!d) die("%s: cannot open the trace directory: %s", dir, strerror(errno));
+  closedir(d);
+  die("%s: no rank-0.llt here or in %s/trace (expected the output of llamp-trace or smpi_llamp-run)",
+      dir, dir);
+}
+
+/* Open rank-R.llt for R = 0 .. P-1 (P from rank 0's header); every file must
+ * be there and say it is rank R of P.  Files beyond P are reported. */
+static llamp_trace_reader_t **open_rank_traces(const char *tdir, uint32_t *nranks) {
+  char path[4300], err[1024];
+  snprintf(path, sizeof path, "%s/rank-0.llt", tdir);
+  llamp_trace_reader_t *r0 = llamp_trace_reader_open(path, err, sizeof err);
+  if (!r0) die("%s", err);
+  uint32_t P = llamp_trace_reader_world_size(r0);
+  if (P == 0) die("%s: world size 0", path);
+  llamp_trace_reader_t **rd = calloc(P, sizeof *rd);
+  if (!rd) die("out of memory for %u trace readers", P);
+  rd[0] = r0;
+  for (uint32_t r = 1; r < P; r++) {
+    snprintf(path, sizeof path, "%s/rank-%u.llt", tdir, r);
+    if (access(path, F_OK) != 0)
+      die("%s: missing (rank-0.llt says the run had %u ranks; did rank %u reach MPI_Finalize?)", path, P, r);
+    rd[r] = llamp_trace_reader_open(path, err, sizeof err);
+    if (!rd[r]) die("%s", err);
+  }
+  for (uint32_t r = 0; r < P; r++) {
+    if (llamp_trace_reader_rank(rd[r]) != r || llamp_trace_reader_world_size(rd[r]) != P)
+      die("%s/rank-%u.llt: holds rank %u of %u, expected rank %u of %u (traces of different runs?)",
+          tdir, r, llamp_trace_reader_rank(rd[r]), llamp_trace_reader_world_size(rd[r]), r, P);
+  }
+  DIR *d = opendir(tdir);
+  unsigned extra = 0;
+  for (struct dirent *e; d && (e = readdir(d));) {
+    unsigned x;
+    char tail[8];
+    if (sscanf(e->d_name, "rank-%u.ll%1[t]%1s", &x, tail, tail + 1) == 2 && x >= P) extra++;
+  }
+  if (d) closedir(d);
+  if (extra)
+    fprintf(stderr, "%s: %s: %u rank-R.llt file(s) with R >= %u ignored (an earlier run with more ranks)\n",
+            prog, tdir, extra, P);
+  *nranks = P;
+  return rd;
+}
+
+/* What the rank-R.clock files of a native trace say (all optional). */
+typedef struct {
+  uint32_t files;
+  double max_abs_offset, max_uncertainty, max_drift, max_drift_unc, span;
+} clock_info_t;
+
+static void read_clock_files(const char *tdir, uint32_t P, clock_info_t *ci) {
+  memset(ci, 0, sizeof *ci);
+  char run0[256] = "", line[512], path[4300];
+  uint32_t first = UINT32_MAX;
+  for (uint32_t r = 0; r < P; r++) {
+    snprintf(path, sizeof path, "%s/rank-%u.clock", tdir, r);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    char run[256] = "";
+    double off = 0, unc = 0, drift = 0, dunc = 0, span = -1;
+    unsigned lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+      lineno++;
+      char key[64], val[256];
+      if (line[0] == '#' || sscanf(line, "%63s %255s", key, val) != 2) continue;
+      char *end;
+      double v = strtod(val, &end);
+      int num = end != val && *end == 0;
+      if (!strcmp(key, "run_id")) snprintf(run, sizeof run, "%s", val);
+      else if (!strcmp(key, "offset") || !strcmp(key, "uncertainty") || !strcmp(key, "drift") ||
+               !strcmp(key, "drift_uncertainty") || !strcmp(key, "span")) {
+        if (!num) die("%s:%u: %s '%s' (expected a number)", path, lineno, key, val);
+        if (!strcmp(key, "offset")) off = v;
+        else if (!strcmp(key, "uncertainty")) unc = v;
+        else if (!strcmp(key, "drift")) drift = v;
+        else if (!strcmp(key, "drift_uncertainty")) dunc = v;
+        else span = v;
+      }
+    }
+    fclose(f);
+    if (!run[0]) die("%s: no run_id line (not written by llamp-trace?)", path);
+    if (first == UINT32_MAX) {
+      first = r;
+      snprintf(run0, sizeof run0, "%s", run);
+    } else if (strcmp(run, run0) != 0) {
+      die("%s: run %s, but rank-%u.clock is from run %s: the directory mixes traces of two runs "
+          "(trace into an empty directory)", path, run, first, run0);
+    }
+    ci->files++;
+    if (fabs(off) > ci->max_abs_offset) ci->max_abs_offset = fabs(off);
+    if (unc > ci->max_uncertainty) ci->max_uncertainty = unc;
+    if (fabs(drift) > ci->max_drift) ci->max_drift = fabs(drift);
+    if (dunc > ci->max_drift_unc) ci->max_drift_unc = dunc;
+    if (span > ci->span) ci->span = span;
+  }
+  if (ci->files && ci->files != P)
+    fprintf(stderr, "%s: %s: only %u of %u ranks have a rank-R.clock file\n", prog, tdir, ci->files, P);
+}
+
+static void build_progress(void *ctx, uint32_t done, uint32_t n, uint64_t records) {
+  (void)ctx;
+  if (progress_on > 0)
+    fprintf(stderr, "\r%s: building the graph: rank %u of %u, %llu records ...", prog, done, n,
+            (unsigned long long)records);
+}
+
+static int cmd_build(int argc, char **argv) {
+  common_opts_t co;
+  common_init(&co);
+  const char *out_path = NULL, *coll = NULL;
+  double reduce_cost = 0, min_calc = 0;
+  static struct option lo[] = {{"coll", required_argument, 0, OPT_COLL},
+                               {"reduce-cost", required_argument, 0, OPT_REDUCE_COST},
+                               {"min-calc", required_argument, 0, OPT_MIN_CALC},
+                               {"goal-time-unit", required_argument, 0, OPT_TIME_UNIT},
+                               {"help", no_argument, 0, 'h'},
+                               {"version", no_argument, 0, OPT_VERSION},
+                               {"timing", no_argument, 0, OPT_TIMING},
+                               {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    if (common_option(c, &co)) continue;
+    switch (c) {
+    case 'h': fputs(build_help, stdout); return 0;
+    case 'o': out_path = optarg; break;
+    case OPT_COLL: coll = optarg; break;
+    case OPT_REDUCE_COST: {
+      char *end;
+      reduce_cost = strtod(optarg, &end);
+      if (end == optarg || *end || !(reduce_cost >= 0) || !isfinite(reduce_cost))
+        die("--reduce-cost: '%s' (expected seconds per byte >= 0)", optarg);
+      break;
+    }
+    case OPT_MIN_CALC:
+      min_calc = parse_unit("min-calc", optarg, LLAMP_UNIT_TIME, "us");
+      if (!(min_calc >= 0)) die("--min-calc: '%s' (expected a time >= 0)", optarg);
+      break;
+    default: bad_usage("build");
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "%s: build needs exactly one trace directory\n", prog);
+    bad_usage("build");
+  }
+  const char *dir = argv[optind];
+  char tdir[4200], def_out[4300], err[1024];
+  trace_dir_of(dir, tdir, sizeof tdir);
+  if (!out_path) {
+    snprintf(def_out, sizeof def_out, "%s/graph.llg", dir);
+    out_path = def_out;
+  }
+  uint32_t P = 0;
+  llamp_trace_reader_t **rd = open_rank_traces(tdir, &P);
+  clock_info_t ci;
+  read_clock_files(tdir, P, &ci);
+
+  llamp_sched_options_t opt;
+  llamp_sched_options_default(&opt);
+  opt.collectives = coll;
+  opt.reduce_cost = reduce_cost;
+  opt.min_calc = min_calc;
+  opt.source = tdir;
+  if (progress_on < 0) progress_on = isatty(2) || timing_on;
+  opt.progress = build_progress;
+  llamp_sched_stats_t st;
+  double t0 = now();
+  llamp_graph_t *g = llamp_sched_build(rd, P, &opt, &st, err, sizeof err);
+  double t1 = now();
+  if (progress_on > 0) fprintf(stderr, "\r%s: built the graph of %u ranks in %.2f s%30s\n", prog, P, t1 - t0, "");
+  for (uint32_t r = 0; r < P; r++) llamp_trace_reader_destroy(rd[r]);
+  free(rd);
+  if (!g) die("%s", err);
+  stage_begin("writing", out_path);
+  int rc = (ends_with(out_path, ".goal") || ends_with(out_path, ".txt"))
+               ? llamp_goal_write(g, out_path, &co.goal, err, sizeof err)
+               : llamp_graph_write_binary(g, out_path, err, sizeof err);
+  if (rc) die("%s", err);
+  stage_end();
+  printf("%s: %u ranks, %llu events, %llu messages\n", out_path, P,
+         (unsigned long long)llamp_graph_num_vertices(g), (unsigned long long)llamp_graph_num_messages(g));
+  llamp_sched_stats_print(&st, stdout);
+  if (st.num_unmodelled == 0) printf("not modelled: none\n");
+  if (ci.files) {
+    char b1[64], b2[64], b3[64];
+    printf("clock: %u rank-R.clock files, offsets to rank 0 up to %s, uncertain by up to %s\n", ci.files,
+           llamp_units_format_time(ci.max_abs_offset, b1, sizeof b1),
+           llamp_units_format_time(ci.max_uncertainty, b2, sizeof b2));
+    printf("clock: drift between MPI_Init and MPI_Finalize up to %.3g, uncertain by up to %.3g (not "
+           "corrected)\n", ci.max_drift, ci.max_drift_unc);
+    if (ci.span > 0)
+      printf("measured: MPI_Init..MPI_Finalize %s (the longest rank)\n",
+             llamp_units_format_time(ci.span, b3, sizeof b3));
+  }
+  llamp_sched_stats_free(&st);
+  llamp_graph_destroy(g);
+  return 0;
+}
+
 /* ---- main ---------------------------------------------------------------------------- */
 
 static const char *main_help =
@@ -530,7 +765,8 @@ static const char *main_help =
     "  analyze GRAPH     runtime, λ_L, ρ_L, critical latencies, tolerances, sweeps\n"
     "  export-lp GRAPH   write the LLAMP linear program (CPLEX LP or MPS)\n"
     "  convert IN OUT    GOAL text <-> binary graph\n"
-    "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n\n"
+    "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n"
+    "  build DIR         the graph of per-rank traces (llamp-trace, smpi_llamp-run)\n\n"
     "'llamp COMMAND --help' describes each command. --version prints the version.\n";
 
 int main(int argc, char **argv) {
@@ -551,6 +787,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "export-lp") == 0) return cmd_export(argc - 1, argv + 1);
   if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
   if (strcmp(cmd, "generate") == 0) return cmd_generate(argc - 1, argv + 1);
+  if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
   fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert or generate)\n",
           prog, cmd);
   return 1;
