@@ -581,7 +581,7 @@ void llamp_cap_comm_new(llamp_cap_call_t *c, int ret, MPI_Comm parent, MPI_Comm 
     return;
   }
   comm_ent_t *ce = comm_new_entry(newcomm);
-  if (group == NULL) {
+  if (group == (MPI_Group)0) {
     /* collective over the parent: the new communicators of one call are
      * disjoint, so their first member tells them apart */
     uint64_t key[4] = {1, pe ? pe->id : UINT32_MAX, seq, (uint64_t)(uint32_t)world_of(ce, 0)};

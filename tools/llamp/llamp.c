@@ -68,7 +68,7 @@ typedef struct {
 enum {
   OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
   OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
-  OPT_VERSION, OPT_TIMING, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC
+  OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC
 };
 
 #define COMMON_LONG_OPTIONS                                                           \
@@ -77,7 +77,8 @@ enum {
       {"S", required_argument, 0, OPT_S}, {"bandwidth-term", required_argument, 0, OPT_BW_TERM}, \
       {"goal-time-unit", required_argument, 0, OPT_TIME_UNIT},                        \
       {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, OPT_VERSION},           \
-      {"timing", no_argument, 0, OPT_TIMING}
+      {"timing", no_argument, 0, OPT_TIMING},                                          \
+      {"rendezvous", required_argument, 0, OPT_RNDV}
 
 static const char *params_help =
     "Model parameters (suffixes accepted; a bare number uses the unit in brackets):\n"
@@ -87,6 +88,8 @@ static const char *params_help =
     "  --G PERBYTE     gap per byte G, or a bandwidth (10Gbps, 5GBps) [ns] default 0.018ns\n"
     "  --S SIZE        rendezvous threshold: s > S is rendezvous [B] default 256KiB\n"
     "  --bandwidth-term s-1|s   charge (s-1)*G (paper, LogGOPSim; default) or s*G\n"
+    "  --rendezvous rdma-read|direct  messages above S: the paper's RDMA read (3 L,\n"
+    "                  default) or SMPI's direct transfer once both sides are posted (1 L)\n"
     "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
     "  --timing        print each stage's time on stderr (progress is shown on a terminal anyway)\n";
 
@@ -116,6 +119,11 @@ static int common_option(int c, common_opts_t *o) {
     return 1;
   case OPT_VERSION: printf("llamp (smpi-llamp) %s\n", LLAMP_VERSION); exit(0);
   case OPT_TIMING: timing_on = 1; progress_on = 1; return 1;
+  case OPT_RNDV:
+    if (strcmp(optarg, "rdma-read") == 0) o->params.rndv_direct = 0;
+    else if (strcmp(optarg, "direct") == 0) o->params.rndv_direct = 1;
+    else die("--rendezvous: '%s' (expected rdma-read or direct)", optarg);
+    return 1;
   }
   return 0;
 }
@@ -788,7 +796,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
   if (strcmp(cmd, "generate") == 0) return cmd_generate(argc - 1, argv + 1);
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert or generate)\n",
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate or build)\n",
           prog, cmd);
   return 1;
 }
