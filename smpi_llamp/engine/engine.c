@@ -44,15 +44,12 @@ struct llamp_engine {
   double *own_value;
   uint32_t *own_off, *own_src;
   uint8_t *terminal; /* 1: no successor waits for this vertex's end */
-  uint32_t *env_off; /* parametric pass: per-vertex begin/end in env_lines (< 2^32 lines) */
-  llamp_line_t *env_lines;
-  size_t env_cap;
   double *lane_start, *lane_coef; /* lane pass: n x lane_alloc each */
   double *tail_buf;                /* pruning's backward pass: 4 n, kept between calls */
   size_t lane_alloc;
   /* work arrays, allocated on first use */
+  double *work; /* one block: start, cmax, cmin */
   double *start, *cmax, *cmin;
-  size_t lanes_alloc;
 };
 
 void llamp_params_default(llamp_params_t *p) {
@@ -381,39 +378,26 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->own_value);
   free(e->own_off);
   free(e->own_src);
-  free(e->start);
-  free(e->cmax);
-  free(e->cmin);
+  free(e->work);
   free(e->terminal);
-  free(e->env_off);
-  free(e->env_lines);
   free(e->lane_start);
   free(e->lane_coef);
   free(e->tail_buf);
   free(e);
 }
 
+/* The one-lane work arrays, one block of 3 n doubles: start times and the
+ * right and left coefficients.  The parametric pass borrows the same block
+ * (its pages are already faulted in by the time a sweep runs). */
 static int ensure_work(llamp_engine_t *e, size_t lanes) {
-  if (e->lanes_alloc >= lanes && e->start) return 0;
-  free(e->start);
-  free(e->cmax);
-  free(e->cmin);
-  size_t cells = (size_t)(e->n ? e->n : 1) * lanes;
-  e->start = malloc(cells * sizeof(double));
-  e->cmax = malloc(cells * sizeof(double));
-  e->cmin = malloc((size_t)(e->n ? e->n : 1) * sizeof(double)); /* one lane only */
-  llamp_mem_advise_huge(e->start, cells * sizeof(double));
-  llamp_mem_advise_huge(e->cmax, cells * sizeof(double));
-  llamp_mem_advise_huge(e->cmin, (size_t)e->n * sizeof(double));
-  if (!e->start || !e->cmax || !e->cmin) {
-    free(e->start);
-    free(e->cmax);
-    free(e->cmin);
-    e->start = e->cmax = e->cmin = NULL;
-    e->lanes_alloc = 0;
-    return -1;
-  }
-  e->lanes_alloc = lanes;
+  (void)lanes;
+  if (e->work) return 0;
+  size_t n = e->n ? e->n : 1;
+  if (!(e->work = malloc(3 * n * sizeof(double)))) return -1;
+  llamp_mem_advise_huge(e->work, 3 * n * sizeof(double));
+  e->start = e->work;
+  e->cmax = e->work + n;
+  e->cmin = e->work + 2 * n;
   return 0;
 }
 
@@ -1046,17 +1030,16 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   theta_t t = theta_of(e, &q);
   const int full = t.full;
   const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
-  /* the per-vertex envelopes live in buffers kept by the engine between calls */
-  /* env_off[2v], env_off[2v+1]: begin and end of v's lines in the arena */
-  if (!e->env_off) {
-    if (!(e->env_off = malloc((2 * e->n + 1) * sizeof *e->env_off))) return -1;
-    llamp_mem_advise_huge(e->env_off, (2 * e->n + 1) * sizeof *e->env_off);
-  }
-  uint32_t *off = e->env_off;
-  lines_t arena = {e->env_lines, 0, e->env_cap}, total = {0}, tmp = {0};
-  size_t window_start = 0;
+  /* off[2v], off[2v+1]: begin and end of v's lines in the arena.  Both live in
+   * the evaluation arrays (start: 2n uint32; cmax + cmin: n lines) until the
+   * arena outgrows n lines and moves to its own allocation. */
+  if (ensure_work(e, 1)) return -1;
+  uint32_t *off = (uint32_t *)(void *)e->start;
+  lines_t arena = {(llamp_line_t *)(void *)e->cmax, 0, e->n}, total = {0}, tmp = {0};
+  int arena_owned = 0;
   size_t *runs = NULL, runs_cap = 0;
   int rc = -1;
+  size_t window_start = 0;
   size_t total_hulled = 0;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
@@ -1067,10 +1050,12 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       need += off[2 * u + 1] - off[2 * u];
     }
     if (arena.n + need > arena.cap) {
-      size_t cap = arena.cap ? arena.cap : (e->n + 1024);
+      size_t cap = arena.cap ? 2 * arena.cap : 1024;
       while (cap < arena.n + need) cap *= 2;
-      llamp_line_t *nv = realloc(arena.v, cap * sizeof *nv);
+      llamp_line_t *nv = arena_owned ? realloc(arena.v, cap * sizeof *nv) : malloc(cap * sizeof *nv);
       if (!nv) goto out;
+      if (!arena_owned) memcpy(nv, arena.v, arena.n * sizeof *nv);
+      arena_owned = 1;
       llamp_mem_advise_huge(nv, cap * sizeof *nv);
       arena.v = nv;
       arena.cap = cap;
@@ -1142,8 +1127,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   total.v = NULL;
   rc = 0;
 out:
-  e->env_lines = arena.v;
-  e->env_cap = arena.cap;
+  if (arena_owned) free(arena.v);
   free(total.v);
   free(tmp.v);
   free(runs);
