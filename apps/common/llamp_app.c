@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "llamp_app.h"
 
+#include <getopt.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -206,4 +208,28 @@ void llamp_app_waitall(int n, MPI_Request *reqs)
     MPI_Waitall(n, reqs, st);
     if (st != local)
         free(st);
+}
+
+int llamp_app_other_option(const char *app, int c, int rank, void (*usage)(void), char **argv)
+{
+    if (c == 'h') {
+        if (rank == 0)
+            usage();
+        return LLAMP_APP_EXIT_OK;
+    }
+    if (c == 'V') {
+        llamp_app_version(app);
+        return LLAMP_APP_EXIT_OK;
+    }
+    llamp_app_usage_error(app, "unknown or incomplete option '%s'", argv[optind - 1]);
+    return LLAMP_APP_EXIT_USAGE;
+}
+
+int llamp_app_no_operands(const char *app, int argc, char **argv)
+{
+    if (optind < argc) {
+        llamp_app_usage_error(app, "unexpected argument '%s'", argv[optind]);
+        return LLAMP_APP_EXIT_USAGE;
+    }
+    return -1;
 }

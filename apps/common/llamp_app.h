@@ -49,6 +49,13 @@ void llamp_app_usage_error(const char *app, const char *fmt, ...)
 /* Prints "--version" output on rank 0. */
 void llamp_app_version(const char *app);
 
+/* The end of every app's getopt switch: 'h' (usage on rank 0), 'V'
+ * (--version) and anything unknown.  Returns the exit code to use. */
+int llamp_app_other_option(const char *app, int c, int rank, void (*usage)(void), char **argv);
+
+/* Operands left after the options are an error: LLAMP_APP_EXIT_USAGE, else -1. */
+int llamp_app_no_operands(const char *app, int argc, char **argv);
+
 /* Collective over `comm`.  skipped != 0 (on any rank): prints
  * "verification: SKIPPED (detail)" and returns 0.  Otherwise all ranks' ok
  * flags are combined; rank 0 prints PASSED or FAILED with the detail; the

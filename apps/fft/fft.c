@@ -115,23 +115,11 @@ static int parse(int argc, char **argv, opts_t *o)
                 return LLAMP_APP_EXIT_USAGE;
             }
             break;
-        case 'h':
-            if (rank == 0)
-                usage();
-            return LLAMP_APP_EXIT_OK;
-        case 'V':
-            llamp_app_version(app);
-            return LLAMP_APP_EXIT_OK;
         default:
-            llamp_app_usage_error(app, "unknown or incomplete option '%s'", argv[optind - 1]);
-            return LLAMP_APP_EXIT_USAGE;
+            return llamp_app_other_option(app, c, rank, usage, argv);
         }
     }
-    if (optind < argc) {
-        llamp_app_usage_error(app, "unexpected argument '%s'", argv[optind]);
-        return LLAMP_APP_EXIT_USAGE;
-    }
-    return -1;
+    return llamp_app_no_operands(app, argc, argv);
 }
 
 static void plan_init(plan1d_t *p, long n)

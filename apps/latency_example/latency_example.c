@@ -134,11 +134,7 @@ static int parse(int argc, char **argv, opts_t *o)
             return LLAMP_APP_EXIT_USAGE;
         }
     }
-    if (optind < argc) {
-        llamp_app_usage_error(app, "unexpected argument '%s'", argv[optind]);
-        return LLAMP_APP_EXIT_USAGE;
-    }
-    return -1;
+    return llamp_app_no_operands(app, argc, argv);
 }
 
 int main(int argc, char **argv)
