@@ -7,16 +7,16 @@
  * SMPI's dlopen (or mmap) privatization.  It never uses __thread: SMPI ranks
  * are coroutines of one OS thread.
  *
- * Timing.  SMPI charges the CPU time an application spends between two MPI
- * calls to the simulation when the next call starts (smpi_bench_end), and
- * restarts its timer when the call returns (smpi_bench_begin).  A wrapper
- * therefore: ends the bench itself (the compute burst is charged exactly as
- * PMPI would have), reads the simulated clock (= PMPI_Wtime without the
- * smpi/wtime sleep), does its bookkeeping, restarts the timer just before
- * PMPI_* (so SMPI's own bench_end sees a few nanoseconds, below
- * smpi/cpu-threshold), and restarts it again after recording.  The
- * simulated time of a run is thus the same with and without capture (tested
- * by tests/capture). */
+ * Timing (llamp_capture.h, "compute").  SMPI's own timing of the code
+ * between MPI calls is off during a capture: it would also charge the
+ * wrapper's last instructions, inside the PMPI call, where the DAG has no
+ * vertex.  Instead the wrapper stops the rank's thread-CPU clock on entry,
+ * executes the burst on the rank's host (dropping bursts below
+ * smpi/cpu-threshold, as SMPI does), reads the simulated clock for the start
+ * time, and restarts the clock only when it returns.  Every simulated second
+ * of compute is then a gap between two records.  With compute off
+ * (smpi/simulate-computation:no) the simulated time of a run is the same with
+ * and without capture (tested by tests/capture). */
 #define _GNU_SOURCE
 #include "capture_rank.h"
 
@@ -25,6 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifndef LLAMP_CAPTURE_NATIVE
+#include <dlfcn.h>
+#include <simgrid/host.h>
+#endif
 
 #include "llamp_capture.h"
 
@@ -126,7 +131,15 @@ struct comm_ent {
 static struct {
   int on, done;
   int depth;
-  int bench; /* smpi/simulate-computation: SMPI times the code between calls */
+  /* compute (llamp_capture_compute_t): inject = this rank times its bursts
+   * and executes them at `rate` flop per CPU second, dropping those below
+   * `threshold`; otherwise bursts are only measured (wall clock) for the
+   * report's sanity check */
+  int inject;
+  double rate, threshold;
+  double burst_t0;            /* clock at the end of the last wrapper */
+  double last_end;            /* simulated end of the last recorded call */
+  double measured, simulated; /* compute totals: measured bursts, simulated gaps */
   uint32_t rank, size;
   llamp_trace_writer_t *w;
   MPI_Group world_group;
@@ -308,10 +321,34 @@ static comm_ent_t *comm_lookup(MPI_Comm h, double t) {
 
 /* ---- call life cycle ------------------------------------------------------------ */
 
+static double clock_now(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The program's compute since the last wrapper returned: measured, and
+ * executed on the rank's host when the capture injects compute. */
+static void burst_end(void) {
+  if (!S.inject) {
+    S.measured += clock_now(CLOCK_MONOTONIC) - S.burst_t0;
+    return;
+  }
+  double e = clock_now(CLOCK_THREAD_CPUTIME_ID) - S.burst_t0;
+  S.measured += e;
+#ifndef LLAMP_CAPTURE_NATIVE
+  if (e >= S.threshold) smpi_execute_flops(e * S.rate);
+#endif
+}
+
+static void burst_begin(void) {
+  S.burst_t0 = clock_now(S.inject ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
+}
+
 int llamp_cap_begin(llamp_cap_call_t *c, int op) {
   if (!S.on || S.depth) return 0;
   S.depth = 1;
-  if (S.bench) smpi_bench_end();
+  burst_end();
   memset(&c->rec, 0, sizeof c->rec);
   c->rec.op = (uint16_t)op;
   c->rec.peer = LLAMP_TRACE_NO_PEER;
@@ -319,15 +356,13 @@ int llamp_cap_begin(llamp_cap_call_t *c, int op) {
   c->rec.req = LLAMP_TRACE_NO_REQ;
   c->rec.status_source = c->rec.status_tag = -1;
   c->rec.t_start = simgrid_get_clock();
+  if (c->rec.t_start > S.last_end) S.simulated += c->rec.t_start - S.last_end;
   c->npay = 0;
   c->recv_src = -1;
   return 1;
 }
 
-void llamp_cap_pmpi(llamp_cap_call_t *c) {
-  (void)c;
-  if (S.bench) smpi_bench_begin();
-}
+void llamp_cap_pmpi(llamp_cap_call_t *c) { (void)c; }
 
 void llamp_cap_pmpi_done(llamp_cap_call_t *c) { c->rec.t_end = simgrid_get_clock(); }
 
@@ -335,7 +370,14 @@ void llamp_cap_end(llamp_cap_call_t *c) {
   c->rec.nwords = c->npay;
   append(&c->rec, S.pay);
   S.depth = 0;
-  if (S.bench) smpi_bench_begin();
+  if (c->rec.t_end > S.last_end) S.last_end = c->rec.t_end;
+  burst_begin();
+}
+
+void llamp_cap_sync_compute(void) {
+  if (!S.on || S.depth) return;
+  burst_end();
+  burst_begin();
 }
 
 /* ---- point-to-point ---------------------------------------------------------------- */
@@ -613,6 +655,7 @@ void llamp_cap_comm_free(llamp_cap_call_t *c, int ret, MPI_Comm handle) {
 void llamp_cap_unmodelled(unsigned fn) {
   llamp_cap_unmodelled_counts[fn]++;
   if (!S.on || S.depth) return;
+  burst_end();
   if (!S.name_ids) {
     S.name_ids = malloc(llamp_cap_num_unmodelled * sizeof *S.name_ids);
     if (!S.name_ids) oom("name table");
@@ -632,6 +675,13 @@ void llamp_cap_unmodelled(unsigned fn) {
   r.status_source = r.status_tag = -1;
   r.t_start = r.t_end = simgrid_get_clock();
   append(&r, NULL);
+  S.depth = 1; /* until llamp_cap_unmodelled_done: the call's time is not compute */
+}
+
+void llamp_cap_unmodelled_done(void) {
+  if (!S.on || !S.depth) return;
+  S.depth = 0;
+  burst_begin();
 }
 
 /* ---- MPI_Init and MPI_Finalize ------------------------------------------------------ */
@@ -669,27 +719,34 @@ int llamp_cap_init(int *argc, char ***argv, int required, int *provided) {
   S.world.size = size;
   S.world.me = rank;
   S.world.refs = 1;
-  /* Without simulate-computation SMPI charges nothing for the code between
-   * calls: the wrappers then skip the timer calls (each a thread-CPU-clock
-   * system call). */
-  S.bench = sg_cfg_get_boolean("smpi/simulate-computation");
+  const llamp_capture_compute_t *cm = llamp_capture_compute_get();
+  S.inject = cm && cm->inject;
+  if (S.inject) {
+    S.threshold = cm->threshold;
+    S.rate = cm->rate;
+#ifndef LLAMP_CAPTURE_NATIVE
+    if (!(S.rate > 0)) S.rate = sg_host_get_speed(sg_host_self()); /* 1:1 on this host */
+#endif
+  }
   S.on = 1;
   simple_record(LLAMP_OP_INIT, t0, t1);
-  if (S.bench) smpi_bench_begin(); /* our set-up is not the application's computation */
+  S.last_end = t1;
+  burst_begin(); /* our set-up is not the application's computation */
   return ret;
 }
 
 int llamp_cap_finalize(void) {
   if (!S.on || S.depth) return PMPI_Finalize();
-  if (S.bench) smpi_bench_end();
+  burst_end();
   double t0 = simgrid_get_clock();
+  if (t0 > S.last_end) S.simulated += t0 - S.last_end;
+  llamp_capture_compute_add(S.measured, S.simulated);
   /* local-only calls (MPI_Comm_rank ...) are counted for report.json */
   for (unsigned i = 0; i < llamp_cap_num_unmodelled; i++)
     if (llamp_cap_unmodelled_counts[i] && llamp_cap_unmodelled_local[i])
       llamp_capture_count_local(llamp_cap_unmodelled_names[i], llamp_cap_unmodelled_counts[i]);
   S.on = 0;
   S.done = 1;
-  if (S.bench) smpi_bench_begin();
   int ret = PMPI_Finalize();
   double t1 = simgrid_get_clock();
   simple_record(LLAMP_OP_FINALIZE, t0, t1);

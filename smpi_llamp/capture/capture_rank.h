@@ -6,15 +6,14 @@
  * A recording wrapper runs
  *     llamp_cap_begin     0 = do not record (before MPI_Init, after
  *                         MPI_Finalize, nested call): call PMPI_* and return;
- *                         else charge the compute burst before the call to
- *                         the simulation and take the start time
+ *                         else execute the compute burst before the call on
+ *                         the rank's host and take the start time
  *     <kind helpers>      fill the record from the arguments
- *     llamp_cap_pmpi      restart SMPI's compute timer (our own work is not
- *                         charged as the application's computation)
+ *     llamp_cap_pmpi      (nothing today: the place for work just before PMPI)
  *     PMPI_*
  *     llamp_cap_pmpi_done end time
  *     <kind helpers>      results: request ids, statuses, new communicators
- *     llamp_cap_end       append the record, restart the timer again.
+ *     llamp_cap_end       append the record, restart the compute clock.
  * Helpers never fail the MPI call: a capture failure (out of memory, disk
  * full) stops the run with one line on stderr. */
 #ifndef LLAMP_CAPTURE_RANK_H
@@ -94,6 +93,11 @@ void llamp_cap_comm_free(llamp_cap_call_t *c, int ret, MPI_Comm handle);
  * UNMODELLED record (no duration: the call's time stays in the next gap,
  * where the DAG sees it as computation). */
 void llamp_cap_unmodelled(unsigned fn);
+/* After the PMPI call of an unmodelled function that communicates. */
+void llamp_cap_unmodelled_done(void);
+/* A call at which SMPI charges the compute so far (MPI_Wtime): execute the
+ * burst now, so the time the program reads includes it. */
+void llamp_cap_sync_compute(void);
 
 /* from the generated file: every wrapped but unmodelled function */
 extern const unsigned llamp_cap_num_unmodelled;

@@ -26,6 +26,31 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...) {
   va_end(ap);
 }
 
+int llamp_capture_parse_flops(const char *text, double *flops) {
+  char *end;
+  double v = strtod(text, &end);
+  if (end == text || !isfinite(v)) return -1;
+  while (*end == ' ') end++;
+  static const struct {
+    char prefix;
+    double scale;
+  } prefixes[] = {{'k', 1e3}, {'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15}, {'E', 1e18}};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (*end == prefixes[i].prefix && (end[1] == 'f' || end[1] == 'F')) {
+      v *= prefixes[i].scale;
+      end++;
+      break;
+    }
+  if (*end == 'f' || *end == 'F') {
+    end++;
+    if (strncmp(end, "lops", 4) == 0) end += 4;
+    else if (strncmp(end, "lop/s", 5) == 0) end += 5;
+  }
+  if (*end) return -1;
+  *flops = v;
+  return 0;
+}
+
 void llamp_capture_config_default(llamp_capture_config_t *cfg) {
   memset(cfg, 0, sizeof *cfg);
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "llamp-out");
@@ -51,7 +76,10 @@ void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, d
 
 /* ---- setting values, shared by the file and the environment ------------------- */
 
-typedef enum { V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST } vkind_t;
+typedef enum {
+  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
+  V_COMPUTE, V_FLOPS
+} vkind_t;
 
 typedef struct {
   const char *group, *name; /* in the model file */
@@ -78,6 +106,9 @@ static const setting_t settings[] = {
     {"capture", "spill", "LLAMP_SPILL", V_BYTES, "trace memory per rank before spilling"},
     {"capture", "quiet", "LLAMP_QUIET", V_BOOL, "no summary on stdout"},
     {"capture", "out", "LLAMP_OUT", V_STRING, "output directory"},
+    {"capture", "compute", "LLAMP_COMPUTE", V_COMPUTE, "compute replay: auto, replay, measured or none"},
+    {"capture", "measured_host_speed", "LLAMP_MEASURED_HOST_SPEED", V_FLOPS,
+     "this machine's flop rate (llamp_hostspeed)"},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -119,6 +150,24 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     cfg->reduce_cost = v;
     return 0;
   }
+  case V_COMPUTE: {
+    static const char *const names[] = {"auto", "replay", "measured", "none"};
+    for (int i = 0; i < 4; i++)
+      if (strcmp(text, names[i]) == 0) {
+        cfg->compute = i;
+        return 0;
+      }
+    seterr(err, errlen, "%s: compute '%s' (expected auto, replay, measured or none)", where, text);
+    return -1;
+  }
+  case V_FLOPS:
+    if (llamp_capture_parse_flops(text, &v) || !(v > 0)) {
+      seterr(err, errlen, "%s: %s '%s' (expected a positive flop rate, e.g. 6.8e9 or 6.8Gf)", where,
+             s->help, text);
+      return -1;
+    }
+    cfg->measured_host_speed = v;
+    return 0;
   case V_RNDV:
     if (strcmp(text, "rdma-read") == 0) cfg->params.rndv_direct = 0;
     else if (strcmp(text, "direct") == 0) cfg->params.rndv_direct = 1;

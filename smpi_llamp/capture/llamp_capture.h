@@ -53,6 +53,8 @@ typedef struct {
   int analyze;             /* 0: only write the traces (default 1) */
   size_t spill_bytes;      /* per-rank trace memory before spilling, default 64 MiB */
   int quiet;               /* 1: no summary on stdout (files only) */
+  int compute;             /* llamp_compute_mode_t (LLAMP_COMPUTE, default auto) */
+  double measured_host_speed; /* flop/s of this machine (LLAMP_MEASURED_HOST_SPEED; 0 = unknown) */
 } llamp_capture_config_t;
 
 void llamp_capture_config_default(llamp_capture_config_t *cfg);
@@ -114,6 +116,51 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
 /* SimGrid's smpi/privatization setting ("dlopen", "mmap", "no", "1" ...), or
  * "" when it cannot be read (sg_config.cpp). */
 const char *llamp_capture_sg_privatization(void);
+/* Any SimGrid setting as text ("" when unknown; valid until the next call),
+ * whether it still has its default value (1, 0, -1 unknown), and setting a
+ * boolean one (0 / -1). */
+const char *llamp_capture_sg_string(const char *name);
+int llamp_capture_sg_is_default(const char *name);
+int llamp_capture_sg_set_bool(const char *name, int value);
+
+/* ---- compute: how the program's CPU bursts become simulated time ------------- *
+ * SMPI times the code between two MPI calls itself when smpi/simulate-computation
+ * is on, but it also times the few microseconds between the capture's wrapper
+ * and the PMPI call, and charges them inside the call where the DAG cannot see
+ * them.  So the capture takes the timing over: it turns SMPI's timing off, times
+ * each burst between two MPI calls with the thread CPU clock (as SMPI does),
+ * drops those below smpi/cpu-threshold (as SMPI does) and executes the rest on
+ * the rank's host.  Every second of compute SimGrid simulates is then a gap
+ * between two records: the DAG's calc vertices.  docs/capture.md, "Compute". */
+typedef enum {
+  LLAMP_COMPUTE_AUTO,     /* replay 1:1, or measured when host speeds differ */
+  LLAMP_COMPUTE_REPLAY,   /* a measured second is a simulated second on every host */
+  LLAMP_COMPUTE_MEASURED, /* seconds x this machine's flop rate, run at each host's speed */
+  LLAMP_COMPUTE_NONE      /* not timed: only smpi_execute* calls of the program */
+} llamp_compute_mode_t;
+
+typedef struct {
+  int inject;           /* 1: the capture times and executes bursts */
+  double rate;          /* flop per measured second; 0 = the rank's own host speed */
+  double threshold;     /* bursts below this (s) are dropped (smpi/cpu-threshold) */
+  const char *kind;     /* "replay", "measured", "host-speed", "none" */
+  double host_speed_min, host_speed_max; /* the platform's hosts, flop/s */
+  char description[700];  /* one line for people: what was done, and why */
+} llamp_capture_compute_t;
+
+/* Decide once per run (the first rank's MPI_Init): reads cfg->compute, the
+ * SimGrid settings and the platform's host speeds, turns SMPI's own timing
+ * off when the capture injects, prints the decision on stderr (unless quiet).
+ * NULL with a reason on a setting it cannot read. */
+const llamp_capture_compute_t *llamp_capture_compute_setup(const llamp_capture_config_t *cfg,
+                                                           char *err, size_t errlen);
+const llamp_capture_compute_t *llamp_capture_compute_get(void);
+/* "6.8e9", "6.8Gf", "20000f", "1.5 Gflops" (SimGrid's speed units) -> flop/s. */
+int llamp_capture_parse_flops(const char *text, double *flops);
+/* Each rank's totals at MPI_Finalize: CPU seconds measured in its bursts (wall
+ * seconds when not injecting) and the compute seconds simulated (the gaps). */
+void llamp_capture_compute_add(double measured_s, double simulated_s);
+void llamp_capture_compute_totals(double *measured_s, double *simulated_s);
 
 #ifdef __cplusplus
 }

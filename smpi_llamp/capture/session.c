@@ -158,6 +158,9 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
       seterr(err, errlen, "collectives '%s': %s", G.cfg.collectives, cerr);
       return NULL;
     }
+    const llamp_capture_compute_t *cm = llamp_capture_compute_setup(&G.cfg, err, errlen);
+    if (!cm) return NULL;
+    if (!G.cfg.quiet) fprintf(stderr, "smpi_llamp: %s\n", cm->description);
     G.world = world_size;
     if (check_out_dir(G.cfg.out_dir, G.trace_dir, sizeof G.trace_dir, err, errlen)) return NULL;
     G.writers = calloc(world_size, sizeof *G.writers);

@@ -1,16 +1,37 @@
-/* sg_config.cpp - read SimGrid settings that have no C accessor
- * (smpi/privatization is a string; sg_cfg_get_* cover numbers only). */
+/* sg_config.cpp - read and set SimGrid settings that have no C accessor
+ * (string settings, "was it set by anyone": sg_cfg_get_* cover numbers only). */
 #include <string>
 #include <xbt/config.hpp>
 
 #include "llamp_capture.h"
 
-extern "C" const char *llamp_capture_sg_privatization(void) {
+extern "C" const char *llamp_capture_sg_string(const char *name) {
   static std::string value;
   try {
-    value = simgrid::config::get_value<std::string>("smpi/privatization");
+    value = simgrid::config::get_value<std::string>(name);
   } catch (...) {
     value.clear();
   }
   return value.c_str();
+}
+
+extern "C" const char *llamp_capture_sg_privatization(void) {
+  return llamp_capture_sg_string("smpi/privatization");
+}
+
+extern "C" int llamp_capture_sg_is_default(const char *name) {
+  try {
+    return simgrid::config::is_default(name) ? 1 : 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+extern "C" int llamp_capture_sg_set_bool(const char *name, int value) {
+  try {
+    simgrid::config::set_value<bool>(name, value != 0);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
 }

@@ -283,6 +283,13 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
 
 const llamp_capture_config_t *llamp_capture_session_config(void) { return NULL; }
 
+/* Natively the program's compute takes its own real time: nothing to inject. */
+const llamp_capture_compute_t *llamp_capture_compute_get(void) { return NULL; }
+void llamp_capture_compute_add(double measured_s, double simulated_s) {
+  (void)measured_s;
+  (void)simulated_s;
+}
+
 /* The same key on every member gives the same id: FNV-1a over the key words,
  * folded to 32 bits, never 0 (MPI_COMM_WORLD) or UINT32_MAX (no communicator).
  * Two different keys collide with probability 2^-32 per pair. */
