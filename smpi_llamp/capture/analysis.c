@@ -42,10 +42,75 @@ static void json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* What the run says about itself besides the graph: compute, and SimGrid's
+ * time against the DAG's with the known causes of a difference. */
+typedef struct {
+  const llamp_capture_compute_t *compute; /* NULL: not decided (trace files only) */
+  double measured, simulated;             /* compute totals over the ranks, s */
+  int suspicious;                         /* simulated compute < 1 % of measured */
+  double T;                               /* the DAG's T at the analysis parameters */
+  double difference;                      /* (T - simulated time) / simulated time; NAN unknown */
+  llamp_capture_reasons_t reasons;
+} run_facts_t;
+
+/* Compute is suspicious when the program spent real time computing (over
+ * 1 ms in all) and the simulation kept less than 1 % of it: a host speed
+ * that shrinks every burst, or compute switched off by mistake. */
+static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_stats_t *st,
+                         double simulated_time, double T, run_facts_t *f) {
+  memset(f, 0, sizeof *f);
+  f->compute = llamp_capture_compute_get();
+  llamp_capture_compute_totals(&f->measured, &f->simulated);
+  f->suspicious = f->compute && f->measured > 1e-3 && f->simulated < 0.01 * f->measured;
+  f->T = T;
+  f->difference = simulated_time > 0 ? (T - simulated_time) / simulated_time : NAN;
+  char nm[400] = "";
+  size_t len = 0;
+  for (size_t i = 0; i < st->num_unmodelled && len < sizeof nm - 64; i++)
+    len += (size_t)snprintf(nm + len, sizeof nm - len, "%s%s x %llu", i ? ", " : "",
+                            st->unmodelled[i].name, (unsigned long long)st->unmodelled[i].count);
+  if (st->unresolved_wildcards && len < sizeof nm - 64)
+    len += (size_t)snprintf(nm + len, sizeof nm - len, "%s%llu unresolved wildcard receives",
+                            len ? ", " : "", (unsigned long long)st->unresolved_wildcards);
+  if (st->unknown_requests && len < sizeof nm - 64)
+    snprintf(nm + len, sizeof nm - len, "%s%llu unknown requests", len ? ", " : "",
+             (unsigned long long)st->unknown_requests);
+  if (f->compute) llamp_capture_diagnose(cfg, nm, &f->reasons);
+}
+
+static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
+  fprintf(f, "    \"compute\": {");
+  if (r->compute) {
+    fprintf(f, "\"mode\": ");
+    json_str(f, r->compute->kind);
+    fprintf(f, ", \"description\": ");
+    json_str(f, r->compute->description);
+    if (r->compute->inject && r->compute->rate > 0) fprintf(f, ", \"flops_per_measured_second\": %.6g", r->compute->rate);
+    fprintf(f, ", \"host_speed\": [%.6g, %.6g]", r->compute->host_speed_min, r->compute->host_speed_max);
+    if (r->compute->inject && isfinite(r->compute->threshold))
+      fprintf(f, ", \"cpu_threshold\": %.6g", r->compute->threshold);
+    fprintf(f, ",\n      ");
+  }
+  fprintf(f, "\"measured_seconds\": %.9g, \"simulated_seconds\": %.9g, \"suspicious\": %s},\n",
+          r->measured, r->simulated, r->suspicious ? "true" : "false");
+  fprintf(f, "    \"simulated_vs_predicted\": {");
+  if (simulated_time > 0) fprintf(f, "\"simulated_time\": %.12g, ", simulated_time);
+  else fprintf(f, "\"simulated_time\": null, ");
+  fprintf(f, "\"predicted_time\": %.12g, ", r->T);
+  if (isfinite(r->difference)) fprintf(f, "\"difference\": %.6g,\n      ", r->difference);
+  else fprintf(f, "\"difference\": null,\n      ");
+  fprintf(f, "\"known_causes\": [");
+  for (size_t i = 0; i < r->reasons.n; i++) {
+    fprintf(f, "%s", i ? ",\n        " : "\n        ");
+    json_str(f, r->reasons.reason[i]);
+  }
+  fprintf(f, "]},\n");
+}
+
 /* The capture's own part of report.json. */
 static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nranks,
                          double simulated_time, const llamp_sched_stats_t *st, double build_s,
-                         double analysis_s) {
+                         double analysis_s, const run_facts_t *facts) {
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
   fprintf(f, "  \"capture\": {\n    \"ranks\": %u, \"records\": %llu, ", nranks,
@@ -58,6 +123,7 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
   fprintf(f, ", \"collectives\": ");
   json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
   fprintf(f, ", \"sweep_range\": [%.12g, %.12g],\n", lo, hi);
+  facts_json(f, facts, simulated_time);
   fprintf(f,
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
           "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"approximate\": %s,\n",
@@ -85,7 +151,8 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
 /* Write the engine's JSON with the capture section added as its last key. */
 static int write_json(const char *path, const llamp_analysis_t *a, const llamp_capture_config_t *cfg,
                       uint32_t nranks, double simulated_time, const llamp_sched_stats_t *st,
-                      double build_s, double analysis_s, char *err, size_t errlen) {
+                      double build_s, double analysis_s, const run_facts_t *facts, char *err,
+                      size_t errlen) {
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
@@ -108,7 +175,7 @@ static int write_json(const char *path, const llamp_analysis_t *a, const llamp_c
   while (end > buf && (end[-1] == '\n' || end[-1] == ' ')) end--;
   fwrite(buf, 1, (size_t)(end - buf), f);
   fputs(",\n", f);
-  capture_json(f, cfg, nranks, simulated_time, st, build_s, analysis_s);
+  capture_json(f, cfg, nranks, simulated_time, st, build_s, analysis_s, facts);
   fputs("\n}\n", f);
   free(buf);
   if (fclose(f) != 0) {
@@ -256,10 +323,21 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   a.sweep_T = sT;
   a.sweep_lambda = sl;
   a.num_sweep = k;
+  run_facts_t facts;
+  facts_of_run(cfg, &st, simulated_time, a.point.T, &facts);
   if (write_json(json_path, &a, cfg, nranks, simulated_time, &st, res.build_seconds,
-                 res.analysis_seconds, err, errlen))
+                 res.analysis_seconds, &facts, err, errlen))
     goto out;
 
+  if (facts.suspicious) {
+    char b1[64], b2[64];
+    fprintf(stderr,
+            "smpi_llamp: warning: the simulation kept %s of compute for %s the program spent computing "
+            "(under 1 %%): %s; check smpi/host-speed and smpi/simulate-computation (docs/capture.md, "
+            "\"Compute\")\n",
+            llamp_units_format_time(facts.simulated, b1, sizeof b1),
+            llamp_units_format_time(facts.measured, b2, sizeof b2), facts.compute->description);
+  }
   if (summary) {
     char b1[64];
     fprintf(summary, "smpi_llamp: %u ranks, %llu records -> %llu vertices, %llu messages (%.2f s)\n",
@@ -271,12 +349,30 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (st.unresolved_wildcards || st.unknown_requests)
       fprintf(summary, "smpi_llamp: approximate: %llu unresolved wildcard receives, %llu unknown requests\n",
               (unsigned long long)st.unresolved_wildcards, (unsigned long long)st.unknown_requests);
-    if (simulated_time >= 0)
-      fprintf(summary, "smpi_llamp: SimGrid simulated time %s\n",
-              llamp_units_format_time(simulated_time, b1, sizeof b1));
     a.num_sweep = 0; /* the sweep is in sweep.csv */
     a.graph_name = path;
     llamp_report_text(summary, &a);
+    if (facts.compute)
+      fprintf(summary, "smpi_llamp: %s; %s of compute simulated", facts.compute->description,
+              llamp_units_format_time(facts.simulated, b1, sizeof b1));
+    if (facts.compute && facts.measured > 0) {
+      char b2[64];
+      fprintf(summary, " for %s measured\n", llamp_units_format_time(facts.measured, b2, sizeof b2));
+    } else if (facts.compute) {
+      fputc('\n', summary);
+    }
+    if (simulated_time >= 0) {
+      char b2[64];
+      fprintf(summary, "smpi_llamp: SimGrid simulated %s, the DAG predicts T = %s at the model's parameters: %+.2f %%\n",
+              llamp_units_format_time(simulated_time, b1, sizeof b1),
+              llamp_units_format_time(a.point.T, b2, sizeof b2), 100 * facts.difference);
+      if (fabs(facts.difference) > 0.01) {
+        if (facts.reasons.n == 0)
+          fprintf(summary, "smpi_llamp:   the capture knows no cause for this difference of over 1 %%\n");
+        for (size_t i = 0; i < facts.reasons.n; i++)
+          fprintf(summary, "smpi_llamp:   known cause: %s\n", facts.reasons.reason[i]);
+      }
+    }
     fprintf(summary, "smpi_llamp: wrote %s, %s%s%s, %s\n", path, cfg->write_goal ? goal_path : "",
             cfg->write_goal ? ", " : "", json_path, csv_path);
   }

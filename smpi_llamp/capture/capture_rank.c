@@ -29,6 +29,8 @@
 #ifndef LLAMP_CAPTURE_NATIVE
 #include <dlfcn.h>
 #include <simgrid/host.h>
+#include <smpi/smpi_helpers_internal.h>
+#include <sys/time.h>
 #endif
 
 #include "llamp_capture.h"
@@ -327,6 +329,20 @@ static double clock_now(clockid_t id) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+#ifndef LLAMP_CAPTURE_NATIVE
+/* SimGrid's own function `name` (this file defines some of them, below). */
+static void *simgrid_fn(const char *name, void **slot) {
+  if (!*slot && !(*slot = dlsym(RTLD_NEXT, name)))
+    llamp_capture_fatal("cannot find SimGrid's %s: %s", name, dlerror());
+  return *slot;
+}
+
+static void real_execute_flops(double flops) {
+  static void *fn;
+  ((void (*)(double))simgrid_fn("smpi_execute_flops", &fn))(flops);
+}
+#endif
+
 /* The program's compute since the last wrapper returned: measured, and
  * executed on the rank's host when the capture injects compute. */
 static void burst_end(void) {
@@ -337,7 +353,7 @@ static void burst_end(void) {
   double e = clock_now(CLOCK_THREAD_CPUTIME_ID) - S.burst_t0;
   S.measured += e;
 #ifndef LLAMP_CAPTURE_NATIVE
-  if (e >= S.threshold) smpi_execute_flops(e * S.rate);
+  if (e >= S.threshold) real_execute_flops(e * S.rate);
 #endif
 }
 
@@ -379,6 +395,53 @@ void llamp_cap_sync_compute(void) {
   burst_end();
   burst_begin();
 }
+
+#ifndef LLAMP_CAPTURE_NATIVE
+/* SMPI functions the program calls outside MPI that end SMPI's compute timer
+ * (kernel models, sleeps, the clock) and may let other ranks run: the
+ * compute so far is executed first, as SMPI would, and the clock restarts
+ * after them, so no other rank's CPU time enters this rank's burst.  The
+ * program binds to these (smpi_llamp-cc links with -Bsymbolic); each calls
+ * SimGrid's own. */
+#define LLAMP_SMPI_HOOK(ret, name, params, args)                                 \
+  ret name params {                                                              \
+    static void *fn;                                                             \
+    int sync = S.on && !S.depth;                                                 \
+    if (sync) {                                                                  \
+      S.depth = 1;                                                               \
+      burst_end();                                                               \
+    }                                                                            \
+    ret r = ((ret(*) params)simgrid_fn(#name, &fn)) args;                        \
+    if (sync) {                                                                  \
+      S.depth = 0;                                                               \
+      burst_begin();                                                             \
+    }                                                                            \
+    return r;                                                                    \
+  }
+#define LLAMP_SMPI_HOOK_VOID(name, params, args)                                 \
+  void name params {                                                             \
+    static void *fn;                                                             \
+    int sync = S.on && !S.depth;                                                 \
+    if (sync) {                                                                  \
+      S.depth = 1;                                                               \
+      burst_end();                                                               \
+    }                                                                            \
+    ((void(*) params)simgrid_fn(#name, &fn)) args;                               \
+    if (sync) {                                                                  \
+      S.depth = 0;                                                               \
+      burst_begin();                                                             \
+    }                                                                            \
+  }
+LLAMP_SMPI_HOOK_VOID(smpi_execute_benched, (double d), (d))
+LLAMP_SMPI_HOOK_VOID(smpi_execute_flops_benched, (double f), (f))
+LLAMP_SMPI_HOOK_VOID(smpi_execute, (double d), (d))
+LLAMP_SMPI_HOOK_VOID(smpi_execute_flops, (double f), (f))
+LLAMP_SMPI_HOOK(unsigned int, smpi_sleep, (unsigned int s), (s))
+LLAMP_SMPI_HOOK(int, smpi_usleep, (useconds_t u), (u))
+LLAMP_SMPI_HOOK(int, smpi_nanosleep, (const struct timespec *tp, struct timespec *t), (tp, t))
+LLAMP_SMPI_HOOK(int, smpi_gettimeofday, (struct timeval *tv, struct timezone *tz), (tv, tz))
+LLAMP_SMPI_HOOK(int, smpi_clock_gettime, (clockid_t id, struct timespec *tp), (id, tp))
+#endif
 
 /* ---- point-to-point ---------------------------------------------------------------- */
 

@@ -85,7 +85,7 @@ const llamp_capture_compute_t *llamp_capture_compute_setup(const llamp_capture_c
     else
       snprintf(c->description, sizeof c->description,
                "compute: none (%s): only smpi_execute* calls of the program are simulated",
-               simulate ? "-llamp-compute none" : "smpi/simulate-computation:no");
+               cfg->compute == LLAMP_COMPUTE_NONE ? "-llamp-compute none" : "smpi/simulate-computation:no");
     if (simulate && llamp_capture_sg_set_bool("smpi/simulate-computation", 0)) {
       seterr(err, errlen, "cannot turn smpi/simulate-computation off");
       return NULL;

@@ -113,6 +113,22 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
                           uint32_t nranks, double simulated_time, FILE *summary,
                           llamp_capture_result_t *result, char *err, size_t errlen);
 
+/* ---- why SimGrid and the DAG may differ (diagnose.c) ------------------------ */
+#define LLAMP_CAPTURE_MAX_REASONS 8
+typedef struct {
+  size_t n;
+  char reason[LLAMP_CAPTURE_MAX_REASONS][480];
+} llamp_capture_reasons_t;
+/* The causes of a difference between the simulated time and T(L0) that the
+ * capture can see at the end of the run, one sentence each with its numbers:
+ * `not_modelled` (a summary of the calls the DAG does not model, "" none),
+ * SMPI network settings the LogGPS model does not share (factors, overheads,
+ * eager thresholds), route latencies and bandwidths unlike L and G, ranks
+ * sharing hosts, links shared between routes (contention).  Call it from the
+ * last rank's MPI_Finalize (it asks SimGrid for the routes). */
+void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_modelled,
+                            llamp_capture_reasons_t *out);
+
 /* SimGrid's smpi/privatization setting ("dlopen", "mmap", "no", "1" ...), or
  * "" when it cannot be read (sg_config.cpp). */
 const char *llamp_capture_sg_privatization(void);

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <simgrid/host.h>
+
 #include "capture_internal.h"
 #include "llamp_capture.h"
 #include "llamp_coll.h"
@@ -37,6 +39,7 @@ static struct {
   uint32_t world;
   llamp_trace_writer_t **writers;
   const void **states;
+  sg_host_t *hosts; /* each rank's host */
   uint32_t joined, left;
   int analysed;
   /* communicator registry: open addressing on a key hash */
@@ -165,7 +168,8 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     if (check_out_dir(G.cfg.out_dir, G.trace_dir, sizeof G.trace_dir, err, errlen)) return NULL;
     G.writers = calloc(world_size, sizeof *G.writers);
     G.states = calloc(world_size, sizeof *G.states);
-    if (!G.writers || !G.states) {
+    G.hosts = calloc(world_size, sizeof *G.hosts);
+    if (!G.writers || !G.states || !G.hosts) {
       seterr(err, errlen, "out of memory for %u ranks", world_size);
       return NULL;
     }
@@ -194,6 +198,7 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
         return NULL;
       }
   G.states[rank] = rank_state;
+  G.hosts[rank] = sg_host_self(); /* the rank's own actor runs this */
   llamp_trace_writer_t *w =
       llamp_trace_writer_create(G.trace_dir, rank, world_size, G.cfg.spill_bytes, err, errlen);
   if (!w) return NULL;
@@ -261,6 +266,11 @@ void llamp_capture_count_local(const char *name, uint64_t count) {
   G.nlocals++;
 }
 
+size_t llamp_capture_session_hosts(sg_host_t const **hosts) {
+  *hosts = G.hosts;
+  return G.hosts ? G.world : 0;
+}
+
 /* report.json gets the local calls too (llamp_capture_analyze reads them). */
 static const char **local_names;
 static uint64_t *local_counts;
@@ -285,8 +295,10 @@ static void session_free(void) {
   G.keys = NULL;
   free(G.writers);
   free(G.states);
+  free(G.hosts);
   G.writers = NULL;
   G.states = NULL;
+  G.hosts = NULL;
   free(G.locals);
   G.locals = NULL;
   free(local_names);

@@ -32,6 +32,11 @@ fail() {
 expect() { grep -qF -- "$2" "$1" || { echo "--- $1:"; cat "$1"; fail "$1 lacks: $2"; }; }
 cc_cap() { "$bin/smpi_llamp-cc" -O1 "$@" || fail "smpi_llamp-cc $*"; }
 
+# json_num FILE KEY: the first number after "KEY": in FILE
+json_num() { sed -n "s/.*\"$2\": \([-0-9.eE+]*\).*/\1/p" "$1" | head -1; }
+# within A B REL: |A - B| <= REL * |B|
+within() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(a != "" && b != "" && d <= r * m) }'; }
+
 case "$name" in
 
 paper_example)
@@ -73,6 +78,95 @@ all_calls)
     echo "updated $here/all_calls.expected"
   fi
   diff -u "$here/all_calls.expected" dump.txt || fail "records differ from all_calls.expected"
+  ;;
+
+compute_accuracy)
+  # Compute measured by the capture (the default: no --cfg of ours) on a
+  # contention-free mesh, collective algorithms aligned: every simulated
+  # second of compute is a calc vertex, so T(L0) equals SimGrid's time
+  # within 0.1 % in the same run, and the compute the DAG holds matches what
+  # the program's kernels took natively (MPICH) within 10 %.
+  cc_cap "$here/compute.c" -o compute
+  python3 "$src/tools/llamp-platform" -n 4 -L 2us -G 0.1ns -o mesh4.xml || fail "llamp-platform"
+  "$bin/smpi_llamp-run" -np 4 -platform mesh4.xml --log=root.thres:warning -llamp-out out \
+    -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 -llamp-coll allreduce=recursive_doubling \
+    --cfg=smpi/allreduce:rdb ./compute 40000 100 >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
+  cat run.txt
+  expect run.txt "smpi_llamp: compute: measured CPU time replayed 1:1 on hosts of 1 Gflop/s"
+  expect out/report.json '"mode": "replay"'
+  expect out/report.json '"suspicious": false'
+  d=$(json_num out/report.json difference)
+  awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' ||
+    fail "T(L0) differs from SimGrid's simulated time by $d (relative; bound 1e-3)"
+  sim=$(json_num out/report.json simulated_seconds)
+  kern=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' run.txt)
+  # the DAG's compute holds the kernels plus the code between calls (with the
+  # thread-CPU clock reads that end each burst: ~0.5 us per burst here)
+  within "$kern" "$sim" 0.05 || fail "the program's own clock read $kern s of compute, the DAG holds $sim s"
+  if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
+    # two ranks each way: more native processes than cores would inflate
+    # their CPU time (shared caches), which SMPI's one thread never sees
+    "$bin/smpi_llamp-run" -np 2 -platform mesh4.xml --log=root.thres:warning -llamp-out out2 \
+      ./compute 40000 100 >run2.txt 2>&1 || { cat run2.txt; fail "smpi_llamp-run (2 ranks)"; }
+    sim=$(json_num out2/report.json simulated_seconds)
+    mpicc -O1 "$here/compute.c" -o compute_native || fail "mpicc"
+    ok=0
+    for attempt in 1 2 3; do # CPU time is robust to load, not immune: retries
+      mpiexec -n 2 ./compute_native 40000 100 >native.txt 2>&1 || { cat native.txt; fail "mpiexec"; }
+      nat=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' native.txt)
+      echo "compute: native kernels $nat s, simulated $sim s (attempt $attempt)"
+      if within "$sim" "$nat" 0.10; then ok=1; break; fi
+    done
+    [ $ok = 1 ] || fail "simulated compute $sim s is not within 10 % of the native $nat s"
+  else
+    echo "note: no MPICH mpicc/mpiexec: the native comparison was skipped"
+  fi
+  ;;
+
+compute_modes)
+  # What smpi_llamp-run and the capture decide, printed and in report.json.
+  cc_cap "$here/compute.c" -o compute
+  q="--log=root.thres:warning"
+  # a user host speed wins, and 20 kflop/s (SimGrid's default) keeps almost
+  # nothing of the compute: warned
+  "$bin/smpi_llamp-run" -np 2 $q -llamp-out user --cfg=smpi/host-speed:20kf ./compute 40000 20 >user.txt 2>&1 ||
+    { cat user.txt; fail "smpi_llamp-run host-speed"; }
+  expect user.txt "compute: measured CPU time x smpi/host-speed 20 kflop/s (your setting), replayed on hosts of 1 Gflop/s"
+  expect user.txt "smpi_llamp: warning: the simulation kept"
+  expect user/report.json '"mode": "host-speed"'
+  expect user/report.json '"suspicious": true'
+  # measured: this machine's rate (cached) against the hosts' 1 Gf
+  "$bin/smpi_llamp-run" -np 2 $q -llamp-out meas -llamp-compute measured ./compute 40000 20 >meas.txt 2>&1 ||
+    { cat meas.txt; fail "smpi_llamp-run measured"; }
+  expect meas.txt "compute: measured at "
+  expect meas.txt "(this machine, llamp_hostspeed), replayed on hosts of 1 Gflop/s"
+  expect meas/report.json '"mode": "measured"'
+  # none: nothing but smpi_execute* is simulated, and the warning says so
+  "$bin/smpi_llamp-run" -np 2 $q -llamp-out none -llamp-compute none ./compute 40000 20 >none.txt 2>&1 ||
+    { cat none.txt; fail "smpi_llamp-run none"; }
+  expect none.txt "compute: none (-llamp-compute none)"
+  expect none.txt "smpi_llamp: warning: the simulation kept"
+  expect none/report.json '"mode": "none"'
+  # hosts of two speeds: auto measures this machine and keeps their ratio
+  cat >hetero.xml <<'XML'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="fast" speed="2Gf"/>
+    <host id="slow" speed="1Gf"/>
+    <link id="l" bandwidth="10GBps" latency="2us"/>
+    <route src="fast" dst="slow"><link_ctn id="l"/></route>
+  </zone>
+</platform>
+XML
+  "$bin/smpi_llamp-run" -np 2 $q -platform hetero.xml -llamp-out het ./compute 40000 20 >het.txt 2>&1 ||
+    { cat het.txt; fail "smpi_llamp-run heterogeneous"; }
+  expect het.txt "replayed on hosts of 1 Gflop/s to 2 Gflop/s"
+  expect het/report.json '"mode": "measured"'
+  # a bad mode is refused before the run
+  "$bin/smpi_llamp-run" -np 2 -llamp-compute fast ./compute >bad.txt 2>&1 && fail "accepted -llamp-compute fast"
+  expect bad.txt "-llamp-compute 'fast' (expected auto, replay, measured or none)"
   ;;
 
 unchanged_time)

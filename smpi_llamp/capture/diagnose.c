@@ -1,0 +1,170 @@
+/* diagnose.c - why SimGrid's simulated time and the DAG's T(L0) may differ:
+ * the causes the capture can see at the end of a run (llamp_capture.h,
+ * llamp_capture_diagnose).  Each is a fact about this run, with numbers:
+ * calls the DAG does not model, ranks sharing a host, links shared between
+ * routes (contention), SMPI network settings the LogGPS model does not
+ * share, route latencies and bandwidths unlike the DAG's L and G. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <xbt/config.h>
+#include <xbt/dynar.h>
+
+#include "capture_internal.h"
+#include "llamp_capture.h"
+#include "llamp_units.h"
+
+static void add(llamp_capture_reasons_t *out, const char *fmt, ...) {
+  if (out->n >= LLAMP_CAPTURE_MAX_REASONS) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out->reason[out->n++], sizeof out->reason[0], fmt, ap);
+  va_end(ap);
+}
+
+/* A piecewise "thr:v1[:v2];thr:..." SMPI setting: 1 when every section's
+ * values equal `want` (1 for factors, 0 for os/or/ois). */
+static int piecewise_is(const char *text, double want) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL;
+  for (char *sec = strtok_r(buf, ";", &save); sec; sec = strtok_r(NULL, ";", &save)) {
+    char *colon = strchr(sec, ':');
+    if (!colon) return 0;
+    for (char *v = colon + 1; v && *v;) {
+      char *end;
+      double x = strtod(v, &end);
+      if (end == v || x != want) return 0;
+      v = *end == ':' ? end + 1 : NULL;
+    }
+  }
+  return 1;
+}
+
+static void routes(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *out) {
+  const sg_host_t *hosts;
+  size_t n = llamp_capture_session_hosts(&hosts);
+  if (n == 0) return;
+  /* ranks sharing a host compute and communicate through one CPU and link */
+  size_t shared = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++)
+      if (j != i && hosts[j] == hosts[i]) {
+        shared++;
+        break;
+      }
+  if (shared)
+    add(out, "%zu of %zu ranks share a host with another rank: their compute and messages contend "
+             "in SimGrid; the DAG charges each alone", shared, n);
+  /* route latency and bandwidth between distinct hosts, over a sample of pairs */
+  size_t m = n < 64 ? n : 64;
+  double lmin = INFINITY, lmax = 0, bmin = INFINITY, bmax = 0;
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < m; j++) {
+      if (hosts[i] == hosts[j]) continue;
+      double l = sg_host_get_route_latency(hosts[i], hosts[j]);
+      double b = sg_host_get_route_bandwidth(hosts[i], hosts[j]);
+      if (l < lmin) lmin = l;
+      if (l > lmax) lmax = l;
+      if (b < bmin) bmin = b;
+      if (b > bmax) bmax = b;
+    }
+  char a[64], b[64], c[64];
+  double L = cfg->params.L;
+  if (lmax > 0 && (fabs(lmin - L) > 1e-3 * L + 1e-12 || fabs(lmax - L) > 1e-3 * L + 1e-12)) {
+    llamp_units_format_time(lmin, a, sizeof a);
+    llamp_units_format_time(lmax, b, sizeof b);
+    llamp_units_format_time(L, c, sizeof c);
+    if (lmin == lmax)
+      add(out, "the platform's route latency is %s, the DAG's L is %s (model file %s)", a, c,
+          cfg->config_path[0] ? cfg->config_path : "built-in defaults");
+    else
+      add(out, "route latencies between the ranks' hosts range from %s to %s; the DAG charges one L = %s "
+               "to every message", a, b, c);
+  }
+  double G = cfg->params.G;
+  if (bmax > 0 && G > 0 && (fabs(1 / bmin - G) > 1e-3 * G || fabs(1 / bmax - G) > 1e-3 * G)) {
+    add(out, "route bandwidths range from %.4g to %.4g GB/s; the DAG's G is %.4g ns/B (%.4g GB/s)",
+        bmin / 1e9, bmax / 1e9, G * 1e9, 1 / G / 1e9);
+  }
+  /* contention: one host's routes to two destinations, or both directions
+   * between two hosts, through one link */
+  if (n >= 2) {
+    xbt_dynar_t r1 = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    xbt_dynar_t r2 = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    const char *shared_link = NULL;
+    size_t d1 = 0, d2 = 0;
+    for (size_t j = 1; j < n && !shared_link; j++) {
+      if (hosts[j] == hosts[0]) continue;
+      xbt_dynar_reset(r1);
+      sg_host_get_route(hosts[0], hosts[j], r1);
+      for (size_t k = j; k < n && k < j + 8 && !shared_link; k++) {
+        if (hosts[k] == hosts[0] || (k != j && hosts[k] == hosts[j])) continue;
+        xbt_dynar_reset(r2);
+        if (k == j) sg_host_get_route(hosts[j], hosts[0], r2); /* the way back */
+        else sg_host_get_route(hosts[0], hosts[k], r2);
+        for (unsigned long x = 0; x < xbt_dynar_length(r1) && !shared_link; x++) {
+          sg_link_t lx;
+          xbt_dynar_get_cpy(r1, x, &lx);
+          if (xbt_dynar_member(r2, &lx)) {
+            shared_link = sg_link_get_name(lx);
+            d1 = j;
+            d2 = k;
+          }
+        }
+      }
+    }
+    if (shared_link && d1 == d2)
+      add(out, "routes share links (link %s carries both rank 0 -> %zu and rank %zu -> 0): concurrent "
+               "messages queue on it in SimGrid, the DAG charges each as if alone (contention)",
+          shared_link, d1, d2);
+    else if (shared_link)
+      add(out, "routes share links (link %s carries both rank 0 -> %zu and rank 0 -> %zu): concurrent "
+               "messages queue on it in SimGrid, the DAG charges each as if alone (contention)",
+          shared_link, d1, d2);
+    xbt_dynar_free(&r1);
+    xbt_dynar_free(&r2);
+  }
+}
+
+static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *out) {
+  const char *lat = llamp_capture_sg_string("smpi/lat-factor");
+  const char *bw = llamp_capture_sg_string("smpi/bw-factor");
+  if (*lat && !piecewise_is(lat, 1))
+    add(out, "SMPI's size-dependent latency factors are on (smpi/lat-factor '%.60s'): "
+             "SimGrid charges factor x latency, the DAG L", lat);
+  if (*bw && !piecewise_is(bw, 1))
+    add(out, "SMPI's size-dependent bandwidth factors are on (smpi/bw-factor '%.60s'): "
+             "SimGrid charges size / (factor x bandwidth), the DAG (s-1) G", bw);
+  static const char *const ovh[] = {"smpi/os", "smpi/or", "smpi/ois"};
+  for (int i = 0; i < 3; i++) {
+    const char *v = llamp_capture_sg_string(ovh[i]);
+    if (*v && !piecewise_is(v, 0))
+      add(out, "SimGrid charges a CPU overhead per message (%s '%.60s'); the DAG's o is %.3g us",
+          ovh[i], v, cfg->params.o * 1e6);
+  }
+  double S = cfg->params.S;
+  int async = sg_cfg_get_int("smpi/async-small-thresh");
+  int detached = sg_cfg_get_int("smpi/send-is-detached-thresh");
+  if ((double)async < S + 1 && S > 0)
+    add(out, "SimGrid starts a message above smpi/async-small-thresh (%d B) only when its receive is "
+             "posted; the DAG's eager messages (up to S = %.0f B) leave at the send", async, S);
+  if ((double)detached != S + 1)
+    add(out, "SimGrid's eager limit (smpi/send-is-detached-thresh %d B) differs from the DAG's "
+             "rendezvous threshold S = %.0f B", detached, S);
+}
+
+void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_modelled,
+                            llamp_capture_reasons_t *out) {
+  memset(out, 0, sizeof *out);
+  if (not_modelled && *not_modelled)
+    add(out, "calls the DAG does not model (their time counts as compute): %s", not_modelled);
+  settings(cfg, out);
+  routes(cfg, out);
+}
