@@ -140,6 +140,11 @@ const llamp_capture_compute_t *llamp_capture_compute_setup(const llamp_capture_c
                    : "");
     }
   }
+  if (kernel && *kernel) {
+    size_t len = strlen(c->description);
+    snprintf(c->description + len, sizeof c->description - len,
+             "; kernel models from %s replace the kernels they cover", kernel);
+  }
   if (llamp_capture_sg_set_bool("smpi/simulate-computation", 0)) {
     seterr(err, errlen, "cannot turn smpi/simulate-computation off");
     return NULL;
