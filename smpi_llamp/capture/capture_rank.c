@@ -673,16 +673,116 @@ void llamp_cap_comm_parent(llamp_cap_call_t *c, MPI_Comm parent) {
   c->rec.comm = ce ? ce->id : UINT32_MAX;
 }
 
+/* SMPI's Comm::split gathers every member's (color, key) on the parent's
+ * rank 0, which then sends each new group's members their group, group by
+ * group.  Each member registers its pair in the shared runtime before the
+ * call; rank 0's call returns only once all of them sent theirs, so it finds
+ * the whole table there afterwards (llamp_cap_comm_new).  Returns the
+ * record's flags. */
+int llamp_cap_comm_split_pre(llamp_cap_call_t *c, MPI_Comm parent, int color, int key) {
+  (void)c;
+#ifdef LLAMP_CAPTURE_NATIVE
+  (void)parent, (void)color, (void)key;
+  return 0;
+#else
+  comm_ent_t *pe = comm_lookup(parent, c->rec.t_start);
+  if (!pe) return 0;
+  if (llamp_capture_split_register(pe->id, pe->children, (uint32_t)pe->size, (uint32_t)pe->me,
+                                   world_of(pe, pe->me), color == MPI_UNDEFINED ? -1 : color, key))
+    llamp_capture_fatal("out of memory (MPI_Comm_split table)");
+  return LLAMP_TRACE_F_COMM_SPLIT | LLAMP_TRACE_F_COMM_BCAST;
+#endif
+}
+
+/* MPI_Cart_sub is SMPI's Comm::split with color = the coordinates along the
+ * dropped dimensions and key = the rank; dropping every dimension makes a
+ * communicator of one rank without a split. */
+int llamp_cap_cart_sub_pre(llamp_cap_call_t *c, MPI_Comm cart, const int *remain) {
+  int nd = 0;
+  if (!remain || PMPI_Cartdim_get(cart, &nd) != MPI_SUCCESS || nd <= 0 || nd > 64) return 0;
+  int dims[64], periods[64], coords[64], color = 0, kept = 0, rank = 0;
+  if (PMPI_Cart_get(cart, nd, dims, periods, coords) != MPI_SUCCESS) return 0;
+  for (int i = 0; i < nd; i++) {
+    if (remain[i]) kept++;
+    else color = color * dims[i] + coords[i];
+  }
+  if (!kept) {
+#ifdef LLAMP_CAPTURE_NATIVE
+    return 0;
+#else
+    return LLAMP_TRACE_F_COMM_BCAST;
+#endif
+  }
+  PMPI_Comm_rank(cart, &rank);
+  return llamp_cap_comm_split_pre(c, cart, color, rank);
+}
+
+#ifndef LLAMP_CAPTURE_NATIVE
+static int cmp_member(const void *a, const void *b) {
+  const int64_t *x = a, *y = b; /* (key, parent rank) */
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* On the parent's rank 0: the groups in the order SMPI sends them (by their
+ * lowest parent rank), each as its count and the world ranks it sends to
+ * (members by (key, parent rank), the parent's rank 0 itself left out). */
+static void split_groups(llamp_cap_call_t *c, const comm_ent_t *pe, uint64_t seq) {
+  uint32_t n = 0;
+  int32_t *color = NULL, *key = NULL, *world = NULL;
+  if (llamp_capture_split_take(pe->id, seq, &n, &color, &key, &world))
+    llamp_capture_fatal("rank %u: MPI_Comm_split: the members' colors are incomplete", S.rank);
+  int64_t *m = malloc((size_t)n * 2 * sizeof *m);
+  if (!m) oom("MPI_Comm_split groups");
+  uint64_t *ng = pay_reserve(c, 1);
+  size_t ngi = (size_t)(ng - S.pay);
+  uint64_t groups = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (color[i] < 0) continue;
+    uint32_t cnt = 0;
+    for (uint32_t j = i; j < n; j++)
+      if (color[j] == color[i] && (j == i || color[j] >= 0)) {
+        m[2 * cnt] = key[j];
+        m[2 * cnt + 1] = j;
+        cnt++;
+        if (j != i) color[j] = -1;
+      }
+    color[i] = -1;
+    qsort(m, cnt, 2 * sizeof *m, cmp_member);
+    uint64_t *p = pay_reserve(c, 1 + cnt);
+    uint32_t k = 0;
+    for (uint32_t x = 0; x < cnt; x++)
+      if (m[2 * x + 1] != 0) p[1 + k++] = (uint64_t)(uint32_t)world[m[2 * x + 1]];
+    p[0] = k;
+    c->npay -= cnt - k; /* the parent's rank 0 is not sent to */
+    groups++;
+  }
+  S.pay[ngi] = groups;
+  free(m);
+  free(color);
+  free(key);
+  free(world);
+}
+#endif
+
 void llamp_cap_comm_new(llamp_cap_call_t *c, int ret, MPI_Comm parent, MPI_Comm newcomm,
-                        MPI_Group group) {
+                        MPI_Group group, int flags) {
   comm_ent_t *pe = comm_lookup(parent, c->rec.t_start);
   /* every member of the parent makes the same sequence of these calls, so
    * (parent, sequence number) names the call alike on all of them */
   uint64_t seq = pe ? pe->children++ : 0;
+#ifdef LLAMP_CAPTURE_NATIVE
+  flags = 0; /* what SMPI communicates: MPICH communicates otherwise */
+#endif
+  if (ret != MPI_SUCCESS) flags = 0;
+  c->rec.flags |= (uint16_t)flags;
   if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL) {
     uint64_t *p = pay_reserve(c, 2);
     p[0] = UINT32_MAX; /* this rank got MPI_COMM_NULL */
     p[1] = 0;
+#ifndef LLAMP_CAPTURE_NATIVE
+    if ((flags & LLAMP_TRACE_F_COMM_SPLIT) && pe && pe->me == 0) split_groups(c, pe, seq);
+#endif
     return;
   }
   comm_ent_t *ce = comm_new_entry(newcomm);
@@ -701,6 +801,9 @@ void llamp_cap_comm_new(llamp_cap_call_t *c, int ret, MPI_Comm parent, MPI_Comm 
   }
   comm_map(ce);
   pay_comm(c, ce);
+#ifndef LLAMP_CAPTURE_NATIVE
+  if ((flags & LLAMP_TRACE_F_COMM_SPLIT) && pe && pe->me == 0) split_groups(c, pe, seq);
+#endif
 }
 
 void llamp_cap_comm_free(llamp_cap_call_t *c, int ret, MPI_Comm handle) {

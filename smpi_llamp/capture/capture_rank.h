@@ -85,8 +85,13 @@ void llamp_cap_coll_counts(llamp_cap_call_t *c, MPI_Comm comm, const int *counts
 
 /* communicators */
 void llamp_cap_comm_parent(llamp_cap_call_t *c, MPI_Comm parent);
+/* Before PMPI_Comm_split / PMPI_Cart_sub: returns the record's
+ * LLAMP_TRACE_F_COMM_* flags for llamp_cap_comm_new. */
+int llamp_cap_comm_split_pre(llamp_cap_call_t *c, MPI_Comm parent, int color, int key);
+int llamp_cap_cart_sub_pre(llamp_cap_call_t *c, MPI_Comm cart, const int *remain);
+/* `flags`: LLAMP_TRACE_F_COMM_* (what SMPI communicated to make it). */
 void llamp_cap_comm_new(llamp_cap_call_t *c, int ret, MPI_Comm parent, MPI_Comm newcomm,
-                        MPI_Group group);
+                        MPI_Group group, int flags);
 void llamp_cap_comm_free(llamp_cap_call_t *c, int ret, MPI_Comm handle);
 
 /* A call of unmodelled function `fn` that communicates: counted, and an

@@ -139,10 +139,22 @@ KINDS = {
                               'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
                               '  llamp_cap_coll_counts(&c, {comm}, NULL, {rcount}, {type});',
                               'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_COLL, NULL);'),
+    # what SMPI communicates to make the communicator goes into the record's
+    # flags (LLAMP_TRACE_F_COMM_*; none natively: capture_rank.c drops them)
     'comm_new': (['parent', 'newcomm'], 'llamp_cap_comm_parent(&c, {parent});',
-                 'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, NULL);'),
+                 'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, NULL, 0);'),
+    'comm_bcast': (['parent', 'newcomm'], 'llamp_cap_comm_parent(&c, {parent});',
+                   'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, NULL, LLAMP_TRACE_F_COMM_BCAST);'),
     'comm_group': (['parent', 'group', 'newcomm'], 'llamp_cap_comm_parent(&c, {parent});',
-                   'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, {group});'),
+                   'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, {group}, LLAMP_TRACE_F_COMM_BCAST);'),
+    'comm_split': (['parent', 'color', 'key', 'newcomm'],
+                   'llamp_cap_comm_parent(&c, {parent});\n'
+                   '  int fl_ = llamp_cap_comm_split_pre(&c, {parent}, {color}, {key});',
+                   'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, NULL, fl_);'),
+    'cart_sub': (['parent', 'remain', 'newcomm'],
+                 'llamp_cap_comm_parent(&c, {parent});\n'
+                 '  int fl_ = llamp_cap_cart_sub_pre(&c, {parent}, {remain});',
+                 'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, NULL, fl_);'),
     'comm_free': (['comm'], 'MPI_Comm h_ = *{comm};\n  llamp_cap_comm_parent(&c, h_);',
                   'llamp_cap_comm_free(&c, ret, h_);'),
 }
@@ -223,7 +235,7 @@ MPICH_REQ_AFTER = [('llamp_native_req_keys(1, {request})', 'llamp_native_req_aft
 # MPICH mode: NULL handles in the kinds' snippets, as cast zeros.
 MPICH_NULL_HANDLES = [('0, NULL)', '0, (MPI_Datatype)0)'),
                       ('LLAMP_CAP_REQ_COLL, NULL)', 'LLAMP_CAP_REQ_COLL, (MPI_Comm)0)'),
-                      ('*{newcomm}, NULL)', '*{newcomm}, (MPI_Group)0)')]
+                      ('*{newcomm}, NULL,', '*{newcomm}, (MPI_Group)0,')]
 
 
 def die(msg):

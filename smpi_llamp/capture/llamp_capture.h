@@ -84,6 +84,15 @@ const llamp_capture_config_t *llamp_capture_session_config(void);
  * rank to present a key gets a new id, later ones the same id. */
 uint32_t llamp_capture_comm_id(const uint64_t *key, size_t nkey);
 
+/* MPI_Comm_split's colors (capture_rank.c): each member of the parent
+ * registers its (color, key; -1 = MPI_UNDEFINED) for the parent's call `seq`
+ * before calling PMPI; the parent's rank 0 takes the table afterwards (the
+ * arrays become the caller's to free), -1 when some member is missing. */
+int llamp_capture_split_register(uint32_t parent, uint64_t seq, uint32_t size, uint32_t pos,
+                                 int32_t world, int32_t color, int32_t key);
+int llamp_capture_split_take(uint32_t parent, uint64_t seq, uint32_t *size, int32_t **color,
+                             int32_t **key, int32_t **world);
+
 /* Local-only MPI functions (MPI_Comm_rank ...) are not traced; their counts
  * go to report.json.  `name` must stay valid (a string literal). */
 void llamp_capture_count_local(const char *name, uint64_t count);

@@ -32,8 +32,17 @@ typedef struct {
   uint64_t count;
 } local_count_t;
 
+/* One MPI_Comm_split call's colors and keys, as its members register them. */
+typedef struct {
+  uint32_t parent, size, registered;
+  uint64_t seq;
+  int32_t *color, *key, *world;
+} split_t;
+
 static struct {
   int started;
+  split_t *splits;
+  size_t nsplits, capsplits;
   llamp_capture_config_t cfg;
   char trace_dir[2100];
   uint32_t world;
@@ -248,6 +257,59 @@ uint32_t llamp_capture_comm_id(const uint64_t *key, size_t nkey) {
   return G.keys[i].id;
 }
 
+int llamp_capture_split_register(uint32_t parent, uint64_t seq, uint32_t size, uint32_t pos,
+                                 int32_t world, int32_t color, int32_t key) {
+  split_t *sp = NULL;
+  for (size_t i = 0; i < G.nsplits && !sp; i++)
+    if (G.splits[i].parent == parent && G.splits[i].seq == seq) sp = &G.splits[i];
+  if (!sp) {
+    if (G.nsplits == G.capsplits) {
+      size_t cap = G.capsplits ? 2 * G.capsplits : 4;
+      split_t *t = realloc(G.splits, cap * sizeof *t);
+      if (!t) return -1;
+      G.splits = t;
+      G.capsplits = cap;
+    }
+    sp = &G.splits[G.nsplits];
+    memset(sp, 0, sizeof *sp);
+    sp->color = malloc(size * sizeof *sp->color);
+    sp->key = malloc(size * sizeof *sp->key);
+    sp->world = malloc(size * sizeof *sp->world);
+    if (!sp->color || !sp->key || !sp->world) {
+      free(sp->color);
+      free(sp->key);
+      free(sp->world);
+      return -1;
+    }
+    sp->parent = parent;
+    sp->seq = seq;
+    sp->size = size;
+    G.nsplits++;
+  }
+  if (pos >= sp->size) return -1;
+  sp->color[pos] = color;
+  sp->key[pos] = key;
+  sp->world[pos] = world;
+  sp->registered++;
+  return 0;
+}
+
+int llamp_capture_split_take(uint32_t parent, uint64_t seq, uint32_t *size, int32_t **color,
+                             int32_t **key, int32_t **world) {
+  for (size_t i = 0; i < G.nsplits; i++) {
+    split_t *sp = &G.splits[i];
+    if (sp->parent != parent || sp->seq != seq) continue;
+    if (sp->registered != sp->size) return -1;
+    *size = sp->size;
+    *color = sp->color;
+    *key = sp->key;
+    *world = sp->world;
+    G.splits[i] = G.splits[--G.nsplits];
+    return 0;
+  }
+  return -1;
+}
+
 void llamp_capture_count_local(const char *name, uint64_t count) {
   for (size_t i = 0; i < G.nlocals; i++)
     if (strcmp(G.locals[i].name, name) == 0) {
@@ -290,6 +352,14 @@ size_t llamp_capture_session_locals(const char ***names, const uint64_t **counts
 }
 
 static void session_free(void) {
+  for (size_t i = 0; i < G.nsplits; i++) {
+    free(G.splits[i].color);
+    free(G.splits[i].key);
+    free(G.splits[i].world);
+  }
+  free(G.splits);
+  G.splits = NULL;
+  G.nsplits = G.capsplits = 0;
   for (size_t i = 0; G.keys && i <= G.kmask; i++) free(G.keys[i].key);
   free(G.keys);
   G.keys = NULL;

@@ -648,34 +648,88 @@ static const llamp_coll_kind_t coll_of_op[LLAMP_OP_COUNT_] = {
     [LLAMP_OP_IEXSCAN] = LLAMP_COLL_EXSCAN,
 };
 
+/* The communicator `id` of this rank (MPI_COMM_WORLD is made on first use:
+ * its collective sequence lives in the table too); NULL = unknown. */
+static comm_t *comm_of(rank_t *k, uint32_t id) {
+  if (id != LLAMP_TRACE_COMM_WORLD) return comm_find(k, id);
+  comm_t *c = comm_find(k, 0);
+  if (c) return c;
+  if (k->ncomms == k->capcomms) {
+    uint32_t cap = k->capcomms ? k->capcomms * 2 : 16;
+    comm_t *n = realloc(k->comms, cap * sizeof *n);
+    if (!n) {
+      oom(k);
+      return NULL;
+    }
+    k->comms = n;
+    k->capcomms = cap;
+  }
+  if (llamp_map_put(&k->commmap, 0, k->ncomms)) {
+    oom(k);
+    return NULL;
+  }
+  c = &k->comms[k->ncomms++];
+  c->id = 0;
+  c->size = k->s->num_ranks;
+  c->pos = k->rank;
+  c->members = NONE32;
+  c->seq = 0;
+  c->cidx = 0;
+  return c;
+}
+
+/* An emitter for the next collective sequence number of communicator c. */
+static cemit_t coll_emitter(rank_t *k, comm_t *c) {
+  uint32_t seq = c->seq++;
+  cemit_t e = {k, c->members == NONE32 ? NULL : k->members.v + c->members,
+               (int32_t)(COLL_TAG_BASE | ((c->cidx & ((1u << COLL_CIDX_BITS) - 1)) << (COLL_SEQ_BITS + 2)) |
+                         ((seq & ((1u << COLL_SEQ_BITS) - 1)) << 2)),
+               0, 0};
+  return e;
+}
+
+/* Expand `algo` for this rank's position in c; a nonblocking one leaves its
+ * last round in a collective request `req`. */
+static int expand(rank_t *k, comm_t *c, const llamp_coll_algo_t *algo, const llamp_coll_args_t *a,
+                  int nonblocking, uint64_t req) {
+  cemit_t e = coll_emitter(k, c);
+  if (nonblocking && (vec_copy(&k->saveR, &k->R) || vec_copy(&k->saveI, &k->I))) return oom(k);
+  llamp_coll_emit_t em = {&e, ce_send, ce_recv, ce_calc, ce_end_round};
+  char cerr[300];
+  k->round.n = 0;
+  if (llamp_coll_run(algo, a, &em, cerr, sizeof cerr)) {
+    if (e.failed) return -1;
+    return rfail(k, "%s", cerr);
+  }
+  if (k->round.n) ce_end_round(&e); /* defensive: every round should be closed */
+  if (!nonblocking) return 0;
+  req_t *r = req_new(k, req);
+  if (!r) return -1;
+  r->type = REQ_COLL;
+  if (e.rounds) {
+    r->coff = k->pool.n;
+    r->clen = k->R.n;
+    for (uint32_t i = 0; i < k->R.n; i++)
+      if (vec_push(&k->pool, k->R.v[i])) return oom(k);
+    k->pool_live++;
+  }
+  /* the next op inherits the collective's predecessors */
+  vec_t t = k->R;
+  k->R = k->saveR;
+  k->saveR = t;
+  t = k->I;
+  k->I = k->saveI;
+  k->saveI = t;
+  return 0;
+}
+
 static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl, int nonblocking) {
   sched_t *s = k->s;
   llamp_coll_kind_t kind = coll_of_op[rec->op];
-  comm_t world, *c;
-  if (rec->comm == LLAMP_TRACE_COMM_WORLD) {
-    world.id = 0;
-    world.size = s->num_ranks;
-    world.pos = k->rank;
-    world.members = NONE32;
-    world.seq = 0;
-    world.cidx = 0;
-    c = comm_find(k, 0); /* world's sequence lives in the table too */
-    if (!c) {
-      if (k->ncomms == k->capcomms) {
-        uint32_t cap = k->capcomms ? k->capcomms * 2 : 16;
-        comm_t *n = realloc(k->comms, cap * sizeof *n);
-        if (!n) return oom(k);
-        k->comms = n;
-        k->capcomms = cap;
-      }
-      if (llamp_map_put(&k->commmap, 0, k->ncomms)) return oom(k);
-      c = &k->comms[k->ncomms++];
-      *c = world;
-    }
-  } else {
-    c = comm_find(k, rec->comm);
-    if (!c) return rfail(k, "unknown communicator %u (no MPI_Comm_split/dup/create made it here)",
-                         rec->comm);
+  comm_t *c = comm_of(k, rec->comm);
+  if (!c) {
+    if (rec->comm == LLAMP_TRACE_COMM_WORLD) return -1; /* out of memory, said */
+    return rfail(k, "unknown communicator %u (no MPI_Comm_split/dup/create made it here)", rec->comm);
   }
   const uint32_t *members = c->members == NONE32 ? NULL : k->members.v + c->members;
   llamp_coll_args_t a;
@@ -714,40 +768,84 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   default:
     break;
   }
-  uint32_t seq = c->seq++;
   s->st->collectives++;
-  cemit_t e = {k, members,
-               (int32_t)(COLL_TAG_BASE | ((c->cidx & ((1u << COLL_CIDX_BITS) - 1)) << (COLL_SEQ_BITS + 2)) |
-                         ((seq & ((1u << COLL_SEQ_BITS) - 1)) << 2)),
-               0, 0};
-  if (nonblocking && (vec_copy(&k->saveR, &k->R) || vec_copy(&k->saveI, &k->I))) return oom(k);
-  llamp_coll_emit_t em = {&e, ce_send, ce_recv, ce_calc, ce_end_round};
-  char cerr[300];
+  return expand(k, c, s->sel.algo[kind], &a, nonblocking, rec->req);
+}
+
+/* ---- what SMPI communicates to make a communicator ------------------------------------------------ */
+
+/* SMPI 3.32's Comm::split (MPI_Comm_split, MPI_Cart_sub): the parent's rank 0
+ * gathers every member's (color, key) (8 B each, SMPI's nonblocking linear
+ * gather), then sends each member of each new group a group handle (8 B),
+ * group after group (a waitall each); the members receive theirs.  On the
+ * parent's rank 0 the payload lists the groups after this rank's members:
+ * ngroups, then per group n and the n world ranks it sends to. */
+static int split_messages(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl) {
+  comm_t *c = comm_of(k, rec->comm);
+  if (!c) {
+    if (rec->comm == LLAMP_TRACE_COMM_WORLD) return -1;
+    return rfail(k, "MPI_Comm_split on unknown communicator %u", rec->comm);
+  }
+  if (c->size < 2) return 0;
+  const uint32_t *members = c->members == NONE32 ? NULL : k->members.v + c->members;
+  uint32_t root_world = members ? members[0] : 0;
+  const llamp_coll_algo_t *gather = llamp_coll_find(LLAMP_COLL_GATHER, "linear");
+  if (!gather) return rfail(k, "no linear gather in the collective registry");
+  llamp_coll_args_t a;
+  memset(&a, 0, sizeof a);
+  a.size = (int)c->size;
+  a.rank = (int)c->pos;
+  a.bytes = 8;
+  a.root = 0;
+  if (expand(k, c, gather, &a, 0, 0)) return -1;
+  /* the group handles: a collective step of the parent of its own */
+  cemit_t e = coll_emitter(k, c);
+  e.members = NULL; /* peers below are world ranks */
   k->round.n = 0;
-  if (llamp_coll_run(s->sel.algo[kind], &a, &em, cerr, sizeof cerr)) {
-    if (e.failed) return -1;
-    return rfail(k, "%s", cerr);
+  int member = rec->nwords >= 2 && pl[0] != UINT32_MAX && pl[1] > 0;
+  if (c->pos != 0) {
+    if (member) {
+      if (ce_recv(&e, (int)root_world, 8, 1)) return -1;
+      ce_end_round(&e);
+    }
+    return 0;
   }
-  if (k->round.n) ce_end_round(&e); /* defensive: every round should be closed */
-  if (!nonblocking) return 0;
-  req_t *r = req_new(k, rec->req);
-  if (!r) return -1;
-  r->type = REQ_COLL;
-  if (e.rounds) {
-    r->coff = k->pool.n;
-    r->clen = k->R.n;
-    for (uint32_t i = 0; i < k->R.n; i++)
-      if (vec_push(&k->pool, k->R.v[i])) return oom(k);
-    k->pool_live++;
+  uint64_t off = member ? 2 + pl[1] : 2;
+  if (rec->nwords < off + 1) return rfail(k, "MPI_Comm_split on the parent's rank 0 without its groups");
+  uint64_t ngroups = pl[off++];
+  for (uint64_t g = 0; g < ngroups; g++) {
+    if (off >= rec->nwords) return rfail(k, "MPI_Comm_split: group %llu is cut short", (unsigned long long)g);
+    uint64_t n = pl[off++];
+    if (n > c->size || off + n > rec->nwords)
+      return rfail(k, "MPI_Comm_split: group %llu of %llu members is cut short", (unsigned long long)g,
+                   (unsigned long long)n);
+    for (uint64_t i = 0; i < n; i++) {
+      uint64_t w = pl[off + i];
+      if (w >= k->s->num_ranks) return rfail(k, "MPI_Comm_split: member %llu out of range", (unsigned long long)w);
+      if (ce_send(&e, (int)w, 8, 1)) return -1;
+    }
+    off += n;
+    ce_end_round(&e);
   }
-  /* the next op inherits the collective's predecessors */
-  vec_t t = k->R;
-  k->R = k->saveR;
-  k->saveR = t;
-  t = k->I;
-  k->I = k->saveI;
-  k->saveI = t;
   return 0;
+}
+
+/* A COMM_SPLIT / DUP / CREATE record: SMPI's messages (split, then the new
+ * communicator's id broadcast by its rank 0 with the broadcast algorithm in
+ * use), and the new communicator's membership. */
+static int comm_record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl) {
+  if ((rec->flags & LLAMP_TRACE_F_COMM_SPLIT) && split_messages(k, rec, pl)) return -1;
+  if (comm_define(k, rec, pl)) return -1;
+  if (!(rec->flags & LLAMP_TRACE_F_COMM_BCAST) || rec->nwords < 2 || pl[0] > UINT32_MAX) return 0;
+  comm_t *c = comm_find(k, (uint32_t)pl[0]);
+  if (!c || c->size < 2) return 0;
+  llamp_coll_args_t a;
+  memset(&a, 0, sizeof a);
+  a.size = (int)c->size;
+  a.rank = (int)c->pos;
+  a.bytes = 4;
+  a.root = 0;
+  return expand(k, c, k->s->sel.algo[LLAMP_COLL_BCAST], &a, 0, 0);
 }
 
 /* ---- unmodelled functions ----------------------------------------------------------------------- */
@@ -853,12 +951,13 @@ static int is_inert(const llamp_trace_rec_t *rec, const uint64_t *pl) {
   case LLAMP_OP_SEND_INIT:
   case LLAMP_OP_RECV_INIT:
   case LLAMP_OP_REQUEST_FREE:
-  case LLAMP_OP_COMM_SPLIT:
-  case LLAMP_OP_COMM_DUP:
-  case LLAMP_OP_COMM_CREATE:
   case LLAMP_OP_COMM_FREE:
   case LLAMP_OP_INIT:
     return 1;
+  case LLAMP_OP_COMM_SPLIT:
+  case LLAMP_OP_COMM_DUP:
+  case LLAMP_OP_COMM_CREATE: /* unless SMPI communicated to make it */
+    return !(rec->flags & (LLAMP_TRACE_F_COMM_BCAST | LLAMP_TRACE_F_COMM_SPLIT));
   case LLAMP_OP_TEST:
   case LLAMP_OP_TESTALL:
   case LLAMP_OP_TESTANY:
@@ -1017,7 +1116,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
   case LLAMP_OP_COMM_SPLIT:
   case LLAMP_OP_COMM_DUP:
   case LLAMP_OP_COMM_CREATE:
-    return comm_define(k, rec, pl);
+    return comm_record(k, rec, pl);
   case LLAMP_OP_COMM_FREE:
     if (rec->comm != LLAMP_TRACE_COMM_WORLD) llamp_map_del(&k->commmap, rec->comm);
     return 0;

@@ -80,6 +80,12 @@ typedef struct {
 } llamp_trace_rec_t;
 
 #define LLAMP_TRACE_F_COMPLETED 0x1 /* TEST / IPROBE: flag was true */
+/* COMM_* records of SMPI runs: what SMPI 3.32 communicates to make the
+ * communicator (docs/trace.md, "Communicators").  Absent in native traces. */
+#define LLAMP_TRACE_F_COMM_BCAST 0x2 /* the new communicator's rank 0 broadcast its id (4 B) */
+#define LLAMP_TRACE_F_COMM_SPLIT 0x4 /* Comm::split: colors gathered on the parent's rank 0,
+                                        which sent each member its group (8 B); on that
+                                        rank the payload lists the groups (after the members) */
 
 /* Payload of WAIT / WAITALL / WAITANY / WAITSOME / TEST* / STARTALL /
  * REQUEST_FREE: for each request handed to the call, two words: the request

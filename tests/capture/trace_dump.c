@@ -93,6 +93,21 @@ int main(int argc, char **argv) {
           for (uint64_t k = 0; k < pl[1] && 2 + k < rec.nwords; k++)
             printf("%s%llu", k ? "," : "", (unsigned long long)pl[2 + k]);
         }
+        if (rec.flags & LLAMP_TRACE_F_COMM_BCAST) printf(" bcast");
+        if (rec.flags & LLAMP_TRACE_F_COMM_SPLIT) printf(" split");
+        uint64_t off = 2 + (pl[0] == UINT32_MAX ? 0 : pl[1]);
+        if ((rec.flags & LLAMP_TRACE_F_COMM_SPLIT) && off < rec.nwords) {
+          /* the parent's rank 0: the groups it sends to */
+          printf(" groups=");
+          uint64_t ng = pl[off++];
+          for (uint64_t g = 0; g < ng && off < rec.nwords; g++) {
+            uint64_t n = pl[off++];
+            printf("%s[", g ? "," : "");
+            for (uint64_t k = 0; k < n && off < rec.nwords; k++)
+              printf("%s%llu", k ? "," : "", (unsigned long long)pl[off++]);
+            putchar(']');
+          }
+        }
       } else if (rec.nwords) {
         printf(" words=");
         for (uint32_t k = 0; k < rec.nwords; k++) printf("%s%llu", k ? "," : "", (unsigned long long)pl[k]);
