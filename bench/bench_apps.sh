@@ -33,7 +33,7 @@ apps=(
   "fft 8 fft/fft.c"
   "lu 8 lu/lu.c,lu/lu_bcast.c --n 256 --nb 32"
   "pingpong 2 pingpong/pingpong.c"
-  "latency_example 4 latency_example/latency_example.c"
+  "latency_example 2 latency_example/latency_example.c --iters 20"
 )
 want=" $* "
 cfg=$("$build/tests/consistency_coll_cases" scan=direct,exscan=direct) || { echo "consistency_coll_cases missing"; exit 1; }
@@ -55,13 +55,15 @@ for line in "${apps[@]}"; do
   [ "$want" = "  " ] || [[ "$want" == *" $name "* ]] || continue
   files=""
   for f in ${srcs//,/ }; do files="$files $here/apps/$f"; done
-  extra=""
-  [ "$name" = lu ] && extra="-lopenblas"
+  extra="" appsim=""
+  # lu polls the next panel with MPI_Test: SMPI sleeps smpi/test (100 us,
+  # growing) in each, and the number of polls follows L (docs/apps.md)
+  [ "$name" = lu ] && extra="-lopenblas" appsim="--cfg=smpi/test:0"
   "$bin/smpi_llamp-cc" -O2 -I"$common" $files "$common/llamp_kernel.c" "$common/llamp_app.c" -o "${name}_cap" -lm $extra >cc.log 2>&1 &&
     smpicc -O2 -I"$common" $files "$common/llamp_kernel.c" "$common/llamp_app.c" -o "${name}_plain" -lm $extra >>cc.log 2>&1 ||
     { cat cc.log; echo "| $name | build failed |"; continue; }
   export LLAMP_KERNEL_MODEL=$models
-  "$bin/smpi_llamp-run" -np "$np" -platform "$(plat "$np" 2)" $sim --cfg=smpi/display-timing:yes \
+  "$bin/smpi_llamp-run" -np "$np" -platform "$(plat "$np" 2)" $sim $appsim --cfg=smpi/display-timing:yes \
     -llamp-out "out-$name" -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 -llamp-S 65535 \
     -llamp-coll scan=direct,exscan=direct -llamp-quiet "./${name}_cap" $args >cap.log 2>&1 ||
     { tail -5 cap.log; echo "| $name | capture failed |"; continue; }
@@ -69,21 +71,21 @@ for line in "${apps[@]}"; do
   errs="" s0="" s100=""
   for dl in 0 1 10 100; do
     L=$(awk -v d="$dl" 'BEGIN { print 2 + d }')
-    smpirun -np "$np" -platform "$(plat "$np" "$L")" $sim --cfg=smpi/display-timing:yes --log=smpi_utils.thres:info "./${name}_plain" $args >plain.log 2>&1
+    smpirun -np "$np" -platform "$(plat "$np" "$L")" $sim $appsim --cfg=smpi/display-timing:yes --log=smpi_utils.thres:info "./${name}_plain" $args >plain.log 2>&1
     s=$(simtime plain.log)
-    t=$("$bin/llamp" analyze "out-$name/graph.llg" --L "${L}us" --o 0 --G 0.1ns --S 65535 --format json |
+    t=$("$bin/llamp" analyze "out-$name/graph.llg" --L "${L}us" --o 0 --G 0.1ns --S 65535 --rendezvous direct --format json |
       sed -n 's/^  "runtime": \([0-9.e+-]*\),/\1/p')
     [ "$dl" = 0 ] && s0=$s
     [ "$dl" = 100 ] && s100=$s
     errs="$errs$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%+.3f ", (t - s) / s * 100 }')"
   done
   slope=$(awk -v a="$s0" -v b="$s100" 'BEGIN { printf "%.2f", (b - a) / 100e-6 }')
-  p=$(best smpirun -np "$np" -platform "$(plat "$np" 2)" $sim "./${name}_plain" $args)
-  c=$(best "$bin/smpi_llamp-run" -np "$np" -platform "$(plat "$np" 2)" $sim -llamp-out "o2-$name" \
+  p=$(best smpirun -np "$np" -platform "$(plat "$np" 2)" $sim $appsim "./${name}_plain" $args)
+  c=$(best "$bin/smpi_llamp-run" -np "$np" -platform "$(plat "$np" 2)" $sim $appsim -llamp-out "o2-$name" \
     -llamp-coll scan=direct,exscan=direct -llamp-quiet "./${name}_cap" $args)
   unset LLAMP_KERNEL_MODEL
   # compute measured (the default): one run, T against its own simulated time
-  "$bin/smpi_llamp-run" -np "$np" -platform "$(plat "$np" 2)" --cfg=smpi/wtime:0 --log=root.thres:warning $cfg \
+  "$bin/smpi_llamp-run" -np "$np" -platform "$(plat "$np" 2)" --cfg=smpi/wtime:0 --log=root.thres:warning $cfg $appsim \
     -llamp-out "on-$name" -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 -llamp-S 65535 \
     -llamp-coll scan=direct,exscan=direct -llamp-quiet "./${name}_cap" $args >on.log 2>&1
   d=$(sed -n 's/.*"difference": \([0-9.e+-]*\).*/\1/p' "on-$name/report.json" | head -1)

@@ -76,6 +76,14 @@ static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_st
     snprintf(nm + len, sizeof nm - len, "%s%llu unknown requests", len ? ", " : "",
              (unsigned long long)st->unknown_requests);
   if (f->compute) llamp_capture_diagnose(cfg, nm, &f->reasons);
+  if (st->poll_time > 0.01 * T && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS) {
+    char b[64];
+    snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
+             "%llu MPI_Test/MPI_Iprobe calls took %s (SMPI sleeps smpi/test or smpi/iprobe in each, 100 us "
+             "by default, growing with smpi/grow-injected-times): the DAG keeps that time as compute, "
+             "but a polling loop polls more or less often at another latency",
+             (unsigned long long)st->polls, llamp_units_format_time(st->poll_time, b, sizeof b));
+  }
 }
 
 static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {

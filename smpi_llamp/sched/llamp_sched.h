@@ -8,7 +8,9 @@
  * Semantics (docs/trace.md is the reference):
  *   calc       the gap between the end of a rank's previous MPI call and the
  *              start of the next (the first gap starts at MPI_Init's end);
- *              time inside MPI calls is not compute; consecutive gaps around
+ *              time inside MPI calls is not compute, except in calls that
+ *              never wait (MPI_Test*, MPI_Iprobe: SMPI sleeps smpi/test or
+ *              smpi/iprobe in them); consecutive gaps around
  *              calls that add nothing to the graph are summed into one calc
  *   blocking   send / recv vertex in program order (Ssend, Bsend, Rsend as
  *              Send); Sendrecv(_replace): a send and a receive, both after
@@ -76,6 +78,8 @@ typedef struct {
   uint64_t unresolved_wildcards; /* wildcard receives whose status was never seen */
   uint64_t unknown_requests;   /* completions of requests no record created */
   uint64_t after_finalize;     /* records after MPI_Finalize (ignored) */
+  uint64_t polls;              /* MPI_Test* / MPI_Iprobe calls (their time is calc) */
+  double poll_time;            /* the time spent in them, s (SMPI: smpi/test, smpi/iprobe) */
   size_t num_unmodelled;       /* distinct unmodelled MPI functions */
   llamp_sched_unmodelled_t *unmodelled; /* by decreasing count, then name */
   int approximate;             /* 1 when any of the unmodelled / unresolved /

@@ -941,6 +941,23 @@ static int completion(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   return 0;
 }
 
+/* Calls that never wait for another rank: their time is the rank's own, as
+ * compute is (SMPI sleeps smpi/test and smpi/iprobe in each of them, 100 us
+ * by default, growing with smpi/grow-injected-times; natively it is their CPU
+ * time), so it joins the calc before them. */
+static int local_call(uint16_t op) {
+  switch (op) {
+  case LLAMP_OP_TEST:
+  case LLAMP_OP_TESTALL:
+  case LLAMP_OP_TESTANY:
+  case LLAMP_OP_TESTSOME:
+  case LLAMP_OP_IPROBE:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 /* Records that add nothing to the graph or the dependency state let their
  * gap run on into the next calc (a polling loop stays one calc). */
 static int is_inert(const llamp_trace_rec_t *rec, const uint64_t *pl) {
@@ -983,6 +1000,13 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     double gap = rec->t_start - k->prev_end;
     if (gap > 0) k->pending += gap;
     if (rec->t_end > k->prev_end) k->prev_end = rec->t_end;
+  }
+  if (local_call(rec->op)) {
+    s->st->polls++;
+    if (rec->t_end > rec->t_start) {
+      k->pending += rec->t_end - rec->t_start;
+      s->st->poll_time += rec->t_end - rec->t_start;
+    }
   }
   if (!is_inert(rec, pl) && materialize(k)) return -1;
   switch (rec->op) {
