@@ -5,21 +5,27 @@
  * non-periodic global grid; ranks sit on a PX x PY x PZ grid (MPI_Dims_create
  * or --dims, any rank count) and talk to up to 26 neighbours: faces, edges and
  * corners, found by rank arithmetic on MPI_COMM_WORLD as LULESH does.  The run
- * starts with MPI_Init_thread.  Per iteration (cycle):
+ * starts with MPI_Init_thread.  Per cycle, in LULESH's order:
  *
  *   dt = MPI_Allreduce(MIN) of one double (the time-step constraint)
- *   phase 1 "force"  receives posted first, then w = 0.75 u + 0.25 S(u) on
- *                    the interior, pack, Isend to all 26 neighbours (3 fields)
- *   phase 2 "monoq"  s = S(w), exchange of the 6 faces only (3 fields)
- *   phase 3 "sync"   u += dt div(k grad s) (conservative face fluxes), exchange
- *                    of u and its change r with all 26 neighbours (6 fields),
- *                    then the local time-step constraint from u, r and k
+ *   phase 1 "force"  receives posted first, f = g(u) pointwise, pack, Isend
+ *                    to all 26 neighbours (3 fields)
+ *   phase 2 "sync"   w = S(f); one-directional like LULESH's position and
+ *                    velocity sync: receive from the 13 upper neighbours,
+ *                    send to the 13 lower ones (w and r: 6 fields)
+ *   phase 3 "monoq"  m = largest |r|/|w| over the cell and its upper octant,
+ *                    q = w (1 + 0.01 m), exchange of the 6 faces (3 fields);
+ *                    u += dt div(k grad q) (conservative face fluxes), r = the
+ *                    change, and the local constraint 0.15 / (sum k (1 + 10 m))
  *
  * S is the 27-point (1,2,1)/4 tensor smoothing; k a fixed heterogeneous
  * material (harmonic means at faces); global boundaries are reflective
  * (ghost = nearest interior cell: zero flux).  Each phase waits for its
  * receives one by one (MPI_Wait, then unpack) and completes every send
  * request with its own MPI_Wait (--send-wait all: one MPI_Waitall).
+ * A rank with no upper neighbours receives nothing in phase 2 and sends its
+ * phase-3 faces right after its phase-2 messages to the same peers: the
+ * back-to-back messages of LULESH (docs/consistency.md, "Bursts").
  *
  * Verification (when the kernels ran): the three totals sum(u_f) are
  * conserved to 1e-12 (interior fluxes cancel exactly, boundary fluxes are 0),
@@ -65,9 +71,8 @@ typedef struct {
 /* The state of one block and its neighbours (serial run: no neighbours). */
 typedef struct {
     block_t b;
-    double *u[NF], *r[NF], *w[NF], *s[NF], *kap;
+    double *u[NF], *r[NF], *f[NF], *w[NF], *q[NF], *m, *kap;
     int nbr[NDIR];      /* rank or -1 */
-    size_t maxmsg;      /* doubles in the largest message */
     double *sbuf[NDIR], *rbuf[NDIR];
     MPI_Request sreq[NDIR], rreq[NDIR];
     int send_waitall;
@@ -275,6 +280,21 @@ static inline double smooth(const block_t *b, const double *f, size_t x)
     return s;
 }
 
+/* f = g(u), pointwise (a monotone "equation of state"). */
+static void compute_f(hydro_t *h)
+{
+    const block_t *b = &h->b;
+    for (int c = 0; c < NF; c++)
+        for (int k = 1; k <= b->l[2]; k++)
+            for (int j = 1; j <= b->l[1]; j++)
+                for (int i = 1; i <= b->l[0]; i++) {
+                    size_t x = at(b, i, j, k);
+                    double v = h->u[c][x];
+                    h->f[c][x] = v * (1 + 0.1 / (1 + v * v));
+                }
+}
+
+/* w = S(f): needs f's ghosts in all 26 directions. */
 static void compute_w(hydro_t *h)
 {
     const block_t *b = &h->b;
@@ -283,20 +303,32 @@ static void compute_w(hydro_t *h)
             for (int j = 1; j <= b->l[1]; j++)
                 for (int i = 1; i <= b->l[0]; i++) {
                     size_t x = at(b, i, j, k);
-                    h->w[c][x] = 0.75 * h->u[c][x] + 0.25 * smooth(b, h->u[c], x);
+                    h->w[c][x] = smooth(b, h->f[c], x);
                 }
 }
 
-static void compute_s(hydro_t *h)
+/* m = the largest relative change |r| / |w| over the cell and its 7 upper
+ * neighbours (offsets in {0,1}^3: ghosts of the one-directional phase), and
+ * q = w (1 + 0.01 m). */
+static void compute_q(hydro_t *h)
 {
     const block_t *b = &h->b;
-    for (int c = 0; c < NF; c++)
-        for (int k = 1; k <= b->l[2]; k++)
-            for (int j = 1; j <= b->l[1]; j++)
-                for (int i = 1; i <= b->l[0]; i++) {
-                    size_t x = at(b, i, j, k);
-                    h->s[c][x] = smooth(b, h->w[c], x);
-                }
+    for (int k = 1; k <= b->l[2]; k++)
+        for (int j = 1; j <= b->l[1]; j++)
+            for (int i = 1; i <= b->l[0]; i++) {
+                size_t x = at(b, i, j, k);
+                double m = 0;
+                for (int dk = 0; dk <= 1; dk++)
+                    for (int dj = 0; dj <= 1; dj++)
+                        for (int di = 0; di <= 1; di++) {
+                            size_t y = at(b, i + di, j + dj, k + dk);
+                            for (int c = 0; c < NF; c++)
+                                m = fmax(m, fabs(h->r[c][y]) / fabs(h->w[c][y]));
+                        }
+                h->m[x] = m;
+                for (int c = 0; c < NF; c++)
+                    h->q[c][x] = h->w[c][x] * (1 + 0.01 * m);
+            }
 }
 
 static inline double kface(double a, double b)
@@ -304,7 +336,7 @@ static inline double kface(double a, double b)
     return 2 * a * b / (a + b);
 }
 
-/* u += dt div(k grad s), r = the change.  kface(a, b) == kface(b, a) bit for
+/* u += dt div(k grad q), r = the change.  kface(a, b) == kface(b, a) bit for
  * bit, so the two sides of an interior face see exactly opposite fluxes. */
 static void update(hydro_t *h, double dt)
 {
@@ -316,11 +348,11 @@ static void update(hydro_t *h, double dt)
                 size_t x = at(b, i, j, k);
                 double kc = h->kap[x];
                 for (int c = 0; c < NF; c++) {
-                    const double *s = h->s[c];
+                    const double *q = h->q[c];
                     double flux = 0;
                     for (int d = 0; d < 3; d++) {
-                        flux += kface(kc, h->kap[x - st[d]]) * (s[x - st[d]] - s[x]);
-                        flux += kface(kc, h->kap[x + st[d]]) * (s[x + st[d]] - s[x]);
+                        flux += kface(kc, h->kap[x - st[d]]) * (q[x - st[d]] - q[x]);
+                        flux += kface(kc, h->kap[x + st[d]]) * (q[x + st[d]] - q[x]);
                     }
                     h->r[c][x] = dt * flux;
                 }
@@ -334,8 +366,8 @@ static void update(hydro_t *h, double dt)
                 }
 }
 
-/* The local time-step constraint: 0.15 / (sum of face coefficients) shrunk
- * by the largest relative change in the cell's 27-neighbourhood. */
+/* The local time-step constraint: 0.15 / (sum of the cell's face
+ * coefficients), shrunk by the recent relative change m. */
 static double local_dt(const hydro_t *h)
 {
     const block_t *b = &h->b;
@@ -345,59 +377,73 @@ static double local_dt(const hydro_t *h)
         for (int j = 1; j <= b->l[1]; j++)
             for (int i = 1; i <= b->l[0]; i++) {
                 size_t x = at(b, i, j, k);
-                double ks = 0, m = 0;
+                double ks = 0;
                 for (int d = 0; d < 3; d++)
                     ks += kface(h->kap[x], h->kap[x - st[d]]) + kface(h->kap[x], h->kap[x + st[d]]);
-                for (int dk = -1; dk <= 1; dk++)
-                    for (int dj = -1; dj <= 1; dj++)
-                        for (int di = -1; di <= 1; di++) {
-                            size_t y = at(b, i + di, j + dj, k + dk);
-                            for (int c = 0; c < NF; c++)
-                                m = fmax(m, fabs(h->r[c][y]) / fabs(h->u[c][y]));
-                        }
-                dt = fmin(dt, 0.15 / (ks * (1 + 10 * m)));
+                dt = fmin(dt, 0.15 / (ks * (1 + 10 * h->m[x])));
             }
     return dt;
 }
 
+/* Which neighbours a phase talks to: ALL both ways with all 26; FACES both
+ * ways with the 6 faces; HALF receives from the 13 upper directions (the
+ * first non-zero offset of (z, y, x) is +1) and sends to the 13 lower ones,
+ * as LULESH's position/velocity sync does. */
+enum { PHASE_ALL, PHASE_FACES, PHASE_HALF };
+
+static inline int dir_is_upper(int q)
+{
+    int oz = dir_off(q, 2), oy = dir_off(q, 1), ox = dir_off(q, 0);
+    return oz > 0 || (oz == 0 && (oy > 0 || (oy == 0 && ox > 0)));
+}
+
+static inline int talks(const hydro_t *h, int q, int kind, int recv)
+{
+    if (h->nbr[q] < 0)
+        return 0;
+    if (kind == PHASE_FACES)
+        return dir_is_face(q);
+    if (kind == PHASE_HALF)
+        return recv ? dir_is_upper(q) : !dir_is_upper(q);
+    return 1;
+}
+
 /* One exchange phase, split as the code it mimics does: receives posted
- * before the computation that produces the data, sends after it. */
-static void phase_recv(hydro_t *h, int nf, int faces_only, int tag)
+ * before the computation that produces the data, sends after it.  Every
+ * neighbour pair meets once per phase, so one tag per phase suffices. */
+static void phase_recv(hydro_t *h, int nf, int kind, int tag)
 {
     for (int q = 0; q < NDIR; q++) {
         h->rreq[q] = MPI_REQUEST_NULL;
-        if (h->nbr[q] < 0 || (faces_only && !dir_is_face(q)))
-            continue;
-        MPI_Irecv(h->rbuf[q], (int)(nf * region_cells(&h->b, q)), MPI_DOUBLE, h->nbr[q], tag,
-                  MPI_COMM_WORLD, &h->rreq[q]);
+        if (talks(h, q, kind, 1))
+            MPI_Irecv(h->rbuf[q], (int)(nf * region_cells(&h->b, q)), MPI_DOUBLE, h->nbr[q], tag,
+                      MPI_COMM_WORLD, &h->rreq[q]);
     }
 }
 
-static void phase_send(hydro_t *h, double *const *f, int nf, int faces_only, int tag)
+static void phase_send(hydro_t *h, double *const *f, int nf, int kind, int tag)
 {
     size_t total = 0;
     for (int q = 0; q < NDIR; q++)
-        if (h->nbr[q] >= 0 && (!faces_only || dir_is_face(q)))
+        if (talks(h, q, kind, 0))
             total += nf * region_cells(&h->b, q);
     LLAMP_KERNEL("hydro_pack", total, 1, 1, {
         for (int q = 0; q < NDIR; q++)
-            if (h->nbr[q] >= 0 && (!faces_only || dir_is_face(q)))
+            if (talks(h, q, kind, 0))
                 pack(&h->b, f, nf, q, 0, h->sbuf[q], 1);
     });
     for (int q = 0; q < NDIR; q++) {
         h->sreq[q] = MPI_REQUEST_NULL;
-        if (h->nbr[q] < 0 || (faces_only && !dir_is_face(q)))
-            continue;
-        /* the neighbour in direction q receives it from its direction 26 - q */
-        MPI_Isend(h->sbuf[q], (int)(nf * region_cells(&h->b, q)), MPI_DOUBLE, h->nbr[q], tag,
-                  MPI_COMM_WORLD, &h->sreq[q]);
+        if (talks(h, q, kind, 0))
+            MPI_Isend(h->sbuf[q], (int)(nf * region_cells(&h->b, q)), MPI_DOUBLE, h->nbr[q], tag,
+                      MPI_COMM_WORLD, &h->sreq[q]);
     }
 }
 
-static void phase_finish(hydro_t *h, double *const *f, int nf, int faces_only)
+static void phase_finish(hydro_t *h, double *const *f, int nf, int kind)
 {
     for (int q = 0; q < NDIR; q++) {
-        if (h->nbr[q] < 0 || (faces_only && !dir_is_face(q)))
+        if (!talks(h, q, kind, 1))
             continue;
         MPI_Wait(&h->rreq[q], MPI_STATUS_IGNORE);
         LLAMP_KERNEL("hydro_unpack", nf * region_cells(&h->b, q), 1, 1,
@@ -421,9 +467,11 @@ static void hydro_init(hydro_t *h, const block_t *b, const int nbr[NDIR], int se
     for (int c = 0; c < NF; c++) {
         h->u[c] = calloc(b->n, sizeof(double));
         h->r[c] = calloc(b->n, sizeof(double));
+        h->f[c] = calloc(b->n, sizeof(double));
         h->w[c] = calloc(b->n, sizeof(double));
-        h->s[c] = calloc(b->n, sizeof(double));
+        h->q[c] = calloc(b->n, sizeof(double));
     }
+    h->m = calloc(b->n, sizeof(double));
     h->kap = malloc(b->n * sizeof(double));
     for (int k = 0; k <= b->l[2] + 1; k++)
         for (int j = 0; j <= b->l[1] + 1; j++)
@@ -441,7 +489,6 @@ static void hydro_init(hydro_t *h, const block_t *b, const int nbr[NDIR], int se
         if (m > maxmsg)
             maxmsg = m;
     }
-    h->maxmsg = maxmsg;
     for (int q = 0; q < NDIR; q++)
         if (nbr[q] >= 0) {
             h->sbuf[q] = malloc(maxmsg * sizeof(double));
@@ -454,9 +501,11 @@ static void hydro_free(hydro_t *h)
     for (int c = 0; c < NF; c++) {
         free(h->u[c]);
         free(h->r[c]);
+        free(h->f[c]);
         free(h->w[c]);
-        free(h->s[c]);
+        free(h->q[c]);
     }
+    free(h->m);
     free(h->kap);
     for (int q = 0; q < NDIR; q++) {
         free(h->sbuf[q]);
@@ -464,47 +513,44 @@ static void hydro_free(hydro_t *h)
     }
 }
 
-/* u and r (6 fields) as one array for the sync phase. */
-static void ur_fields(hydro_t *h, double *ur[2 * NF])
+static double constraint(const hydro_t *h)
 {
-    for (int c = 0; c < NF; c++) {
-        ur[c] = h->u[c];
-        ur[NF + c] = h->r[c];
-    }
-}
-
-/* Phase 3 and the local constraint; also the set-up exchange. */
-static double sync_phase(hydro_t *h)
-{
-    double *ur[2 * NF];
-    ur_fields(h, ur);
-    phase_recv(h, 2 * NF, 0, TAG_SYNC);
-    phase_send(h, ur, 2 * NF, 0, TAG_SYNC);
-    phase_finish(h, ur, 2 * NF, 0);
     double dt = 0;
     LLAMP_KERNEL("hydro_dt", h->b.l[0], h->b.l[1], h->b.l[2], dt = local_dt(h));
     return dt;
 }
 
-/* One cycle from the global dt: phases 1 to 3; returns the local dt. */
+/* One cycle from the global dt, in LULESH's order (nodal forces, position
+ * and velocity sync, monotonic Q gradients); returns the local dt. */
 static double cycle(hydro_t *h, double dt)
 {
     const block_t *b = &h->b;
-    phase_recv(h, NF, 0, TAG_FORCE);
-    LLAMP_KERNEL("hydro_w", b->l[0], b->l[1], b->l[2], compute_w(h));
-    phase_send(h, h->w, NF, 0, TAG_FORCE);
-    phase_finish(h, h->w, NF, 0);
+    phase_recv(h, NF, PHASE_ALL, TAG_FORCE);
+    LLAMP_KERNEL("hydro_force", b->l[0], b->l[1], b->l[2], compute_f(h));
+    phase_send(h, h->f, NF, PHASE_ALL, TAG_FORCE);
+    phase_finish(h, h->f, NF, PHASE_ALL);
 
-    phase_recv(h, NF, 1, TAG_MONOQ);
-    LLAMP_KERNEL("hydro_s", b->l[0], b->l[1], b->l[2], compute_s(h));
-    phase_send(h, h->s, NF, 1, TAG_MONOQ);
-    phase_finish(h, h->s, NF, 1);
+    double *wr[2 * NF];
+    for (int c = 0; c < NF; c++) {
+        wr[c] = h->w[c];
+        wr[NF + c] = h->r[c];
+    }
+    phase_recv(h, 2 * NF, PHASE_HALF, TAG_SYNC);
+    LLAMP_KERNEL("hydro_w", b->l[0], b->l[1], b->l[2], compute_w(h));
+    phase_send(h, wr, 2 * NF, PHASE_HALF, TAG_SYNC);
+    phase_finish(h, wr, 2 * NF, PHASE_HALF);
+
+    phase_recv(h, NF, PHASE_FACES, TAG_MONOQ);
+    LLAMP_KERNEL("hydro_q", b->l[0], b->l[1], b->l[2], compute_q(h));
+    phase_send(h, h->q, NF, PHASE_FACES, TAG_MONOQ);
+    phase_finish(h, h->q, NF, PHASE_FACES);
 
     LLAMP_KERNEL("hydro_update", b->l[0], b->l[1], b->l[2], update(h, dt));
-    return sync_phase(h);
+    return constraint(h);
 }
 
-/* Sums of each field over the interior, and the checksum sum (c+1) u_c. */
+/* Sums of each field over the interior (conserved), and the checksum
+ * sum (c+1) u_c^2 (not conserved: it follows the dynamics). */
 static void totals(const hydro_t *h, double out[NF + 1])
 {
     const block_t *b = &h->b;
@@ -516,7 +562,7 @@ static void totals(const hydro_t *h, double out[NF + 1])
                 for (int i = 1; i <= b->l[0]; i++) {
                     double v = h->u[c][at(b, i, j, k)];
                     out[c] += v;
-                    out[NF] += (c + 1) * v;
+                    out[NF] += (c + 1) * v * v;
                 }
 }
 
@@ -599,7 +645,7 @@ int main(int argc, char **argv)
     ordered_sum(t0_sums, NF + 1, sums0, size);
 
     /* set-up exchange: u's ghosts and the first constraint */
-    double dt_local = sync_phase(&h), dt = 0, dt_first = 0;
+    double dt_local = constraint(&h), dt = 0, dt_first = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = llamp_app_now();
     for (long it = 0; it < o.iters; it++) {
@@ -629,7 +675,7 @@ int main(int argc, char **argv)
             block_t gb;
             block_init(&gb, global, one, zero);
             hydro_init(&g, &gb, none, 0);
-            double gdt = sync_phase(&g);
+            double gdt = constraint(&g);
             for (long it = 0; it < o.iters; it++)
                 gdt = cycle(&g, gdt);
             for (int r = 0; r < size; r++) {

@@ -49,7 +49,9 @@ mkdir -p "$work"
 cd "$work" || exit 1
 unset LLAMP_OUT LLAMP_CONFIG LLAMP_L LLAMP_O LLAMP_GAP LLAMP_G LLAMP_S LLAMP_COLL LLAMP_RANGE \
   LLAMP_TOLERANCE LLAMP_SWEEP_POINTS LLAMP_GOAL LLAMP_ANALYZE LLAMP_SPILL LLAMP_QUIET \
-  LLAMP_BANDWIDTH_TERM LLAMP_REDUCE_COST
+  LLAMP_BANDWIDTH_TERM LLAMP_REDUCE_COST LLAMP_KERNEL_MODEL LLAMP_KERNEL_PROFILE
+# the proxy applications print their "end RANK TIME" lines (apps/common/llamp_app.h)
+export LLAMP_APP_END_TIMES=1
 # deterministic runs; SimGrid rounds event times to surf/precision (1 ns by
 # default: errors of ~1e-5), which a platform's <config> block cannot change
 SIM="--cfg=smpi/simulate-computation:no --cfg=smpi/wtime:0 --cfg=surf/precision:1e-12 --log=root.thres:warning"
@@ -77,13 +79,23 @@ plat() {
   echo "$f"
 }
 
-# prog NAME: tests/consistency/NAME.c with the capture (NAME_cap) and plain (NAME_plain)
+# prog NAME: tests/consistency/NAME.c, or for app-APP the proxy application
+# apps/APP (with apps/common), with the capture (NAME_cap) and plain
+# (NAME_plain); both with the same flags
 prog() {
   [ -x "$work/$1_cap" ] && return 0
-  "$bin/smpi_llamp-cc" -O1 "$here/$1.c" -o "$work/$1_cap" >"$work/cc-$1.log" 2>&1 ||
-    { cat "$work/cc-$1.log"; die "smpi_llamp-cc $1.c"; }
-  smpicc -O1 "$here/$1.c" -o "$work/$1_plain" >>"$work/cc-$1.log" 2>&1 ||
-    { cat "$work/cc-$1.log"; die "smpicc $1.c"; }
+  local args
+  case "$1" in
+    app-*)
+      local a=${1#app-}
+      args=(-O2 -std=gnu11 -DLLAMP_SMPI=1 -I"$src/apps/common" -I"$src/apps/$a" "$src/apps/$a"/*.c
+        "$src/apps/common/llamp_app.c" "$src/apps/common/llamp_kernel.c" -lm) ;;
+    *) args=(-O1 "$here/$1.c") ;;
+  esac
+  "$bin/smpi_llamp-cc" "${args[@]}" -o "$work/$1_cap" >"$work/cc-$1.log" 2>&1 ||
+    { cat "$work/cc-$1.log"; die "smpi_llamp-cc $1"; }
+  smpicc "${args[@]}" -o "$work/$1_plain" >>"$work/cc-$1.log" 2>&1 ||
+    { cat "$work/cc-$1.log"; die "smpicc $1"; }
 }
 
 # endtime FILE: the largest "end RANK TIME" of a run
@@ -294,6 +306,9 @@ diff)
   check allgather-rdb-p7 7 coll=allgather=recursive_doubling raw=5:30 env=0.05:0.3 -- \
     coll allgather 896 10 3 1
   check alltoall-ring-p8 8 coll=alltoall=pairwise -- coll alltoall 1024 10 3 1
+  ;;
+apps)
+  check hydro3d-p8 8 coll=allreduce=recursive_doubling -- app-hydro3d --weak 12 --iters 100 --serial-max 0
   ;;
 slow)
   check halo-8B-p64 64 -- halo2d 8 8 200 8 5 0.5
