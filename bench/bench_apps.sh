@@ -34,6 +34,10 @@ apps=(
   "lu 8 lu/lu.c,lu/lu_bcast.c --n 256 --nb 32"
   "pingpong 2 pingpong/pingpong.c"
   "latency_example 2 latency_example/latency_example.c --iters 20"
+  "hydro3d 8 hydro3d/hydro3d.c --weak 12 --iters 100 --serial-max 0"
+  "cg_any 8 cg/cg.c --weak 16 --iters 100 --fixed --any-source"
+  "fft_v 12 fft/fft.c --n 32 --iters 4 --alltoallv"
+  "md 8 md/md.c --weak 5 --steps 50"
 )
 want=" $* "
 cfg=$("$build/tests/consistency_coll_cases" scan=direct,exscan=direct) || { echo "consistency_coll_cases missing"; exit 1; }

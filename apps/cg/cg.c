@@ -6,7 +6,9 @@
  * block-distributed in lexicographic order (x fastest).  The halo pattern is
  * derived from the column indices at setup (an Alltoall of counts and an
  * Alltoallv of index lists), as a general sparse code would; each iteration
- * exchanges it with Irecv/Isend/Waitall before the SpMV and does 2 Allreduce
+ * exchanges it with Irecv/Isend/Waitall before the SpMV (with --any-source
+ * the receives are MPI_ANY_SOURCE into staging slots, each unpacked where its
+ * status's MPI_SOURCE says, as HPCG-like codes do) and does 2 Allreduce
  * (p.Ap and r.r).
  *
  * Known solution: x*(g) = 1 + 0.5 sin(0.37 g) for global row g, b = A x*.
@@ -33,6 +35,7 @@ typedef struct {
     long iters;
     double tol;
     int fixed;
+    int any_source;
 } opts_t;
 
 typedef struct {
@@ -49,6 +52,10 @@ typedef struct {
     int *send_idx;   /* local rows to send */
     double *send_buf;
     MPI_Request *req;
+    int any_source;  /* receives from MPI_ANY_SOURCE into staging slots */
+    long max_recv;   /* the largest block received */
+    double *stage;   /* nnbr slots of max_recv */
+    MPI_Status *st;
 } matrix_t;
 
 static const double PI = 3.14159265358979323846;
@@ -66,6 +73,8 @@ static void usage(void)
            "  --tol T               stop when ||r||/||b|| < T (default 1e-8)\n"
            "  --fixed               run exactly --iters iterations (always the case when\n"
            "                        kernel models replace the computation)\n"
+           "  --any-source          halo receives from MPI_ANY_SOURCE into staging slots,\n"
+           "                        unpacked by the status's MPI_SOURCE\n"
            "  -h, --help      this text (under smpirun use -h: SimGrid takes --help)\n"
            "  --version       the version (natively; SimGrid takes it under smpirun)\n");
 }
@@ -76,6 +85,7 @@ static int parse(int argc, char **argv, opts_t *o)
         {"weak", required_argument, 0, 'w'}, {"strong", required_argument, 0, 's'},
         {"dim", required_argument, 0, 'd'},  {"iters", required_argument, 0, 'i'},
         {"tol", required_argument, 0, 't'},  {"fixed", no_argument, 0, 'f'},
+        {"any-source", no_argument, 0, 'a'},
         {"help", no_argument, 0, 'h'},       {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     const char *app = "cg";
@@ -117,6 +127,9 @@ static int parse(int argc, char **argv, opts_t *o)
         }
         case 'f':
             o->fixed = 1;
+            break;
+        case 'a':
+            o->any_source = 1;
             break;
         default:
             return llamp_app_other_option(app, c, rank, usage, argv);
@@ -235,6 +248,12 @@ static void build(matrix_t *A, const long g3[3], MPI_Comm comm)
     A->send_off[k] = gdis[size];
     for (int e = 0; e < gdis[size]; e++)
         A->send_idx[e] = (int)(asked[e] - A->r0);
+    A->max_recv = 1;
+    for (int i = 0; i < A->nnbr; i++)
+        if (A->recv_off[i + 1] - A->recv_off[i] > A->max_recv)
+            A->max_recv = A->recv_off[i + 1] - A->recv_off[i];
+    A->stage = malloc((size_t)(A->nnbr + 1) * (size_t)A->max_recv * sizeof *A->stage);
+    A->st = malloc((size_t)(2 * A->nnbr + 1) * sizeof *A->st);
     free(asked);
     free(want);
     free(give);
@@ -249,10 +268,17 @@ static void spmv(matrix_t *A, double *x, double *y, MPI_Comm comm)
     int nr = 0;
     for (int i = 0; i < A->nnbr; i++) {
         long cnt = A->recv_off[i + 1] - A->recv_off[i];
-        if (cnt)
+        if (!cnt)
+            continue;
+        if (A->any_source)
+            MPI_Irecv(A->stage + nr * A->max_recv, (int)A->max_recv, MPI_DOUBLE, MPI_ANY_SOURCE, 5,
+                      comm, &A->req[nr]);
+        else
             MPI_Irecv(x + A->n + A->recv_off[i], (int)cnt, MPI_DOUBLE, A->nbr[i], 5, comm,
-                      &A->req[nr++]);
+                      &A->req[nr]);
+        nr++;
     }
+    int nrecv = nr;
     long ns = A->send_off[A->nnbr];
     LLAMP_KERNEL("halo_pack", ns, 1, 1, {
         for (long e = 0; e < ns; e++)
@@ -264,7 +290,25 @@ static void spmv(matrix_t *A, double *x, double *y, MPI_Comm comm)
             MPI_Isend(A->send_buf + A->send_off[i], (int)cnt, MPI_DOUBLE, A->nbr[i], 5, comm,
                       &A->req[nr++]);
     }
-    llamp_app_waitall(nr, A->req);
+    if (!A->any_source) {
+        llamp_app_waitall(nr, A->req);
+    } else {
+        MPI_Waitall(nr, A->req, A->st);
+        for (int k = 0; k < nrecv; k++) {
+            int i = 0, got;
+            while (i < A->nnbr && A->nbr[i] != A->st[k].MPI_SOURCE)
+                i++;
+            MPI_Get_count(&A->st[k], MPI_DOUBLE, &got);
+            if (i == A->nnbr || got != A->recv_off[i + 1] - A->recv_off[i]) {
+                fprintf(stderr, "cg: halo message of %d doubles from rank %d does not fit\n", got,
+                        A->st[k].MPI_SOURCE);
+                MPI_Abort(comm, LLAMP_APP_EXIT_VERIFY);
+            }
+            LLAMP_KERNEL("halo_unpack", got, 1, 1,
+                         memcpy(x + A->n + A->recv_off[i], A->stage + k * A->max_recv,
+                                (size_t)got * sizeof(double)));
+        }
+    }
     LLAMP_KERNEL("spmv", A->rowptr[A->n], 1, 1, {
         for (long r = 0; r < A->n; r++) {
             double s = 0;
@@ -297,7 +341,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    opts_t o = {{16, 16, 16}, {0, 0, 0}, 0, 3, 1000, 1e-8, 0};
+    opts_t o = {{16, 16, 16}, {0, 0, 0}, 0, 3, 1000, 1e-8, 0, 0};
     int rc = parse(argc, argv, &o);
     if (rc >= 0) {
         MPI_Finalize();
@@ -330,6 +374,7 @@ int main(int argc, char **argv)
     int fixed = o.fixed || modeled;
 
     matrix_t A;
+    A.any_source = o.any_source;
     build(&A, g3, comm);
     long n = A.n, next = A.n + A.nhalo;
     double *x = calloc((size_t)next, sizeof *x), *r = malloc((size_t)n * sizeof *r),
@@ -343,9 +388,10 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &nnz_total, 1, MPI_LONG, MPI_SUM, comm);
     if (rank == 0) {
         printf("cg: %d ranks, %ld-D Poisson %ldx%ldx%ld (%s), %ld rows, %ld nonzeros, "
-               "%s %ld iterations, tol %.1e\n",
+               "%s %ld iterations, tol %.1e, halo receives from %s\n",
                size, (long)o.dim, g3[0], g3[1], g3[2], o.strong ? "strong" : "weak", N, nnz_total,
-               fixed ? "exactly" : "at most", o.iters, o.tol);
+               fixed ? "exactly" : "at most", o.iters, o.tol,
+               o.any_source ? "MPI_ANY_SOURCE" : "named sources");
         printf("kernels: %s\n", llamp_kernel_describe());
     }
 
@@ -437,8 +483,9 @@ int main(int argc, char **argv)
     rc = llamp_app_verdict(comm, ok, modeled, "%s", detail);
     free(x); free(r); free(p); free(Ap); free(b); free(xs);
     free(A.rowptr); free(A.col); free(A.val); free(A.nbr); free(A.recv_off); free(A.send_off);
-    free(A.send_idx); free(A.send_buf); free(A.req);
+    free(A.send_idx); free(A.send_buf); free(A.req); free(A.stage); free(A.st);
     llamp_kernel_finalize(comm);
+    llamp_app_end_times();
     MPI_Finalize();
     return rc;
 }

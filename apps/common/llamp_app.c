@@ -233,3 +233,12 @@ int llamp_app_no_operands(const char *app, int argc, char **argv)
     }
     return -1;
 }
+
+void llamp_app_end_times(void)
+{
+    const char *e = getenv("LLAMP_APP_END_TIMES");
+    if (!e || !*e || strcmp(e, "0") == 0)
+        return;
+    printf("end %d %.15g\n", world_rank(), MPI_Wtime());
+    fflush(stdout);
+}

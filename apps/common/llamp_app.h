@@ -67,6 +67,12 @@ int llamp_app_verdict(MPI_Comm comm, int ok, int skipped, const char *fmt, ...)
  * MPI_STATUSES_IGNORE in some call sites); aborts on an MPI error. */
 void llamp_app_waitall(int n, MPI_Request *reqs);
 
+/* With LLAMP_APP_END_TIMES set (to anything but 0), every rank prints
+ * "end RANK TIME" (MPI_Wtime) on stdout: call it after the last computation,
+ * just before MPI_Finalize.  tests/consistency/run.sh takes the largest TIME
+ * as the simulated run time. */
+void llamp_app_end_times(void);
+
 /* splitmix64 of x: a well-mixed 64-bit hash. */
 static inline uint64_t llamp_app_hash(uint64_t x)
 {

@@ -1,5 +1,7 @@
-/* fft: distributed 3-D complex FFT by transposes with MPI_Alltoall (the
- * bandwidth-bound pattern of spectral codes).
+/* fft: distributed 3-D complex FFT by transposes with MPI_Alltoall, or
+ * MPI_Alltoallv with uneven blocks (--alltoallv), among row and column
+ * communicators made by MPI_Comm_split (the bandwidth-bound pattern of
+ * spectral codes: P3DFFT, 2DECOMP&FFT).
  *
  * Grid N1 x N2 x N3 (x, y, z; powers of two), process grid P1 x P2:
  *   layout A  [x: N1/P1][y: N2/P2][z: N3]      FFT along z (contiguous)
@@ -9,7 +11,11 @@
  *   FFT along x
  * The inverse runs the same steps backwards.  --decomp slab is P1 = ranks,
  * P2 = 1 (one transpose); pencil uses a 2-D grid (two transposes).  The 1-D
- * FFTs are this file's iterative radix-2 Cooley-Tukey.
+ * FFTs are this file's iterative radix-2 Cooley-Tukey.  With --alltoallv
+ * each dimension is split as evenly as possible (the first N mod P blocks one
+ * larger), so any process grid with N1, N2 >= P1 and N2, N3 >= P2 works (odd
+ * rank counts included), and the transposes are MPI_Alltoallv with per-peer
+ * counts.
  *
  * Verification (when the kernels ran):
  *   plane wave  x(n) = exp(2 pi i k0.n / N) transforms to N delta(k - k0)
@@ -36,6 +42,7 @@ typedef struct {
     int slab;
     int grid[2];
     long iters;
+    int v;
 } opts_t;
 
 /* One 1-D transform length: twiddles and bit reversal. */
@@ -48,8 +55,14 @@ typedef struct {
 typedef struct {
     long N1, N2, N3;
     int P1, P2, p1, p2;
-    long xl, yl, zl, yl2; /* N1/P1, N2/P2, N3/P2, N2/P1 */
-    size_t count;         /* local elements (the same in A, B and C) */
+    long xl, yl, zl, yl2; /* this rank's blocks: of N1 and N2 over P1, of N2 and N3 over P2 */
+    /* every rank's blocks and offsets: x, y2 over the column (P1), y, z over the row (P2) */
+    long *xs, *xo, *y2s, *y2o, *ys, *yo, *zs, *zo;
+    size_t count, count_c; /* local elements of layouts A and C */
+    size_t cap;            /* the largest of A, B, C: data and buffer size */
+    int v;                 /* transposes by MPI_Alltoallv */
+    int *sc, *sd, *rc, *rd; /* its counts and displacements (doubles) */
+    long *scount, *rcount;  /* the same in elements */
     MPI_Comm row, col;    /* row: same p1 (size P2); col: same p2 (size P1) */
     plan1d_t px, py, pz;
     cplx *scratch;        /* one line */
@@ -66,9 +79,11 @@ static void usage(void)
            "                         (default pencil)\n"
            "  --grid P1xP2           process grid for pencil (default MPI_Dims_create)\n"
            "  --iters N              timed forward+inverse pairs (default 4)\n"
+           "  --alltoallv            transposes by MPI_Alltoallv with uneven blocks (any grid\n"
+           "                         with N1, N2 >= P1 and N2, N3 >= P2)\n"
            "  -h, --help      this text (under smpirun use -h: SimGrid takes --help)\n"
            "  --version       the version (natively; SimGrid takes it under smpirun)\n"
-           "Needs N1 %% P1 = N2 %% P2 = N3 %% P2 = N2 %% P1 = 0.\n");
+           "Without --alltoallv: needs N1 %% P1 = N2 %% P2 = N3 %% P2 = N2 %% P1 = 0.\n");
 }
 
 static int parse(int argc, char **argv, opts_t *o)
@@ -76,6 +91,7 @@ static int parse(int argc, char **argv, opts_t *o)
     static const struct option lo[] = {
         {"n", required_argument, 0, 'n'},     {"decomp", required_argument, 0, 'd'},
         {"grid", required_argument, 0, 'g'},  {"iters", required_argument, 0, 'i'},
+        {"alltoallv", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     const char *app = "fft";
@@ -108,6 +124,9 @@ static int parse(int argc, char **argv, opts_t *o)
                 llamp_app_usage_error(app, "--grid: expected P1xP2, got '%s'", optarg);
                 return LLAMP_APP_EXIT_USAGE;
             }
+            break;
+        case 'v':
+            o->v = 1;
             break;
         case 'i':
             if (llamp_app_parse_count(optarg, &o->iters) || o->iters < 1) {
@@ -192,67 +211,121 @@ static void fft_lines(const plan1d_t *p, cplx *base, long count_outer, long oute
         }
 }
 
-/* A <-> B within the row communicator (size P2). */
+/* Pack (to_buf) or unpack the block X x Y x Z of buf at `off`, element
+ * (x, y, z) of the block being data[base + x * sx + y * sy + z]. */
+static void block_copy(cplx *data, long base, long sx, long sy, cplx *buf, long X, long Y, long Z,
+                       int to_buf)
+{
+    long n = 0;
+    for (long x = 0; x < X; x++)
+        for (long y = 0; y < Y; y++)
+            for (long z = 0; z < Z; z++, n++) {
+                long i = base + x * sx + y * sy + z;
+                if (to_buf)
+                    buf[n] = data[i];
+                else
+                    data[i] = buf[n];
+            }
+}
+
+/* One transpose's exchange: MPI_Alltoall when every block is the same
+ * size, else MPI_Alltoallv with the counts in f->sc/sd/rc/rd. */
+static void exchange(fft3d_t *f, MPI_Comm comm, long seg)
+{
+    if (!f->v) {
+        MPI_Alltoall(f->sbuf, (int)(2 * seg), MPI_DOUBLE, f->rbuf, (int)(2 * seg), MPI_DOUBLE, comm);
+        return;
+    }
+    MPI_Alltoallv(f->sbuf, f->sc, f->sd, MPI_DOUBLE, f->rbuf, f->rc, f->rd, MPI_DOUBLE, comm);
+}
+
+/* Sets the counts and displacements (in doubles) from element counts. */
+static void set_counts(fft3d_t *f, int p, const long *scount, const long *rcount)
+{
+    long so = 0, ro = 0;
+    for (int r = 0; r < p; r++) {
+        f->sc[r] = (int)(2 * scount[r]);
+        f->sd[r] = (int)(2 * so);
+        f->rc[r] = (int)(2 * rcount[r]);
+        f->rd[r] = (int)(2 * ro);
+        so += scount[r];
+        ro += rcount[r];
+    }
+}
+
+/* A [x: xl][y: yl][z: N3] <-> B [x: xl][y: N2][z: zl] within the row
+ * communicator (size P2): the block for row member s is y of this rank
+ * times z of s (to B), or y of s times z of this rank (to A). */
 static void transpose_ab(fft3d_t *f, cplx *data, int to_b)
 {
     const long xl = f->xl, yl = f->yl, zl = f->zl, N2 = f->N2, N3 = f->N3;
-    const long seg = xl * yl * zl;
+    const int P2 = f->P2;
     cplx *sb = f->sbuf, *rb = f->rbuf;
-    if (f->P2 == 1)
+    if (P2 == 1)
         return; /* slab: layouts A and B coincide */
+    long *scount = f->scount, *rcount = f->rcount;
+    for (int r = 0; r < P2; r++) {
+        scount[r] = to_b ? xl * yl * f->zs[r] : xl * f->ys[r] * zl;
+        rcount[r] = to_b ? xl * f->ys[r] * zl : xl * yl * f->zs[r];
+    }
+    set_counts(f, P2, scount, rcount);
     LLAMP_KERNEL("fft_pack", f->count, 1, 1, {
-        for (int s = 0; s < f->P2; s++)
-            for (long x = 0; x < xl; x++)
-                for (long y = 0; y < yl; y++)
-                    for (long z = 0; z < zl; z++) {
-                        cplx v = to_b ? data[(x * yl + y) * N3 + s * zl + z]
-                                      : data[(x * N2 + s * yl + y) * zl + z];
-                        sb[s * seg + (x * yl + y) * zl + z] = v;
-                    }
+        long off = 0;
+        for (int s = 0; s < P2; s++) {
+            if (to_b)
+                block_copy(data, f->zo[s], yl * N3, N3, sb + off, xl, yl, f->zs[s], 1);
+            else
+                block_copy(data, f->yo[s] * zl, N2 * zl, zl, sb + off, xl, f->ys[s], zl, 1);
+            off += scount[s];
+        }
     });
-    MPI_Alltoall(sb, (int)(2 * seg), MPI_DOUBLE, rb, (int)(2 * seg), MPI_DOUBLE, f->row);
+    exchange(f, f->row, xl * yl * zl);
     LLAMP_KERNEL("fft_unpack", f->count, 1, 1, {
-        for (int r = 0; r < f->P2; r++)
-            for (long x = 0; x < xl; x++)
-                for (long y = 0; y < yl; y++)
-                    for (long z = 0; z < zl; z++) {
-                        cplx v = rb[r * seg + (x * yl + y) * zl + z];
-                        if (to_b)
-                            data[(x * N2 + r * yl + y) * zl + z] = v;
-                        else
-                            data[(x * yl + y) * N3 + r * zl + z] = v;
-                    }
+        long off = 0;
+        for (int r = 0; r < P2; r++) {
+            if (to_b)
+                block_copy(data, f->yo[r] * zl, N2 * zl, zl, rb + off, xl, f->ys[r], zl, 0);
+            else
+                block_copy(data, f->zo[r], yl * N3, N3, rb + off, xl, yl, f->zs[r], 0);
+            off += rcount[r];
+        }
     });
 }
 
-/* B <-> C within the column communicator (size P1). */
+/* B [x: xl][y: N2][z: zl] <-> C [y: yl2][x: N1][z: zl] within the column
+ * communicator (size P1). */
 static void transpose_bc(fft3d_t *f, cplx *data, int to_c)
 {
     const long xl = f->xl, yl2 = f->yl2, zl = f->zl, N1 = f->N1, N2 = f->N2;
-    const long seg = xl * yl2 * zl;
+    const int P1 = f->P1;
     cplx *sb = f->sbuf, *rb = f->rbuf;
+    long *scount = f->scount, *rcount = f->rcount;
+    for (int r = 0; r < P1; r++) {
+        scount[r] = to_c ? xl * f->y2s[r] * zl : f->xs[r] * yl2 * zl;
+        rcount[r] = to_c ? f->xs[r] * yl2 * zl : xl * f->y2s[r] * zl;
+    }
+    set_counts(f, P1, scount, rcount);
+    /* C's (x, y) block is stored y-major: x stride zl, y stride N1 zl */
     LLAMP_KERNEL("fft_pack", f->count, 1, 1, {
-        for (int s = 0; s < f->P1; s++)
-            for (long x = 0; x < xl; x++)
-                for (long y = 0; y < yl2; y++)
-                    for (long z = 0; z < zl; z++) {
-                        cplx v = to_c ? data[(x * N2 + s * yl2 + y) * zl + z]
-                                      : data[(y * N1 + s * xl + x) * zl + z];
-                        sb[s * seg + (x * yl2 + y) * zl + z] = v;
-                    }
+        long off = 0;
+        for (int s = 0; s < P1; s++) {
+            if (to_c)
+                block_copy(data, f->y2o[s] * zl, N2 * zl, zl, sb + off, xl, f->y2s[s], zl, 1);
+            else
+                block_copy(data, f->xo[s] * zl, zl, N1 * zl, sb + off, f->xs[s], yl2, zl, 1);
+            off += scount[s];
+        }
     });
-    MPI_Alltoall(sb, (int)(2 * seg), MPI_DOUBLE, rb, (int)(2 * seg), MPI_DOUBLE, f->col);
+    exchange(f, f->col, xl * yl2 * zl);
     LLAMP_KERNEL("fft_unpack", f->count, 1, 1, {
-        for (int r = 0; r < f->P1; r++)
-            for (long x = 0; x < xl; x++)
-                for (long y = 0; y < yl2; y++)
-                    for (long z = 0; z < zl; z++) {
-                        cplx v = rb[r * seg + (x * yl2 + y) * zl + z];
-                        if (to_c)
-                            data[(y * N1 + r * xl + x) * zl + z] = v;
-                        else
-                            data[(x * N2 + r * yl2 + y) * zl + z] = v;
-                    }
+        long off = 0;
+        for (int r = 0; r < P1; r++) {
+            if (to_c)
+                block_copy(data, f->xo[r] * zl, zl, N1 * zl, rb + off, f->xs[r], yl2, zl, 0);
+            else
+                block_copy(data, f->y2o[r] * zl, N2 * zl, zl, rb + off, xl, f->y2s[r], zl, 0);
+            off += rcount[r];
+        }
     });
 }
 
@@ -285,12 +358,26 @@ static void fft3d(fft3d_t *f, cplx *data, int inverse)
     });
 }
 
+/* Block sizes of n over p (the first n mod p one larger) and their offsets. */
+static long *split_dim(long n, int p, long **off)
+{
+    long *sz = malloc(sizeof(long) * (size_t)p);
+    *off = malloc(sizeof(long) * (size_t)p);
+    long o = 0;
+    for (int r = 0; r < p; r++) {
+        sz[r] = n / p + (r < n % p);
+        (*off)[r] = o;
+        o += sz[r];
+    }
+    return sz;
+}
+
 /* Global (x, y, z) of local element i of layout A. */
 static void coord_a(const fft3d_t *f, size_t i, long g[3])
 {
     long z = (long)(i % (size_t)f->N3), xy = (long)(i / (size_t)f->N3);
-    g[0] = f->p1 * f->xl + xy / f->yl;
-    g[1] = f->p2 * f->yl + xy % f->yl;
+    g[0] = f->xo[f->p1] + xy / f->yl;
+    g[1] = f->yo[f->p2] + xy % f->yl;
     g[2] = z;
 }
 
@@ -299,8 +386,8 @@ static void coord_c(const fft3d_t *f, size_t i, long g[3])
 {
     long z = (long)(i % (size_t)f->zl), rest = (long)(i / (size_t)f->zl);
     g[0] = rest % f->N1;
-    g[1] = f->p1 * f->yl2 + rest / f->N1;
-    g[2] = f->p2 * f->zl + z;
+    g[1] = f->y2o[f->p1] + rest / f->N1;
+    g[2] = f->zo[f->p2] + z;
 }
 
 static cplx random_value(const long g[3], const fft3d_t *f)
@@ -315,7 +402,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    opts_t o = {{32, 32, 32}, 0, {0, 0}, 4};
+    opts_t o = {{32, 32, 32}, 0, {0, 0}, 4, 0};
     int rc = parse(argc, argv, &o);
     fft3d_t f;
     memset(&f, 0, sizeof f);
@@ -336,7 +423,8 @@ int main(int argc, char **argv)
             llamp_app_usage_error("fft", "process grid %dx%d does not match %d ranks", f.P1, f.P2,
                                   size);
             rc = LLAMP_APP_EXIT_USAGE;
-        } else if (f.N1 % f.P1 || f.N2 % f.P2 || f.N3 % f.P2 || f.N2 % f.P1) {
+        } else if (o.v ? f.N1 < f.P1 || f.N2 < f.P2 || f.N3 < f.P2 || f.N2 < f.P1
+                       : f.N1 % f.P1 || f.N2 % f.P2 || f.N3 % f.P2 || f.N2 % f.P1) {
             llamp_app_usage_error("fft", "grid %ldx%ldx%ld cannot be split over %dx%d ranks", f.N1,
                                   f.N2, f.N3, f.P1, f.P2);
             rc = LLAMP_APP_EXIT_USAGE;
@@ -350,11 +438,27 @@ int main(int argc, char **argv)
     int modeled = llamp_kernel_modeled();
     f.p1 = rank / f.P2;
     f.p2 = rank % f.P2;
-    f.xl = f.N1 / f.P1;
-    f.yl = f.N2 / f.P2;
-    f.zl = f.N3 / f.P2;
-    f.yl2 = f.N2 / f.P1;
+    f.v = o.v;
+    f.xs = split_dim(f.N1, f.P1, &f.xo);
+    f.y2s = split_dim(f.N2, f.P1, &f.y2o);
+    f.ys = split_dim(f.N2, f.P2, &f.yo);
+    f.zs = split_dim(f.N3, f.P2, &f.zo);
+    f.xl = f.xs[f.p1];
+    f.yl = f.ys[f.p2];
+    f.zl = f.zs[f.p2];
+    f.yl2 = f.y2s[f.p1];
     f.count = (size_t)(f.xl * f.yl * f.N3);
+    f.count_c = (size_t)(f.yl2 * f.N1 * f.zl);
+    size_t count_b = (size_t)(f.xl * f.N2 * f.zl);
+    f.cap = f.count > count_b ? f.count : count_b;
+    f.cap = f.cap > f.count_c ? f.cap : f.count_c;
+    int pmax = f.P1 > f.P2 ? f.P1 : f.P2;
+    f.sc = malloc(4 * sizeof(int) * (size_t)pmax);
+    f.sd = f.sc + pmax;
+    f.rc = f.sd + pmax;
+    f.rd = f.rc + pmax;
+    f.scount = malloc(2 * sizeof(long) * (size_t)pmax);
+    f.rcount = f.scount + pmax;
     MPI_Comm_split(MPI_COMM_WORLD, f.p1, f.p2, &f.row);
     MPI_Comm_split(MPI_COMM_WORLD, f.p2, f.p1, &f.col);
     plan_init(&f.px, f.N1);
@@ -363,13 +467,14 @@ int main(int argc, char **argv)
     long maxn = f.N1 > f.N2 ? f.N1 : f.N2;
     maxn = maxn > f.N3 ? maxn : f.N3;
     f.scratch = malloc(sizeof(cplx) * (size_t)maxn);
-    f.sbuf = malloc(sizeof(cplx) * f.count);
-    f.rbuf = malloc(sizeof(cplx) * f.count);
-    cplx *data = calloc(f.count, sizeof(cplx)), *orig = calloc(f.count, sizeof(cplx));
+    f.sbuf = malloc(sizeof(cplx) * f.cap);
+    f.rbuf = malloc(sizeof(cplx) * f.cap);
+    cplx *data = calloc(f.cap, sizeof(cplx)), *orig = calloc(f.cap, sizeof(cplx));
     const double N = (double)f.N1 * (double)f.N2 * (double)f.N3;
     if (rank == 0) {
-        printf("fft: %d ranks as %dx%d (%s), grid %ldx%ldx%ld, %ld forward+inverse pairs\n", size,
-               f.P1, f.P2, f.P2 == 1 ? "slab" : "pencil", f.N1, f.N2, f.N3, o.iters);
+        printf("fft: %d ranks as %dx%d (%s), grid %ldx%ldx%ld, %ld forward+inverse pairs, "
+               "transposes by %s\n", size, f.P1, f.P2, f.P2 == 1 ? "slab" : "pencil", f.N1, f.N2,
+               f.N3, o.iters, f.v ? "MPI_Alltoallv" : "MPI_Alltoall");
         printf("kernels: %s\n", llamp_kernel_describe());
     }
 
@@ -387,7 +492,7 @@ int main(int argc, char **argv)
             data[i] = cos(ph) + I * sin(ph);
         }
         fft3d(&f, data, 0);
-        for (size_t i = 0; i < f.count; i++) {
+        for (size_t i = 0; i < f.count_c; i++) {
             long g[3];
             coord_c(&f, i, g);
             double want = (g[0] == k0[0] && g[1] == k0[1] && g[2] == k0[2]) ? N : 0;
@@ -402,7 +507,7 @@ int main(int argc, char **argv)
             e2[0] += creal(orig[i] * conj(orig[i]));
         }
         fft3d(&f, data, 0);
-        for (size_t i = 0; i < f.count; i++)
+        for (size_t i = 0; i < f.count_c; i++)
             e2[1] += creal(data[i] * conj(data[i]));
         fft3d(&f, data, 1);
     }
@@ -455,9 +560,20 @@ int main(int argc, char **argv)
     plan_free(&f.px);
     plan_free(&f.py);
     plan_free(&f.pz);
+    free(f.sc);
+    free(f.scount);
+    free(f.xs);
+    free(f.xo);
+    free(f.y2s);
+    free(f.y2o);
+    free(f.ys);
+    free(f.yo);
+    free(f.zs);
+    free(f.zo);
     MPI_Comm_free(&f.row);
     MPI_Comm_free(&f.col);
     llamp_kernel_finalize(MPI_COMM_WORLD);
+    llamp_app_end_times();
     MPI_Finalize();
     return rc;
 }

@@ -739,6 +739,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&lu.row);
     MPI_Comm_free(&lu.col);
     llamp_kernel_finalize(MPI_COMM_WORLD);
+    llamp_app_end_times();
     MPI_Finalize();
     return rc;
 }

@@ -509,6 +509,7 @@ int main(int argc, char **argv)
     free(v);
     llamp_kernel_finalize(cart);
     MPI_Comm_free(&cart);
+    llamp_app_end_times();
     MPI_Finalize();
     return rc;
 }

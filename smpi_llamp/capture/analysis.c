@@ -84,6 +84,15 @@ static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_st
              "but a polling loop polls more or less often at another latency",
              (unsigned long long)st->polls, llamp_units_format_time(st->poll_time, b, sizeof b));
   }
+  if (st->bursts && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS) {
+    char b[64];
+    snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
+             "%llu sends left while the rank's previous message to the same peer was still being "
+             "transferred (back-to-back, %s of transfer they could share in all): SimGrid shares the "
+             "pair's link between the two, which delays the earlier one too; the DAG charges each as if "
+             "alone (docs/consistency.md, Bursts)",
+             (unsigned long long)st->bursts, llamp_units_format_time(st->burst_time, b, sizeof b));
+  }
 }
 
 static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
@@ -134,10 +143,12 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
   facts_json(f, facts, simulated_time);
   fprintf(f,
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
-          "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"approximate\": %s,\n",
+          "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"back_to_back_sends\": %llu, "
+          "\"back_to_back_time\": %.12g, \"approximate\": %s,\n",
           (unsigned long long)st->collectives, (unsigned long long)st->unresolved_wildcards,
           (unsigned long long)st->unknown_requests, (unsigned long long)st->dropped_calcs,
-          st->dropped_calc_time, st->approximate ? "true" : "false");
+          st->dropped_calc_time, (unsigned long long)st->bursts, st->burst_time,
+          st->approximate ? "true" : "false");
   fprintf(f, "    \"not_modelled\": [");
   for (size_t i = 0; i < st->num_unmodelled; i++) {
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
@@ -204,6 +215,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   so.collectives = cfg->collectives[0] ? cfg->collectives : NULL;
   so.reduce_cost = cfg->reduce_cost;
   so.source = "capture";
+  so.burst_G = cfg->params.G;
   llamp_sched_stats_t st;
   memset(&st, 0, sizeof st);
   llamp_graph_t *g = llamp_sched_build(readers, nranks, &so, &st, err, errlen);

@@ -59,6 +59,11 @@ typedef struct {
    * line on a terminal; the library itself prints nothing. */
   void (*progress)(void *ctx, uint32_t ranks_done, uint32_t num_ranks, uint64_t records);
   void *progress_ctx;
+  /* Seconds per byte with which back-to-back sends are found (0 = off): a
+   * point-to-point send that starts before the rank's previous send to the
+   * same peer has had (s_prev x burst_G) of transfer time.  Counted in the
+   * stats, not modelled (docs/consistency.md, "Bursts"). */
+  double burst_G;
 } llamp_sched_options_t;
 
 void llamp_sched_options_default(llamp_sched_options_t *opt);
@@ -80,6 +85,9 @@ typedef struct {
   uint64_t after_finalize;     /* records after MPI_Finalize (ignored) */
   uint64_t polls;              /* MPI_Test* / MPI_Iprobe calls (their time is calc) */
   double poll_time;            /* the time spent in them, s (SMPI: smpi/test, smpi/iprobe) */
+  uint64_t bursts;             /* back-to-back sends to one peer (burst_G > 0) */
+  double burst_time;           /* sum of min(s_prev G - gap, s G) over them: the transfer time
+                                  two messages sharing one link would add, s */
   size_t num_unmodelled;       /* distinct unmodelled MPI functions */
   llamp_sched_unmodelled_t *unmodelled; /* by decreasing count, then name */
   int approximate;             /* 1 when any of the unmodelled / unresolved /

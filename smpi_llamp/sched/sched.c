@@ -124,6 +124,8 @@ typedef struct {
   vec_t members;
   /* unmodelled name ids of this rank's trace -> global index */
   vec_t namecache;
+  /* the last point-to-point send to each world rank: start time, bytes (< 0 none) */
+  double *last_send_t, *last_send_b;
 } rank_t;
 
 struct sched {
@@ -903,9 +905,13 @@ static void rank_reset(rank_t *k, uint32_t rank) {
   k->ncomms = 0;
   k->members.n = 0;
   k->namecache.n = 0;
+  if (k->last_send_b)
+    for (uint32_t r = 0; r < k->s->num_ranks; r++) k->last_send_b[r] = -1;
 }
 
 static void rank_free(rank_t *k) {
+  free(k->last_send_t);
+  free(k->last_send_b);
   free(k->bk);
   free(k->bv);
   free(k->bp);
@@ -988,6 +994,26 @@ static int is_inert(const llamp_trace_rec_t *rec, const uint64_t *pl) {
   }
 }
 
+/* A user point-to-point send to world rank `peer` starting at t: is it a
+ * back-to-back send (docs/consistency.md, "Bursts")?  With one link per
+ * pair, SimGrid shares it between this message and the previous one to the
+ * same peer while both transfer: each takes min(s_prev G - gap, s G) longer,
+ * which the DAG does not model.  Counted for the capture's diagnosis. */
+static void note_send(rank_t *k, int32_t peer, uint64_t bytes, double t) {
+  double G = k->s->opt.burst_G;
+  if (!(G > 0) || peer < 0 || (uint32_t)peer >= k->s->num_ranks || !k->last_send_b) return;
+  double pb = k->last_send_b[peer];
+  if (pb >= 0) {
+    double shared = fmin(pb * G - (t - k->last_send_t[peer]), (double)bytes * G);
+    if (shared > 0) {
+      k->s->st->bursts++;
+      k->s->st->burst_time += shared;
+    }
+  }
+  k->last_send_t[peer] = t;
+  k->last_send_b[peer] = (double)bytes;
+}
+
 static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
                   llamp_trace_reader_t *rd) {
   sched_t *s = k->s;
@@ -1024,6 +1050,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     int32_t tag;
     if (rec->tag < 0) return rfail(k, "bad tag %d", rec->tag);
     if (map_tag(k, rec->comm, rec->tag, &tag)) return -1;
+    note_send(k, rec->peer, rec->bytes, rec->t_start);
     return blocking(k, LLAMP_VERTEX_SEND, rec->bytes, rec->peer, tag);
   }
   case LLAMP_OP_RECV: {
@@ -1052,6 +1079,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
       int32_t tag;
       if (rec->tag < 0) return rfail(k, "bad tag %d", rec->tag);
       if (map_tag(k, rec->comm, rec->tag, &tag)) return -1;
+      note_send(k, rec->peer, rec->bytes, rec->t_start);
       v[n] = op_add(k, LLAMP_VERTEX_SEND, (double)rec->bytes, rec->peer, tag, 0);
       if (v[n] == NONE32) return -1;
       n++;
@@ -1086,6 +1114,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     req_t *r = req_new(k, rec->req);
     if (!r) return -1;
     r->type = REQ_P2P;
+    if (rec->op != LLAMP_OP_IRECV) note_send(k, rec->peer, rec->bytes, rec->t_start);
     return post(k, r, rec->op == LLAMP_OP_IRECV, rec->comm, rec->peer, rec->tag, rec->bytes);
   }
   case LLAMP_OP_SEND_INIT:
@@ -1245,6 +1274,11 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
   }
   if (llamp_map_put(&s.cidx, LLAMP_TRACE_COMM_WORLD, 0)) goto done;
   s.ncidx = 1;
+  if (s.opt.burst_G > 0 && (!(k.last_send_t = malloc(num_ranks * sizeof(double))) ||
+                            !(k.last_send_b = malloc(num_ranks * sizeof(double))))) {
+    snprintf(err, errlen, "%s: out of memory", s.opt.source);
+    goto done;
+  }
   for (uint32_t r = 0; r < num_ranks; r++) {
     if (build_rank(&s, &k, ranks[r], r)) goto done;
     if (s.opt.progress) s.opt.progress(s.opt.progress_ctx, r + 1, num_ranks, st->records);
@@ -1296,5 +1330,8 @@ void llamp_sched_stats_print(const llamp_sched_stats_t *st, FILE *out) {
             (unsigned long long)st->unknown_requests);
   if (st->after_finalize)
     fprintf(out, "records after MPI_Finalize: %llu (ignored)\n", (unsigned long long)st->after_finalize);
+  if (st->bursts)
+    fprintf(out, "back-to-back sends to one peer: %llu (%.9g s of shared transfer, not modelled)\n",
+            (unsigned long long)st->bursts, st->burst_time);
   if (st->approximate) fprintf(out, "approximate: the graph leaves out what is listed above\n");
 }

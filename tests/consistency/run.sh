@@ -7,6 +7,8 @@
 #        coll   every collective algorithm with an SMPI equivalent, 8 and 7 ranks
 #        ranks  a chain on 1, 2, 3, 7, 64 and 256 ranks (T(L0) only)
 #        diff   the documented differences, each asserting its measured bound
+#        apps   the proxy applications hydro3d, cg --any-source, fft --alltoallv, md
+#               (apps/), compute off and by kernel models, with SimGrid's slope
 #        slow   larger runs (64-rank halo, collectives on 16 and 12 ranks,
 #               other L0)
 #
@@ -49,13 +51,16 @@ mkdir -p "$work"
 cd "$work" || exit 1
 unset LLAMP_OUT LLAMP_CONFIG LLAMP_L LLAMP_O LLAMP_GAP LLAMP_G LLAMP_S LLAMP_COLL LLAMP_RANGE \
   LLAMP_TOLERANCE LLAMP_SWEEP_POINTS LLAMP_GOAL LLAMP_ANALYZE LLAMP_SPILL LLAMP_QUIET \
-  LLAMP_BANDWIDTH_TERM LLAMP_REDUCE_COST
+  LLAMP_BANDWIDTH_TERM LLAMP_REDUCE_COST LLAMP_KERNEL_MODEL LLAMP_KERNEL_PROFILE
+# the proxy applications print their "end RANK TIME" lines (apps/common/llamp_app.h)
+export LLAMP_APP_END_TIMES=1
 # deterministic runs; SimGrid rounds event times to surf/precision (1 ns by
 # default: errors of ~1e-5), which a platform's <config> block cannot change
 SIM="--cfg=smpi/simulate-computation:no --cfg=smpi/wtime:0 --cfg=surf/precision:1e-12 --log=root.thres:warning"
 # SimGrid cannot be told to run the default scan/exscan: always direct
 BASE_COLL="scan=direct,exscan=direct"
 results=$work/results.tsv
+printf 'case\tsimgrid_slope_1us\tsimgrid_slope_100us\tlambda_L\n' >"$work/slopes.tsv"
 printf 'case\tranks\tdL_us\tsim_s\tT_raw_s\terr_raw_pct\tT_env_s\terr_env_rel\traw_bound_pct\tenv_bound_rel\n' >"$results"
 failures=0
 
@@ -77,13 +82,23 @@ plat() {
   echo "$f"
 }
 
-# prog NAME: tests/consistency/NAME.c with the capture (NAME_cap) and plain (NAME_plain)
+# prog NAME: tests/consistency/NAME.c, or for app-APP the proxy application
+# apps/APP (with apps/common), with the capture (NAME_cap) and plain
+# (NAME_plain); both with the same flags
 prog() {
   [ -x "$work/$1_cap" ] && return 0
-  "$bin/smpi_llamp-cc" -O1 "$here/$1.c" -o "$work/$1_cap" >"$work/cc-$1.log" 2>&1 ||
-    { cat "$work/cc-$1.log"; die "smpi_llamp-cc $1.c"; }
-  smpicc -O1 "$here/$1.c" -o "$work/$1_plain" >>"$work/cc-$1.log" 2>&1 ||
-    { cat "$work/cc-$1.log"; die "smpicc $1.c"; }
+  local args
+  case "$1" in
+    app-*)
+      local a=${1#app-}
+      args=(-O2 -std=gnu11 -DLLAMP_SMPI=1 -I"$src/apps/common" -I"$src/apps/$a" "$src/apps/$a"/*.c
+        "$src/apps/common/llamp_app.c" "$src/apps/common/llamp_kernel.c" -lm) ;;
+    *) args=(-O1 "$here/$1.c") ;;
+  esac
+  "$bin/smpi_llamp-cc" "${args[@]}" -o "$work/$1_cap" >"$work/cc-$1.log" 2>&1 ||
+    { cat "$work/cc-$1.log"; die "smpi_llamp-cc $1"; }
+  smpicc "${args[@]}" -o "$work/$1_plain" >>"$work/cc-$1.log" 2>&1 ||
+    { cat "$work/cc-$1.log"; die "smpicc $1"; }
 }
 
 # endtime FILE: the largest "end RANK TIME" of a run
@@ -115,6 +130,13 @@ within() {
 #   S=BYTES      the DAG's rendezvous threshold (default 65535, SMPI's eager limit)
 #   self=N:B     the DAG charges N messages of B bytes that SimGrid does not:
 #                the envelope check subtracts N (L + (B + 16) G) from the DAG's T
+#   model=FILE   LLAMP_KERNEL_MODEL for the proxy applications (compute by
+#                deterministic kernel models, smpi_execute_benched)
+#   slope=PCT    with dL = 1 among the deltas: SimGrid's slope
+#                (T(L0 + 1us) - T(L0)) / 1us must be within PCT % of the DAG's
+#                lambda_L at L0 (report.json, the right derivative; default
+#                $SLOPE, unset: no check); the slope over 100 us is listed
+#                too (slopes.tsv)
 #   burst=N:B    bursts (docs/consistency.md): SimGrid may be up to
 #                A = N (B + 16) G slower than the DAG, never faster; replaces
 #                the bounds by raw in [-100 A/T - 0.1, 0.1] %, envelope in
@@ -123,6 +145,7 @@ check() {
   local name=$1 np=$2
   shift 2
   local spec="" rawb=1 envb=1e-5 deltas=$DELTAS topo="" loop=network S=65535 self=0:0 burst="" extra=()
+  local model="" slopeb=${SLOPE:-} sim0="" sim1="" sim100=""
   while [ $# -gt 0 ] && [ "$1" != -- ]; do
     case "$1" in
       coll=*) spec=${1#coll=} ;;
@@ -134,6 +157,8 @@ check() {
       S=*) S=${1#S=} ;;
       self=*) self=${1#self=} ;;
       burst=*) burst=${1#burst=} ;;
+      model=*) model=${1#model=} ;;
+      slope=*) slopeb=${1#slope=} ;;
       *) extra+=("$1") ;;
     esac
     shift
@@ -147,6 +172,7 @@ check() {
   cfg=$("$cases" "$full") || die "$name: collective selection $full"
   local d="$work/$name"
   mkdir -p "$d"
+  if [ -n "$model" ]; then export LLAMP_KERNEL_MODEL=$model; else unset LLAMP_KERNEL_MODEL; fi
   # the one capture, at L0
   # shellcheck disable=SC2086
   "$bin/smpi_llamp-run" -np "$np" -platform "$(plat "$np" "$L0" "$topo" "$loop")" $SIM $cfg "${extra[@]}" \
@@ -178,6 +204,9 @@ check() {
       sim=$(endtime "$d/plain-$dl.log")
     fi
     [ -n "$sim" ] || { fail "$name: no end times at L0 + ${dl}us"; return; }
+    [ "$dl" = 0 ] && sim0=$sim
+    [ "$dl" = 1 ] && sim1=$sim
+    [ "$dl" = 100 ] && sim100=$sim
     local row=$((${dl%.*} + 1))
     tr=$(echo "$raw" | sed -n "${row}p")
     te=$(echo "$env" | sed -n "${row}p" | awk -v n="${self%:*}" -v b="${self#*:}" -v l="$(add "$L0" "$dl")" \
@@ -199,6 +228,19 @@ check() {
     within "$er" "$rawb" || fail "$name L0+${dl}us: simulated $sim s, DAG $tr s: raw error $er % (bound $rawb)"
     within "$ee" "$envb" || fail "$name L0+${dl}us: simulated $sim s, DAG $te s: envelope error $ee (bound $envb)"
   done
+  if [ -n "$sim1" ] && [ -n "$slopeb" ]; then
+    # SimGrid's slope at L0 against the DAG's lambda_L (its right derivative
+    # there; the critical path may change further on, so the secant over
+    # 100 us is only listed)
+    local lam sl sl100=""
+    lam=$(sed -n 's/^  "lambda_L": \([0-9.e+-]*\),/\1/p' "$d/out/report.json")
+    sl=$(awk -v a="$sim0" -v b="$sim1" 'BEGIN { printf "%.6g", (b - a) / 1e-6 }')
+    [ -n "$sim100" ] && sl100=$(awk -v a="$sim0" -v b="$sim100" 'BEGIN { printf "%.6g", (b - a) / 100e-6 }')
+    printf '%s\t%s\t%s\t%s\n' "$name" "$sl" "$sl100" "$lam" >>"$work/slopes.tsv"
+    awk -v s="$sl" -v l="$lam" -v b="$slopeb" 'BEGIN { d = s - l; if (d < 0) d = -d; exit !(l > 0 && d <= b / 100 * l) }' ||
+      fail "$name: SimGrid's slope $sl at L0, the DAG's lambda_L $lam (bound $slopeb %)"
+  fi
+  unset LLAMP_KERNEL_MODEL
   [ "${CONSISTENCY_KEEP:-0}" = 1 ] || rm -rf "$d/out/trace"
 }
 
@@ -294,6 +336,37 @@ diff)
   check allgather-rdb-p7 7 coll=allgather=recursive_doubling raw=5:30 env=0.05:0.3 -- \
     coll allgather 896 10 3 1
   check alltoall-ring-p8 8 coll=alltoall=pairwise -- coll alltoall 1024 10 3 1
+  ;;
+apps)
+  # the proxy applications (apps/, docs/apps.md) at their default collective
+  # algorithms, compute off; each case again with compute from deterministic
+  # kernel models (every kernel 0.5 us + 1 ns per element)
+  printf '* 5e-7 1e-9\n' >"$work/kernels.model"
+  SLOPE=0.5
+  km=model=$work/kernels.model
+  # hydro3d: LULESH's pattern.  With compute off, the rank without upper
+  # neighbours sends its monotonic-Q faces (3456 B) right behind its sync
+  # messages to the same peers: SimGrid shares the pair's link and delays
+  # each cycle's critical sync message by (3456 + 16) G (docs/consistency.md,
+  # "Bursts": 100 x 347.2 ns = 34.72 us, the whole difference)
+  check hydro3d-p8 8 burst=100:3456 -- app-hydro3d --weak 12 --iters 100 --serial-max 0
+  check hydro3d-p8-model 8 "$km" raw=0.1 -- app-hydro3d --weak 12 --iters 100
+  check hydro3d-p7-model 7 "$km" raw=0.1 -- app-hydro3d --weak 6 --iters 30
+  check hydro3d-p12-model 12 "$km" raw=0.1 -- app-hydro3d --weak 6 --iters 30 --send-wait all
+  # Small messages behind others to the same peer (the next exchange's
+  # counts or halos, with no compute in between) share its link for a few
+  # ns each (Bursts): up to 1e-4 with the envelope modelled; md's 2-wide
+  # periodic grids send each Sendrecv_replace count right behind the data to
+  # the same neighbour (442 such sends: at most 442 x (4 + 16) G = 0.88 us)
+  # cg: halo receives from MPI_ANY_SOURCE, two dot-product Allreduces
+  check cg-any-p8 8 raw=0.1 env=-1e-4:1e-5 -- app-cg --weak 8 --iters 40 --fixed --any-source
+  check cg-any-p7-model 7 "$km" raw=0.1 -- app-cg --weak 8 --iters 40 --fixed --any-source
+  # fft: Alltoallv with uneven blocks in Comm_split row and column communicators
+  check fft-v-p12 12 raw=0.1 env=-1e-4:1e-5 -- app-fft --n 16 --iters 2 --alltoallv
+  check fft-v-p6-model 6 "$km" raw=0.1 env=-1e-4:1e-5 -- app-fft --n 16,16,8 --iters 2 --alltoallv
+  # md: Cart_create / Cart_shift, Sendrecv(_replace), MINLOC, final Reduce
+  check md-p8 8 burst=442:4 -- app-md --weak 4 --steps 20 --thermo 5
+  check md-p12-model 12 "$km" raw=0.1 env=-3e-4:1e-5 -- app-md --weak 4 --steps 20 --thermo 5
   ;;
 slow)
   check halo-8B-p64 64 -- halo2d 8 8 200 8 5 0.5
