@@ -97,17 +97,51 @@ void llamp_capf_count(const char *cname, int *slot) {
     llamp_cap_unmodelled(i);
 }
 
-/* SMPI's own binding: looked up in the library that defines PMPI_Send (the
- * program defines the same name, so a plain lookup would find ours). */
-void *llamp_capf_next(const char *fsym) {
+/* `sym` as libsimgrid sees it: in libsimgrid or its dependencies (the
+ * program may define the same name, so a plain lookup could find ours). */
+static void *simgrid_sym(const char *sym) {
   Dl_info info;
   void *lib = NULL, *f = NULL;
   if (dladdr((void *)(uintptr_t)&PMPI_Send, &info) && info.dli_fname)
     lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   if (lib) {
-    f = dlsym(lib, fsym);
+    f = dlsym(lib, sym);
     dlclose(lib); /* only the reference NOLOAD took: libsimgrid stays */
   }
+  return f;
+}
+
+void *llamp_capf_next(const char *fsym) {
+  void *f = simgrid_sym(fsym);
   if (!f) llamp_capture_fatal("SMPI's Fortran binding %s was not found in libsimgrid", fsym);
   return f;
+}
+
+/* The command line of a Fortran program with a private libgfortran.
+ * SMPI hands the command line to the libgfortran it loaded itself
+ * (_gfortran_set_args in smpi_main); with smpi/privatize-libs each rank's
+ * program binds to its own copy, which nobody told: GET_COMMAND_ARGUMENT
+ * would see no arguments.  When the program's libgfortran is not
+ * libsimgrid's, copy the arguments over before the program runs (this
+ * constructor runs as SMPI loads the rank's copy of the program).  Weak: a
+ * C program has no libgfortran. */
+extern void _gfortran_set_args(int argc, char **argv) __attribute__((weak));
+
+__attribute__((constructor)) static void fortran_args(void) {
+  if (!_gfortran_set_args) return;
+  int (*iargc)(void) = (int (*)(void))simgrid_sym("_gfortran_iargc");
+  void (*getarg)(int *, char *, size_t) = (void (*)(int *, char *, size_t))simgrid_sym("_gfortran_getarg_i4");
+  Dl_info mine, theirs;
+  if (!iargc || !getarg || !dladdr((void *)(uintptr_t)_gfortran_set_args, &mine) ||
+      !dladdr((void *)(uintptr_t)iargc, &theirs) || mine.dli_fbase == theirs.dli_fbase)
+    return; /* one libgfortran for all: SMPI set it up */
+  int n = iargc() + 1;
+  char **argv = xmalloc((size_t)(n + 1) * sizeof *argv); /* kept: libgfortran keeps the pointer */
+  char buf[4096];
+  for (int i = 0; i < n; i++) {
+    getarg(&i, buf, sizeof buf);
+    argv[i] = llamp_capf_str_in(buf, sizeof buf);
+  }
+  argv[n] = NULL;
+  _gfortran_set_args(n, argv);
 }
