@@ -25,7 +25,10 @@ function(llamp_app_test name app flavour np)
     set(kind mpich)
     set(launcher "${LLAMP_TEST_MPIEXEC}")
     if(TARGET ${app}_mpi)
-      set(bin $<TARGET_FILE:${app}_mpi>)
+      get_target_property(bin ${app}_mpi LLAMP_OUTPUT) # Fortran apps: a custom target
+      if(NOT bin)
+        set(bin $<TARGET_FILE:${app}_mpi>)
+      endif()
     else()
       set(bin none)
     endif()
@@ -86,7 +89,18 @@ llamp_app_test(apps_hydro3d_mpi_dims hydro3d mpi 2 --rc 1 --expect "does not mat
 llamp_app_test(apps_md_mpi md mpi 2 -- --weak 4 --steps 20)
 llamp_app_test(apps_cg_mpi_any cg mpi 3 -- --weak 8 --any-source)
 llamp_app_test(apps_fft_mpi_alltoallv fft mpi 3 -- --n 16 --iters 2 --alltoallv)
-foreach(app latency_example pingpong stencil3d cg lu fft sweep hydro3d md)
+# Fortran apps: the checksum (10 digits) must be the same natively and under
+# SMPI, on different numbers of ranks
+set(_heat_sum "checksum:  1.0240000000E+03  7.1933027077E+03")
+llamp_app_test(apps_heat2d_mpi heat2d mpi 2 --expect "${_heat_sum}" --expect "verification: PASSED"
+               -- --n 32,32 --iters 40)
+llamp_app_test(apps_heat2d_mpi_2 heat2d mpi 2 -- --weak 15,12 --mode 2,1 --r 0.25 --iters 30)
+set(_wave_sum "checksum:  5.2699505355E+04  4.7194771251E+05")
+llamp_app_test(apps_wavefront_mpi wavefront mpi 4 --expect "${_wave_sum}" --expect "verification: PASSED"
+               -- --n 16,16,12 --kb 3 --iters 3)
+llamp_app_test(apps_wavefront_mpi_2 wavefront mpi 2 -- --weak 10,14,9 --kb 2 --sweeps 2 --iters 2)
+llamp_app_test(apps_wavefront_mpi_badopt wavefront mpi 2 --rc 1 --expect "see --help" -- --kb 0)
+foreach(app latency_example pingpong stencil3d cg lu fft sweep hydro3d md heat2d wavefront)
   llamp_app_test(apps_${app}_mpi_help ${app} mpi 1 --expect "usage: ${app}" -- --help)
 endforeach()
 
@@ -130,7 +144,17 @@ llamp_app_test(apps_md_smpi_p7 md smpi 7 -- --weak 4 --steps 20)
 llamp_app_test(apps_cg_smpi_any cg smpi 7 -- --weak 8 --any-source)
 llamp_app_test(apps_fft_smpi_alltoallv fft smpi 12 -- --n 32,16,16 --iters 2 --alltoallv)
 llamp_app_test(apps_fft_smpi_alltoallv_p7 fft smpi 7 -- --n 16 --iters 2 --alltoallv --grid 7x1)
-foreach(app latency_example pingpong stencil3d cg lu fft sweep hydro3d md)
+llamp_app_test(apps_heat2d_smpi heat2d smpi 16 --expect "${_heat_sum}" --expect "verification: PASSED"
+               -- --n 32,32 --iters 40)
+llamp_app_test(apps_wavefront_smpi wavefront smpi 16 --expect "${_wave_sum}" --expect "verification: PASSED"
+               -- --n 16,16,12 --kb 3 --iters 3)
+llamp_app_test(apps_wavefront_smpi_12 wavefront smpi 12 -- --n 16,18,12 --grid 4x3 --kb 2 --sweeps 2 --iters 2)
+llamp_app_test(apps_wavefront_smpi_badgrid wavefront smpi 12 --rc 1
+               --expect "NX and NY must be multiples of the process grid" -- --n 16,16,12 --grid 4x3)
+llamp_app_test(apps_wavefront_smpi_model wavefront smpi 16 --cfg --cfg=smpi/simulate-computation:no
+               --expect "kernels: modelled, 5.000 us per block" --expect "verification: PASSED"
+               -- --n 16,16,12 --kb 3 --iters 3 --block-us 5)
+foreach(app latency_example pingpong stencil3d cg lu fft sweep hydro3d md heat2d wavefront)
   # SimGrid consumes --help itself: the apps also take -h
   llamp_app_test(apps_${app}_smpi_help ${app} smpi 1 --expect "usage: ${app}" -- -h)
 endforeach()

@@ -64,3 +64,17 @@ if(TARGET calib_loggp_mpi AND LLAMP_LIBCONFIG_INCLUDE AND LLAMP_LIBCONFIG_LIB)
   set_tests_properties(native_calib_loggp PROPERTIES LABELS "native;needs-mpich" SKIP_RETURN_CODE 77
                        TIMEOUT 60 PROCESSORS 2)
 endif()
+
+# A Fortran program (MPICH's mpif90) under the native capture
+find_program(LLAMP_TEST_MPIF90 NAMES mpif90.mpich mpif90)
+set(_native_mpif90 "${LLAMP_TEST_MPIF90}")
+if(NOT _native_mpif90)
+  set(_native_mpif90 "")
+endif()
+if(TARGET llamp_capture_native)
+  add_test(NAME native_fortran_all_calls
+           COMMAND sh ${_native_dir}/fortran.sh "${_native_mpiexec}" "${_native_mpif90}" ${CMAKE_BINARY_DIR}/bin
+                   ${CMAKE_BINARY_DIR}/tests/capture_trace_dump ${PROJECT_SOURCE_DIR})
+  set_tests_properties(native_fortran_all_calls PROPERTIES LABELS "native;needs-mpich" SKIP_RETURN_CODE 77
+                       TIMEOUT 60 PROCESSORS 2)
+endif()

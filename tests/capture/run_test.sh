@@ -31,6 +31,10 @@ fail() {
 # expect FILE STRING: FILE contains STRING (fixed string)
 expect() { grep -qF -- "$2" "$1" || { echo "--- $1:"; cat "$1"; fail "$1 lacks: $2"; }; }
 cc_cap() { "$bin/smpi_llamp-cc" -O1 "$@" || fail "smpi_llamp-cc $*"; }
+need_fortran() {
+  command -v smpif90 >/dev/null 2>&1 || { echo "skip: smpif90 not found"; exit 77; }
+  command -v gfortran >/dev/null 2>&1 || { echo "skip: gfortran not found"; exit 77; }
+}
 
 # json_num FILE KEY: the first number after "KEY": in FILE
 json_num() { sed -n "s/.*\"$2\": \([-0-9.eE+]*\).*/\1/p" "$1" | head -1; }
@@ -278,6 +282,119 @@ errors)
   # --help works and exits 0
   "$bin/smpi_llamp-run" -llamp-help >help.txt || fail "-llamp-help"
   expect help.txt "-llamp-out DIR"
+  ;;
+
+fortran_all_calls)
+  # all_calls.c in Fortran, call for call: the Fortran bindings must give the
+  # C program's trace record for record, and the same report.
+  need_fortran
+  "$bin/smpi_llamp-f90" -O1 "$here/all_calls.f90" -o all_calls || fail "smpi_llamp-f90"
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out ./all_calls >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
+  cat run.txt
+  expect run.txt "all_calls: done (provided 0)"
+  expect run.txt "smpi_llamp: not modelled: MPI_Alltoallw x 4"
+  expect run.txt "4 ranks, 764 events, 369 messages"
+  expect out/report.json '"local_calls": [{"name": "MPI_Buffer_attach", "count": 4}, {"name": "MPI_Buffer_detach", "count": 4}, {"name": "MPI_Comm_group", "count": 4}, {"name": "MPI_Comm_rank", "count": 8}'
+  "$build/tests/capture_trace_dump" out >dump.txt || fail "trace_dump"
+  diff -u "$here/all_calls.expected" dump.txt || fail "the Fortran trace differs from all_calls.expected (C)"
+  ;;
+
+fortran_unchanged_time)
+  # A Fortran ring (IN_PLACE, BOTTOM, STATUSES_IGNORE, struct type) built
+  # with plain smpif90 and with smpi_llamp-f90: same checksum, same
+  # MPI_Wtime, same final simulated time (dlopen and mmap privatization,
+  # libgfortran privatized or not); smpi_llamp-ff builds fixed-form F77.
+  need_fortran
+  smpif90 -O1 "$here/fring.f90" -o fring_plain || fail "smpif90"
+  "$bin/smpi_llamp-f90" -O1 "$here/fring.f90" -o fring_cap || fail "smpi_llamp-f90"
+  run() { # OUTFILE PROGRAM ARGS...: the program's lines and SimGrid's final time
+    o=$1
+    shift
+    smpirun -platform "$platform" --cfg=smpi/simulate-computation:no --cfg=smpi/wtime:0 \
+      --cfg=smpi/display-timing:yes "$@" >"$o.raw" 2>&1 || { cat "$o.raw"; fail "smpirun $*"; }
+    grep -E 'fring:|Simulated time' "$o.raw" | sed 's/^\[[0-9.]*\] //' | sort >"$o"
+  }
+  export LLAMP_QUIET=1
+  run plain -np 8 ./fring_plain 6 200
+  # through smpi_llamp-run, i.e. with a private libgfortran per rank (whose
+  # command line the capture sets up: plain SMPI leaves it empty)
+  # (SimGrid's list of applied settings shown: smpi_llamp-run hides it)
+  "$bin/smpi_llamp-run" -np 8 --cfg=smpi/simulate-computation:no --cfg=smpi/display-timing:yes \
+    --log=xbt_cfg.thres:info -llamp-out out_run ./fring_cap 6 200 >cap_run.raw 2>&1 ||
+    { cat cap_run.raw; fail "smpi_llamp-run"; }
+  grep -E 'fring:|Simulated time' cap_run.raw | sed 's/^\[[0-9.]*\] //' | sort >cap_run
+  expect cap_run.raw "Set 'smpi/privatize-libs' to 'libgfortran.so.5'"
+  LLAMP_OUT=out run cap -np 8 ./fring_cap 6 200
+  LLAMP_OUT=out_mmap run cap_mmap -np 8 --cfg=smpi/privatization:mmap ./fring_cap 6 200
+  cat plain
+  expect plain "fring: checksum           76.0 simulated time"
+  expect plain "Simulated time:"
+  diff plain cap_run || fail "smpi_llamp-run (private libgfortran) changed the run"
+  diff plain cap || fail "the capture changed the simulated time (Fortran)"
+  diff plain cap_mmap || fail "the capture changed the simulated time (Fortran, mmap privatization)"
+  cmp out/graph.llg out_mmap/graph.llg || fail "mmap privatization captured another graph"
+  # and what was captured: 6 shifts of Irecv+Isend+Waitall, Allreduce, the
+  # MPI_BOTTOM Send/Recv (rank 0 -> 1), Bcast, Barrier per rank
+  "$build/tests/capture_trace_dump" out >dump.txt || fail "trace_dump"
+  [ "$(grep -c ' MPI_Isend comm=0 peer=[0-9] tag=[1-6] bytes=1600 req=' dump.txt)" = 48 ] || fail "Isend records"
+  [ "$(grep -c ' MPI_Waitall comm=0 completed reqs=' dump.txt)" = 48 ] || fail "Waitall records"
+  expect dump.txt "0  19 MPI_Allreduce comm=0 tag=8 bytes=8"
+  expect dump.txt "0  20 MPI_Send comm=0 peer=1 tag=99 bytes=16"
+  expect dump.txt "1  20 MPI_Recv comm=0 peer=0 tag=99 bytes=16 status=0/99"
+  expect dump.txt "7  20 MPI_Bcast comm=0 peer=7 tag=8 bytes=8"
+  # fixed-form Fortran 77 with include 'mpif.h'
+  unset LLAMP_QUIET
+  "$bin/smpi_llamp-ff" -O1 "$here/ring77.f" -o ring77 || fail "smpi_llamp-ff"
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out o77 ./ring77 >r77.txt 2>&1 || { cat r77.txt; fail "ring77"; }
+  cat r77.txt
+  expect r77.txt "ring77: done, sum 6"
+  expect r77.txt "4 ranks, 36 records"
+  ;;
+
+fortran_io)
+  # Each rank OPENs unit 10 on its own file: libgfortran's unit table must
+  # be per rank, which smpi_llamp-run arranges for programs that need
+  # libgfortran (smpi/privatize-libs).  With the user's own (empty) setting
+  # it is not added, and the ranks mix their files up.
+  need_fortran
+  "$bin/smpi_llamp-f90" "$here/units.f90" -o units || fail "smpi_llamp-f90"
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-quiet -llamp-out out ./units >run.txt 2>&1 || { cat run.txt; fail "run"; }
+  cat run.txt
+  for r in 0 1 2 3; do
+    [ "$(tr -d ' ' <"unit-$r.txt")" = "$r" ] || fail "unit-$r.txt: $(cat "unit-$r.txt")"
+  done
+  expect run.txt "units: all ranks read their own file"
+  rm -f unit-*.txt
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-quiet -llamp-out out2 --cfg=smpi/privatize-libs: ./units \
+    >run2.txt 2>&1 && fail "shared libgfortran units went unnoticed"
+  grep -q "units: all ranks read their own file" run2.txt && fail "shared libgfortran units went unnoticed"
+  echo "without privatize-libs (expected to fail):"
+  grep -E 'Fortran runtime error|read' run2.txt | head -3
+  ;;
+
+fortran_mixed)
+  # Mixed programs: a Fortran main calling C (MPI_Comm_f2c), a C main
+  # calling Fortran; both languages' calls are in the trace.
+  need_fortran
+  "$bin/smpi_llamp-f90" -O1 -c "$here/mixed_main.f90" -o mixed_main.o || fail "smpi_llamp-f90 -c"
+  "$bin/smpi_llamp-cc" -O1 -c "$here/mixed_c.c" -o mixed_c.o || fail "smpi_llamp-cc -c"
+  "$bin/smpi_llamp-f90" mixed_main.o mixed_c.o -o mixed || fail "smpi_llamp-f90 (link)"
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out o1 ./mixed >r1.txt 2>&1 || { cat r1.txt; fail "mixed"; }
+  cat r1.txt
+  expect r1.txt "mixed: done, sum    6.0"
+  expect r1.txt "4 ranks, 36 records"
+  "$build/tests/capture_trace_dump" o1 >d1.txt || fail "trace_dump"
+  [ "$(grep -c 'MPI_Sendrecv comm=0 peer=[0-9] tag=1 bytes=128' d1.txt)" = 12 ] || fail "Fortran Sendrecv"
+  [ "$(grep -c 'MPI_Sendrecv comm=0 peer=[0-9] tag=2 bytes=128' d1.txt)" = 12 ] || fail "C Sendrecv"
+  expect d1.txt "3   7 MPI_Allreduce comm=0 tag=8 bytes=8"
+  "$bin/smpi_llamp-f90" -O1 -c "$here/mixed_sub.f90" -o mixed_sub.o || fail "smpi_llamp-f90 -c"
+  "$bin/smpi_llamp-cc" -O1 "$here/mixed_cmain.c" mixed_sub.o -lgfortran -o cmain || fail "smpi_llamp-cc (link)"
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out o2 ./cmain >r2.txt 2>&1 || { cat r2.txt; fail "cmain"; }
+  cat r2.txt
+  expect r2.txt "mixed_cmain: done"
+  "$build/tests/capture_trace_dump" o2 >d2.txt || fail "trace_dump"
+  [ "$(grep -c 'MPI_Sendrecv comm=0 peer=[0-9] tag=3 bytes=32' d2.txt)" = 8 ] || fail "Fortran Sendrecv"
+  [ "$(grep -c 'MPI_Barrier comm=0' d2.txt)" = 4 ] || fail "C Barrier"
   ;;
 
 *)
