@@ -651,6 +651,7 @@ static const llamp_coll_kind_t coll_of_op[LLAMP_OP_COUNT_] = {
 static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl, int nonblocking) {
   sched_t *s = k->s;
   llamp_coll_kind_t kind = coll_of_op[rec->op];
+  if (nonblocking) kind = llamp_coll_kind_to_nonblocking(kind); /* SMPI runs other algorithms */
   comm_t world, *c;
   if (rec->comm == LLAMP_TRACE_COMM_WORLD) {
     world.id = 0;
@@ -699,8 +700,9 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
     if (root < 0) return rfail(k, "root %d is not in communicator %u", rec->peer, rec->comm);
     a.root = root;
   }
-  uint32_t need = kind == LLAMP_COLL_ALLTOALLV ? 2 * c->size : c->size;
-  switch (kind) {
+  const llamp_coll_kind_t bkind = llamp_coll_kind_blocking(kind);
+  uint32_t need = bkind == LLAMP_COLL_ALLTOALLV ? 2 * c->size : c->size;
+  switch (bkind) {
   case LLAMP_COLL_GATHERV:
   case LLAMP_COLL_SCATTERV:
   case LLAMP_COLL_ALLGATHERV:
@@ -708,7 +710,7 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   case LLAMP_COLL_ALLTOALLV:
     if (rec->nwords >= need) {
       a.counts = pl;
-      if (kind == LLAMP_COLL_ALLTOALLV) a.rcounts = pl + c->size;
+      if (bkind == LLAMP_COLL_ALLTOALLV) a.rcounts = pl + c->size;
     }
     break;
   default:
@@ -724,7 +726,7 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   llamp_coll_emit_t em = {&e, ce_send, ce_recv, ce_calc, ce_end_round};
   char cerr[300];
   k->round.n = 0;
-  if (llamp_coll_run(s->sel.algo[kind], &a, &em, cerr, sizeof cerr)) {
+  if (llamp_coll_run_selected(&s->sel, kind, &a, &em, cerr, sizeof cerr)) {
     if (e.failed) return -1;
     return rfail(k, "%s", cerr);
   }
