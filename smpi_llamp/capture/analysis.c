@@ -46,6 +46,8 @@ static void json_str(FILE *f, const char *s) {
 static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nranks,
                          double simulated_time, const llamp_sched_stats_t *st, double build_s,
                          double analysis_s) {
+  const int approximate =
+      st->approximate || (cfg->colls && llamp_capture_colls_warn(cfg->colls, st->coll_calls, NULL));
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
   fprintf(f, "  \"capture\": {\n    \"ranks\": %u, \"records\": %llu, ", nranks,
@@ -55,15 +57,23 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
   fprintf(f, "\"build_seconds\": %.3f, \"analysis_seconds\": %.3f,\n    \"config\": ", build_s,
           analysis_s);
   json_str(f, cfg->config_path);
-  fprintf(f, ", \"collectives\": ");
-  json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
   fprintf(f, ", \"sweep_range\": [%.12g, %.12g],\n", lo, hi);
+  /* which algorithm each collective was expanded with, and why */
+  fprintf(f, "    \"collectives\": ");
+  if (cfg->colls) {
+    llamp_capture_colls_json(f, cfg->colls, st->coll_calls, "    ");
+  } else {
+    fputs("{\"spec\": ", f);
+    json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
+    fputs("}", f);
+  }
+  fprintf(f, ",\n");
   fprintf(f,
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
           "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"approximate\": %s,\n",
           (unsigned long long)st->collectives, (unsigned long long)st->unresolved_wildcards,
           (unsigned long long)st->unknown_requests, (unsigned long long)st->dropped_calcs,
-          st->dropped_calc_time, st->approximate ? "true" : "false");
+          st->dropped_calc_time, approximate ? "true" : "false");
   fprintf(f, "    \"not_modelled\": [");
   for (size_t i = 0; i < st->num_unmodelled; i++) {
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
@@ -126,7 +136,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   double t0 = wall();
   llamp_sched_options_t so;
   llamp_sched_options_default(&so);
-  so.collectives = cfg->collectives[0] ? cfg->collectives : NULL;
+  so.collectives = cfg->colls ? cfg->colls->spec : cfg->collectives[0] ? cfg->collectives : NULL;
   so.reduce_cost = cfg->reduce_cost;
   so.source = "capture";
   llamp_sched_stats_t st;
@@ -137,6 +147,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     return -1;
   }
   double t1 = wall();
+  /* collectives used whose SimGrid algorithm the DAG does not reproduce */
+  if (cfg->colls) {
+    fflush(stdout);
+    llamp_capture_colls_warn(cfg->colls, st.coll_calls, stderr);
+  }
   res.records = st.records;
   res.vertices = llamp_graph_num_vertices(g);
   res.edges = llamp_graph_num_edges(g);
@@ -268,6 +283,17 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     for (size_t i = 0; i < st.num_unmodelled; i++)
       fprintf(summary, "smpi_llamp: not modelled: %s x %llu\n", st.unmodelled[i].name,
               (unsigned long long)st.unmodelled[i].count);
+    if (cfg->colls) {
+      /* one line: the algorithms of the collectives used, and every doubt */
+      int n = 0;
+      fprintf(summary, "smpi_llamp: collectives as SimGrid ran them (selector %s):",
+              cfg->colls->selector);
+      for (int k = 0; k < LLAMP_COLL_NUM_KINDS; k++)
+        if (st.coll_calls[k])
+          fprintf(summary, "%s %s=%s%s", n++ ? "," : "", llamp_coll_kind_name((llamp_coll_kind_t)k),
+                  cfg->colls->kind[k].algo->name, cfg->colls->kind[k].modelled ? "" : " (NOT SimGrid's)");
+      fprintf(summary, "%s\n", n ? "" : " none used");
+    }
     if (st.unresolved_wildcards || st.unknown_requests)
       fprintf(summary, "smpi_llamp: approximate: %llu unresolved wildcard receives, %llu unknown requests\n",
               (unsigned long long)st.unresolved_wildcards, (unsigned long long)st.unknown_requests);

@@ -38,6 +38,8 @@ extern "C" {
  * built-in defaults, the libconfig file (LLAMP_CONFIG, else the bundled
  * models/default.cfg), then the LLAMP_* environment variables that
  * smpi_llamp-run sets from its options (docs/capture.md lists them). */
+typedef struct llamp_capture_colls llamp_capture_colls_t;
+
 typedef struct {
   char out_dir[2048];      /* LLAMP_OUT, default "llamp-out" */
   char config_path[2048];  /* the model file read ("" = none) */
@@ -53,6 +55,10 @@ typedef struct {
   int analyze;             /* 0: only write the traces (default 1) */
   size_t spill_bytes;      /* per-rank trace memory before spilling, default 64 MiB */
   int quiet;               /* 1: no summary on stdout (files only) */
+  /* What SimGrid runs for each collective, resolved at MPI_Init
+   * (capture_internal.h); NULL: the DAG expands `collectives` (trace files
+   * analysed outside a simulation). */
+  const llamp_capture_colls_t *colls;
 } llamp_capture_config_t;
 
 void llamp_capture_config_default(llamp_capture_config_t *cfg);
@@ -114,6 +120,10 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
 /* SimGrid's smpi/privatization setting ("dlopen", "mmap", "no", "1" ...), or
  * "" when it cannot be read (sg_config.cpp). */
 const char *llamp_capture_sg_privatization(void);
+/* Any string setting of SimGrid ("smpi/coll-selector", "smpi/allreduce"):
+ * its value ("" when unset), or NULL when SimGrid has no such setting.
+ * Valid until the next call (sg_config.cpp). */
+const char *llamp_capture_sg_string(const char *name);
 
 #ifdef __cplusplus
 }

@@ -718,6 +718,7 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   }
   uint32_t seq = c->seq++;
   s->st->collectives++;
+  s->st->coll_calls[kind]++;
   cemit_t e = {k, members,
                (int32_t)(COLL_TAG_BASE | ((c->cidx & ((1u << COLL_CIDX_BITS) - 1)) << (COLL_SEQ_BITS + 2)) |
                          ((seq & ((1u << COLL_SEQ_BITS) - 1)) << 2)),

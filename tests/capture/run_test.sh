@@ -132,12 +132,12 @@ spill)
 cxx)
   # smpi_llamp-cxx builds C++ programs the same way.
   "$bin/smpi_llamp-cxx" -O1 "$here/ring.cpp" -o ring || fail "smpi_llamp-cxx"
-  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out -llamp-coll allreduce=ring ./ring >run.txt 2>&1 ||
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out -llamp-coll allreduce=rabenseifner ./ring >run.txt 2>&1 ||
     { cat run.txt; fail "run"; }
   cat run.txt
   expect run.txt "ring: done"
   expect run.txt "4 ranks, 20 records"
-  expect out/report.json '"collectives": "allreduce=ring"' 
+  expect out/report.json '"allreduce": {"algorithm": "rabenseifner", "simgrid": "rab_rdb", "source": "-llamp-coll (--cfg=smpi/allreduce:rab_rdb)", "modelled": true' 
   ;;
 
 errors)
