@@ -729,6 +729,7 @@ static const struct {
     {LLAMP_COLL_ALLTOALL, "default", "ompi", ""},
     {LLAMP_COLL_ALLTOALL, "pair", "pairwise", ""}, /* SMPI's pair: powers of two only */
     {LLAMP_COLL_ALLTOALLV, "default", "linear", ""},
+    {LLAMP_COLL_ALLTOALLV, "pair", "pairwise", ""}, /* SMPI's pair: powers of two only */
 };
 
 const llamp_coll_algo_t *llamp_coll_smpi_find(llamp_coll_kind_t kind, const char *name,

@@ -422,6 +422,7 @@ static void simgrid(void) {
       {LLAMP_COLL_REDUCE, "flat_tree", "linear", 1},
       {LLAMP_COLL_ALLTOALL, "ring", "ring", 1},
       {LLAMP_COLL_ALLTOALL, "pair", "pairwise", 1},
+      {LLAMP_COLL_ALLTOALLV, "pair", "pairwise", 1},
       {LLAMP_COLL_ALLTOALL, "ompi", "ompi", 1},
       {LLAMP_COLL_ALLGATHER, "rdb", "recursive_doubling", 0},
       {LLAMP_COLL_REDUCE_SCATTER_BLOCK, "mpich_rdb", "recursive_doubling", 1},
