@@ -76,6 +76,11 @@ static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_st
     snprintf(nm + len, sizeof nm - len, "%s%llu unknown requests", len ? ", " : "",
              (unsigned long long)st->unknown_requests);
   if (f->compute) llamp_capture_diagnose(cfg, nm, &f->reasons);
+  int ncoll = cfg->colls ? llamp_capture_colls_warn(cfg->colls, st->coll_calls, NULL) : 0;
+  if (ncoll > 0 && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS)
+    snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
+             "%d kind(s) of collective ran in SimGrid with an algorithm the DAG does not reproduce "
+             "(report.json: capture.collectives)", ncoll);
   if (st->poll_time > 0.01 * T && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS) {
     char b[64];
     snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
@@ -128,6 +133,8 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
 static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nranks,
                          double simulated_time, const llamp_sched_stats_t *st, double build_s,
                          double analysis_s, const run_facts_t *facts) {
+  const int approximate =
+      st->approximate || (cfg->colls && llamp_capture_colls_warn(cfg->colls, st->coll_calls, NULL));
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
   fprintf(f, "  \"capture\": {\n    \"ranks\": %u, \"records\": %llu, ", nranks,
@@ -137,10 +144,18 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
   fprintf(f, "\"build_seconds\": %.3f, \"analysis_seconds\": %.3f,\n    \"config\": ", build_s,
           analysis_s);
   json_str(f, cfg->config_path);
-  fprintf(f, ", \"collectives\": ");
-  json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
   fprintf(f, ", \"sweep_range\": [%.12g, %.12g],\n", lo, hi);
   facts_json(f, facts, simulated_time);
+  /* which algorithm each collective was expanded with, and why */
+  fprintf(f, "    \"collectives\": ");
+  if (cfg->colls) {
+    llamp_capture_colls_json(f, cfg->colls, st->coll_calls, "    ");
+  } else {
+    fputs("{\"spec\": ", f);
+    json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
+    fputs("}", f);
+  }
+  fprintf(f, ",\n");
   fprintf(f,
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
           "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"back_to_back_sends\": %llu, "
@@ -148,7 +163,7 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
           (unsigned long long)st->collectives, (unsigned long long)st->unresolved_wildcards,
           (unsigned long long)st->unknown_requests, (unsigned long long)st->dropped_calcs,
           st->dropped_calc_time, (unsigned long long)st->bursts, st->burst_time,
-          st->approximate ? "true" : "false");
+          approximate ? "true" : "false");
   fprintf(f, "    \"not_modelled\": [");
   for (size_t i = 0; i < st->num_unmodelled; i++) {
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
@@ -212,7 +227,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   double t0 = wall();
   llamp_sched_options_t so;
   llamp_sched_options_default(&so);
-  so.collectives = cfg->collectives[0] ? cfg->collectives : NULL;
+  so.collectives = cfg->colls ? cfg->colls->spec : cfg->collectives[0] ? cfg->collectives : NULL;
   so.reduce_cost = cfg->reduce_cost;
   so.source = "capture";
   so.burst_G = cfg->params.G;
@@ -224,6 +239,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     return -1;
   }
   double t1 = wall();
+  /* collectives used whose SimGrid algorithm the DAG does not reproduce */
+  if (cfg->colls) {
+    fflush(stdout);
+    llamp_capture_colls_warn(cfg->colls, st.coll_calls, stderr);
+  }
   res.records = st.records;
   res.vertices = llamp_graph_num_vertices(g);
   res.edges = llamp_graph_num_edges(g);
@@ -366,6 +386,17 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     for (size_t i = 0; i < st.num_unmodelled; i++)
       fprintf(summary, "smpi_llamp: not modelled: %s x %llu\n", st.unmodelled[i].name,
               (unsigned long long)st.unmodelled[i].count);
+    if (cfg->colls) {
+      /* one line: the algorithms of the collectives used, and every doubt */
+      int n = 0;
+      fprintf(summary, "smpi_llamp: collectives as SimGrid ran them (selector %s):",
+              cfg->colls->selector);
+      for (int k = 0; k < LLAMP_COLL_NUM_KINDS; k++)
+        if (st.coll_calls[k])
+          fprintf(summary, "%s %s=%s%s", n++ ? "," : "", llamp_coll_kind_name((llamp_coll_kind_t)k),
+                  cfg->colls->kind[k].algo->name, cfg->colls->kind[k].modelled ? "" : " (NOT SimGrid's)");
+      fprintf(summary, "%s\n", n ? "" : " none used");
+    }
     if (st.unresolved_wildcards || st.unknown_requests)
       fprintf(summary, "smpi_llamp: approximate: %llu unresolved wildcard receives, %llu unknown requests\n",
               (unsigned long long)st.unresolved_wildcards, (unsigned long long)st.unknown_requests);

@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "llamp_capture.h"
+#include "llamp_coll.h"
 
 #include <simgrid/forward.h>
 
@@ -14,5 +18,50 @@ size_t llamp_capture_session_locals(const char ***names, const uint64_t **counts
 /* Each rank's SimGrid host (index = world rank), valid until the session
  * ends; returns the number of ranks (0 before MPI_Init). */
 size_t llamp_capture_session_hosts(sg_host_t const **hosts);
+
+/* ---- collectives: the DAG expands what SimGrid runs (collsel.c) ---------------- */
+
+/* Per collective kind: the algorithm the DAG expands and where it comes
+ * from.  The DAG always follows SimGrid: a -llamp-coll request that SimGrid
+ * does not run is reported (warning, `requested`), never silently used. */
+typedef struct {
+  const llamp_coll_algo_t *algo; /* what the DAG expands */
+  char simgrid[64];              /* SimGrid's algorithm ("default", "rdb", "(built-in)") */
+  char source[192];              /* "simgrid default selector", "--cfg=smpi/allreduce:rdb", ... */
+  const char *note;              /* "" or how the DAG differs from what SimGrid ran */
+  int modelled;                  /* 1: the DAG expands exactly what SimGrid runs */
+  char requested[64];            /* the -llamp-coll (LLAMP_COLL) request, "" = none */
+} llamp_capture_coll_t;
+
+struct llamp_capture_colls {
+  llamp_capture_coll_t kind[LLAMP_COLL_NUM_KINDS];
+  char selector[64];   /* smpi/coll-selector ("default") */
+  char spec[4096];     /* the selection, as llamp_coll_parse_selection reads it */
+  int unmodelled;      /* kinds whose SimGrid algorithm the DAG does not reproduce
+                          (used or not: see llamp_capture_colls_warn) */
+  int conflicts;       /* -llamp-coll requests SimGrid did not run */
+};
+
+/* Resolve the DAG's algorithm for every collective.  `get` reads a SimGrid
+ * string setting as llamp_capture_sg_string does; `requested` is the
+ * -llamp-coll / LLAMP_COLL spec ("" = none); `added` is what smpi_llamp-run
+ * put on smpirun's command line (LLAMP_SMPI_COLL: "key:algo:why ..." with why
+ * "coll" for -llamp-coll, "selector" for a replaced smpi/coll-selector), so
+ * the sources can say so.  Every difference (an SMPI algorithm not modelled,
+ * a request SimGrid did not run) is counted; the requests SimGrid did not
+ * run are described in one line each on `warn` (may be NULL).  -1 with a
+ * message for an invalid `requested` spec. */
+int llamp_capture_colls_resolve(llamp_capture_colls_t *out, const char *(*get)(const char *name),
+                                const char *requested, const char *added, FILE *warn, char *err,
+                                size_t errlen);
+/* One warning line on `warn` (may be NULL) per kind the run used (calls[k]
+ * > 0; calls NULL: every kind) whose SimGrid algorithm the DAG does not
+ * reproduce; returns their number (non-zero: the report is approximate). */
+int llamp_capture_colls_warn(const llamp_capture_colls_t *c, const uint64_t *calls, FILE *warn);
+/* Write the "collectives" object of report.json (no trailing newline): the
+ * selector, the spec, and per kind used (or requested) its algorithm,
+ * SimGrid's, the source and whether it is modelled. */
+void llamp_capture_colls_json(FILE *f, const llamp_capture_colls_t *c, const uint64_t *calls,
+                              const char *indent);
 
 #endif

@@ -96,6 +96,7 @@ const llamp_capture_compute_t *llamp_capture_compute_setup(const llamp_capture_c
 
   /* who set smpi/host-speed: SimGrid's default, smpi_llamp-run, or the user */
   const char *hs_text = llamp_capture_sg_string("smpi/host-speed");
+  if (!hs_text) hs_text = "";
   const char *run_hs = getenv("LLAMP_RUN_HOST_SPEED");
   int hs_default = llamp_capture_sg_is_default("smpi/host-speed") == 1;
   int hs_ours = run_hs && *run_hs && strcmp(run_hs, hs_text) == 0;

@@ -32,6 +32,7 @@ static void add(llamp_capture_reasons_t *out, const char *fmt, ...) {
  * values equal `want` (1 for factors, 0 for os/or/ois). */
 static int piecewise_is(const char *text, double want) {
   char buf[2048];
+  if (!text) return 1; /* no such setting: nothing to say */
   snprintf(buf, sizeof buf, "%s", text);
   char *save = NULL;
   for (char *sec = strtok_r(buf, ";", &save); sec; sec = strtok_r(NULL, ";", &save)) {
@@ -136,16 +137,16 @@ static void routes(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *o
 static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *out) {
   const char *lat = llamp_capture_sg_string("smpi/lat-factor");
   const char *bw = llamp_capture_sg_string("smpi/bw-factor");
-  if (*lat && !piecewise_is(lat, 1))
+  if (lat && *lat && !piecewise_is(lat, 1))
     add(out, "SMPI's size-dependent latency factors are on (smpi/lat-factor '%.60s'): "
              "SimGrid charges factor x latency, the DAG L", lat);
-  if (*bw && !piecewise_is(bw, 1))
+  if (bw && *bw && !piecewise_is(bw, 1))
     add(out, "SMPI's size-dependent bandwidth factors are on (smpi/bw-factor '%.60s'): "
              "SimGrid charges size / (factor x bandwidth), the DAG (s-1) G", bw);
   static const char *const ovh[] = {"smpi/os", "smpi/or", "smpi/ois"};
   for (int i = 0; i < 3; i++) {
     const char *v = llamp_capture_sg_string(ovh[i]);
-    if (*v && !piecewise_is(v, 0))
+    if (v && *v && !piecewise_is(v, 0))
       add(out, "SimGrid charges a CPU overhead per message (%s '%.60s'); the DAG's o is %.3g us",
           ovh[i], v, cfg->params.o * 1e6);
   }

@@ -38,6 +38,8 @@ extern "C" {
  * built-in defaults, the libconfig file (LLAMP_CONFIG, else the bundled
  * models/default.cfg), then the LLAMP_* environment variables that
  * smpi_llamp-run sets from its options (docs/capture.md lists them). */
+typedef struct llamp_capture_colls llamp_capture_colls_t;
+
 typedef struct {
   char out_dir[2048];      /* LLAMP_OUT, default "llamp-out" */
   char config_path[2048];  /* the model file read ("" = none) */
@@ -55,6 +57,10 @@ typedef struct {
   int quiet;               /* 1: no summary on stdout (files only) */
   int compute;             /* llamp_compute_mode_t (LLAMP_COMPUTE, default auto) */
   double measured_host_speed; /* flop/s of this machine (LLAMP_MEASURED_HOST_SPEED; 0 = unknown) */
+  /* What SimGrid runs for each collective, resolved at MPI_Init
+   * (capture_internal.h); NULL: the DAG expands `collectives` (trace files
+   * analysed outside a simulation). */
+  const llamp_capture_colls_t *colls;
 } llamp_capture_config_t;
 
 void llamp_capture_config_default(llamp_capture_config_t *cfg);
@@ -141,9 +147,10 @@ void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_m
 /* SimGrid's smpi/privatization setting ("dlopen", "mmap", "no", "1" ...), or
  * "" when it cannot be read (sg_config.cpp). */
 const char *llamp_capture_sg_privatization(void);
-/* Any SimGrid setting as text ("" when unknown; valid until the next call),
- * whether it still has its default value (1, 0, -1 unknown), and setting a
- * boolean one (0 / -1). */
+/* Any string setting of SimGrid ("smpi/coll-selector", "smpi/allreduce"):
+ * its value ("" when unset), or NULL when SimGrid has no such setting; valid
+ * until the next call.  Whether a setting still has its default value (1, 0,
+ * -1 unknown), and setting a boolean one (0 / -1).  (sg_config.cpp) */
 const char *llamp_capture_sg_string(const char *name);
 int llamp_capture_sg_is_default(const char *name);
 int llamp_capture_sg_set_bool(const char *name, int value);

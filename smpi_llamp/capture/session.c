@@ -44,6 +44,7 @@ static struct {
   split_t *splits;
   size_t nsplits, capsplits;
   llamp_capture_config_t cfg;
+  llamp_capture_colls_t colls; /* what SimGrid runs per collective */
   char trace_dir[2100];
   uint32_t world;
   llamp_trace_writer_t **writers;
@@ -163,16 +164,16 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     G.wall_start = wall();
     if (llamp_capture_config_from_env(&G.cfg, err, errlen)) return NULL;
     if (check_privatization(err, errlen)) return NULL;
-    /* an unknown collective algorithm should stop the run now, not at the end */
-    llamp_coll_selection_t sel;
-    char cerr[900];
-    if (llamp_coll_parse_selection(G.cfg.collectives, &sel, cerr, sizeof cerr)) {
-      seterr(err, errlen, "collectives '%s': %s", G.cfg.collectives, cerr);
+    /* the DAG expands what SimGrid runs; an unknown -llamp-coll algorithm
+     * stops the run now, not at the end */
+    fflush(stdout);
+    if (llamp_capture_colls_resolve(&G.colls, llamp_capture_sg_string, G.cfg.collectives,
+                                    getenv("LLAMP_SMPI_COLL"), stderr, err, errlen))
       return NULL;
-    }
     const llamp_capture_compute_t *cm = llamp_capture_compute_setup(&G.cfg, err, errlen);
     if (!cm) return NULL;
     if (!G.cfg.quiet) fprintf(stderr, "smpi_llamp: %s\n", cm->description);
+    G.cfg.colls = &G.colls;
     G.world = world_size;
     if (check_out_dir(G.cfg.out_dir, G.trace_dir, sizeof G.trace_dir, err, errlen)) return NULL;
     G.writers = calloc(world_size, sizeof *G.writers);

@@ -1,5 +1,6 @@
 /* sg_config.cpp - read and set SimGrid settings that have no C accessor
- * (string settings, "was it set by anyone": sg_cfg_get_* cover numbers only). */
+ * (string settings: smpi/privatization, smpi/coll-selector, smpi/<collective>;
+ * "was it set by anyone"; sg_cfg_get_* cover numbers only). */
 #include <string>
 #include <xbt/config.hpp>
 
@@ -10,13 +11,14 @@ extern "C" const char *llamp_capture_sg_string(const char *name) {
   try {
     value = simgrid::config::get_value<std::string>(name);
   } catch (...) {
-    value.clear();
+    return nullptr;
   }
   return value.c_str();
 }
 
 extern "C" const char *llamp_capture_sg_privatization(void) {
-  return llamp_capture_sg_string("smpi/privatization");
+  const char *v = llamp_capture_sg_string("smpi/privatization");
+  return v ? v : "";
 }
 
 extern "C" int llamp_capture_sg_is_default(const char *name) {

@@ -7,7 +7,7 @@
 
 int llamp_coll_alltoall_linear(llamp_coll_ctx_t *c) {
   const int p = c->p, r = c->r;
-  const int v = c->algo->kind == LLAMP_COLL_ALLTOALLV;
+  const int v = c->kind == LLAMP_COLL_ALLTOALLV;
   for (int i = 1; i < p; i++) {
     int src = v ? (i <= r ? i - 1 : i) : (r + i) % p;
     COLL_TRY(coll_recv(c, src, coll_rcount(c, src), 0));

@@ -15,6 +15,9 @@ struct llamp_coll_ctx {
   const llamp_coll_algo_t *algo;
   const llamp_coll_args_t *a;
   const llamp_coll_emit_t *e;
+  const llamp_coll_selection_t *sel; /* parts of composites; NULL = defaults */
+  llamp_coll_kind_t kind;            /* the blocking kind being expanded */
+  int tag_add;                       /* added to the tags of a composite's part */
   int p, r;              /* size, rank */
   uint64_t round_ops;    /* operations emitted in the open round */
   uint64_t ops;          /* operations emitted so far */
@@ -34,15 +37,19 @@ static inline int coll_fail(llamp_coll_ctx_t *c, const char *op, int peer) {
   return -1;
 }
 
+static inline int coll_tag(const llamp_coll_ctx_t *c, int tag) {
+  return (tag + c->tag_add) % LLAMP_COLL_MAX_TAGS;
+}
+
 static inline int coll_send(llamp_coll_ctx_t *c, int peer, uint64_t bytes, int tag) {
-  if (c->e->send(c->e->ctx, peer, bytes, tag) != 0) return coll_fail(c, "send", peer);
+  if (c->e->send(c->e->ctx, peer, bytes, coll_tag(c, tag)) != 0) return coll_fail(c, "send", peer);
   c->round_ops++;
   c->ops++;
   return 0;
 }
 
 static inline int coll_recv(llamp_coll_ctx_t *c, int peer, uint64_t bytes, int tag) {
-  if (c->e->recv(c->e->ctx, peer, bytes, tag) != 0) return coll_fail(c, "recv", peer);
+  if (c->e->recv(c->e->ctx, peer, bytes, coll_tag(c, tag)) != 0) return coll_fail(c, "recv", peer);
   c->round_ops++;
   c->ops++;
   return 0;
@@ -116,6 +123,18 @@ static inline uint64_t coll_elem(const llamp_coll_args_t *a) {
 
 /* ---- internal building blocks (used by several collectives) ----------------- */
 
+/* A composite's part: expand `algo` (of any kind) on the same ranks and
+ * emitter with its own root and vector (counts: per-rank blocks of a
+ * v-kind, or NULL), its tags shifted by tag_add (sequential parts may share
+ * tags: every rank emits them in the same order, and messages between two
+ * ranks with one tag match in posting order). */
+int llamp_coll_part(llamp_coll_ctx_t *c, const llamp_coll_algo_t *algo, int root, uint64_t bytes,
+                    const uint64_t *counts, int tag_add);
+/* The algorithm the running selection names for `kind` (the default when
+ * the expansion runs without one). */
+const llamp_coll_algo_t *llamp_coll_part_algo(const llamp_coll_ctx_t *c, llamp_coll_kind_t kind);
+int llamp_coll_reduce_linear_nb_root(llamp_coll_ctx_t *c, int root, int tag);
+
 int llamp_coll_bcast_binomial_root(llamp_coll_ctx_t *c, int root, int tag);
 int llamp_coll_reduce_binomial_root(llamp_coll_ctx_t *c, int root, int tag);
 /* Bytes of the blocks of the virtual ranks [v, v + ext) clipped to p, where
@@ -126,14 +145,20 @@ uint64_t llamp_coll_subtree_bytes(const llamp_coll_ctx_t *c, int v, int ext);
 
 int llamp_coll_barrier_dissemination(llamp_coll_ctx_t *c);
 int llamp_coll_barrier_recursive_doubling(llamp_coll_ctx_t *c);
+int llamp_coll_barrier_linear(llamp_coll_ctx_t *c);
+int llamp_coll_barrier_linear_nb(llamp_coll_ctx_t *c); /* SMPI's MPI_Ibarrier */
 int llamp_coll_bcast_binomial(llamp_coll_ctx_t *c);
 int llamp_coll_bcast_linear(llamp_coll_ctx_t *c);
 int llamp_coll_reduce_binomial(llamp_coll_ctx_t *c);
 int llamp_coll_reduce_linear(llamp_coll_ctx_t *c);
+int llamp_coll_reduce_linear_nb(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_recursive_doubling(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_ring(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_rabenseifner(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_reduce_bcast(llamp_coll_ctx_t *c);
+int llamp_coll_allreduce_linear_reduce_bcast(llamp_coll_ctx_t *c);
+int llamp_coll_allreduce_lr(llamp_coll_ctx_t *c);
+int llamp_coll_allreduce_linear_nb(llamp_coll_ctx_t *c);
 int llamp_coll_gather_linear(llamp_coll_ctx_t *c);
 int llamp_coll_gatherv_linear(llamp_coll_ctx_t *c);
 int llamp_coll_gather_binomial(llamp_coll_ctx_t *c); /* gather and gatherv */
@@ -142,18 +167,25 @@ int llamp_coll_scatterv_linear(llamp_coll_ctx_t *c);
 int llamp_coll_scatter_binomial(llamp_coll_ctx_t *c); /* scatter and scatterv */
 int llamp_coll_allgather_ring(llamp_coll_ctx_t *c);   /* allgather and allgatherv */
 int llamp_coll_allgather_recursive_doubling(llamp_coll_ctx_t *c);
+int llamp_coll_allgather_linear_nb(llamp_coll_ctx_t *c); /* allgather and allgatherv */
 int llamp_coll_alltoall_linear(llamp_coll_ctx_t *c); /* alltoall and alltoallv */
 int llamp_coll_alltoall_pairwise(llamp_coll_ctx_t *c);
 int llamp_coll_alltoall_bruck(llamp_coll_ctx_t *c);
+int llamp_coll_alltoall_ring(llamp_coll_ctx_t *c);
+int llamp_coll_alltoall_ompi(llamp_coll_ctx_t *c);
 int llamp_coll_reduce_scatter_ring(llamp_coll_ctx_t *c); /* reduce_scatter and _block */
 int llamp_coll_reduce_scatter_recursive_halving(llamp_coll_ctx_t *c);
+int llamp_coll_reduce_scatter_pairwise(llamp_coll_ctx_t *c);
+int llamp_coll_reduce_scatter_recursive_doubling(llamp_coll_ctx_t *c);
+int llamp_coll_reduce_scatter_reduce_scatterv(llamp_coll_ctx_t *c);
+int llamp_coll_reduce_scatter_linear_nb(llamp_coll_ctx_t *c);
 int llamp_coll_scan_linear(llamp_coll_ctx_t *c); /* scan and exscan */
 int llamp_coll_scan_recursive_doubling(llamp_coll_ctx_t *c);
 int llamp_coll_scan_direct(llamp_coll_ctx_t *c);
 
 /* 1 when the expansion is for the exclusive variant (exscan). */
 static inline int coll_exclusive(const llamp_coll_ctx_t *c) {
-  return c->algo->kind == LLAMP_COLL_EXSCAN;
+  return c->kind == LLAMP_COLL_EXSCAN;
 }
 
 #endif

@@ -76,7 +76,12 @@ extern "C" {
  *                         sum
  *   reduce_scatter_block  n = bytes of each rank's block (the vector is
  *                         size * n bytes)
- */
+ *
+ * The nonblocking collectives (LLAMP_COLL_IBARRIER ...) are kinds of their
+ * own, with the arguments of their blocking kind: SMPI runs other, fixed
+ * algorithms for them.  Looking up a nonblocking kind's algorithm by a name
+ * it does not have finds the blocking kind's algorithm of that name (a
+ * what-if: "iallreduce=ring"). */
 typedef enum {
   LLAMP_COLL_BARRIER = 0,
   LLAMP_COLL_BCAST,
@@ -94,8 +99,28 @@ typedef enum {
   LLAMP_COLL_REDUCE_SCATTER_BLOCK,
   LLAMP_COLL_SCAN,
   LLAMP_COLL_EXSCAN,
+  LLAMP_COLL_IBARRIER, /* the nonblocking kinds, in the order of the blocking ones */
+  LLAMP_COLL_IBCAST,
+  LLAMP_COLL_IREDUCE,
+  LLAMP_COLL_IALLREDUCE,
+  LLAMP_COLL_IGATHER,
+  LLAMP_COLL_IGATHERV,
+  LLAMP_COLL_ISCATTER,
+  LLAMP_COLL_ISCATTERV,
+  LLAMP_COLL_IALLGATHER,
+  LLAMP_COLL_IALLGATHERV,
+  LLAMP_COLL_IALLTOALL,
+  LLAMP_COLL_IALLTOALLV,
+  LLAMP_COLL_IREDUCE_SCATTER,
+  LLAMP_COLL_IREDUCE_SCATTER_BLOCK,
+  LLAMP_COLL_ISCAN,
+  LLAMP_COLL_IEXSCAN,
   LLAMP_COLL_NUM_KINDS
 } llamp_coll_kind_t;
+
+/* Number of blocking kinds (barrier .. exscan); kind + this is its
+ * nonblocking variant. */
+#define LLAMP_COLL_NUM_BLOCKING LLAMP_COLL_IBARRIER
 
 /* "allreduce", "reduce_scatter_block", ...; NULL for an invalid kind. */
 const char *llamp_coll_kind_name(llamp_coll_kind_t kind);
@@ -103,8 +128,16 @@ const char *llamp_coll_kind_name(llamp_coll_kind_t kind);
  * ("MPI_Allreduce", "allreduce").  -1 (and the list of valid names in err)
  * when unknown. */
 int llamp_coll_kind_parse(const char *name, llamp_coll_kind_t *kind, char *err, size_t errlen);
-/* 1 if the kind has a root (bcast, reduce, gather(v), scatter(v)). */
+/* 1 if the kind has a root (bcast, reduce, gather(v), scatter(v) and their
+ * nonblocking variants). */
 int llamp_coll_kind_rooted(llamp_coll_kind_t kind);
+/* 1 for the nonblocking kinds. */
+int llamp_coll_kind_nonblocking(llamp_coll_kind_t kind);
+/* The blocking kind of a nonblocking one (LLAMP_COLL_IALLREDUCE ->
+ * LLAMP_COLL_ALLREDUCE); a blocking kind is returned as is. */
+llamp_coll_kind_t llamp_coll_kind_blocking(llamp_coll_kind_t kind);
+/* The nonblocking variant of a blocking kind; a nonblocking kind as is. */
+llamp_coll_kind_t llamp_coll_kind_to_nonblocking(llamp_coll_kind_t kind);
 
 /* ---- the emitter ---------------------------------------------------------- */
 
@@ -150,9 +183,16 @@ typedef struct {
   /* The SimGrid 3.32 SMPI algorithm with the same message structure:
    * "smpi/<key>:<name>" for --cfg=, "(built-in)" when SMPI has no setting for
    * this collective and always runs this structure, NULL when SMPI has no
-   * equivalent.  smpi_note says where the structures differ ("" = none). */
+   * equivalent.  smpi_note says where the structures differ ("" = none).
+   * Composite algorithms (allreduce reduce_bcast and lr, reduce_scatter
+   * reduce_scatterv) expand parts named by the selection they run under:
+   * see llamp_coll_run_selected. */
   const char *smpi;
   const char *smpi_note;
+  /* 1 when SMPI's algorithm sends exactly these messages for every size,
+   * root and count (commutative operations): the capture then models what
+   * SimGrid ran without approximation. */
+  int smpi_exact;
   int (*expand)(llamp_coll_ctx_t *c); /* internal; call llamp_coll_run */
 } llamp_coll_algo_t;
 
@@ -177,7 +217,8 @@ void llamp_coll_print_list(FILE *out);
  * callback) or a failing callback. */
 int llamp_coll_expand(llamp_coll_kind_t kind, const char *algorithm, const llamp_coll_args_t *a,
                       const llamp_coll_emit_t *emit, char *err, size_t errlen);
-/* Same with an algorithm from the registry (no name lookup). */
+/* Same with an algorithm from the registry (no name lookup); composite
+ * algorithms expand the default parts (llamp_coll_selection_default). */
 int llamp_coll_run(const llamp_coll_algo_t *algo, const llamp_coll_args_t *a,
                    const llamp_coll_emit_t *emit, char *err, size_t errlen);
 
@@ -198,6 +239,13 @@ typedef struct {
 
 /* Every collective at its default algorithm. */
 void llamp_coll_selection_default(llamp_coll_selection_t *sel);
+/* Run the algorithm `sel` selects for `kind` (sel NULL = the defaults).
+ * Composite algorithms expand the parts `sel` selects: allreduce
+ * reduce_bcast and lr (below p elements) the selected reduce and bcast, as
+ * SMPI's redbcast and lr call SMPI's selected reduce and bcast. */
+int llamp_coll_run_selected(const llamp_coll_selection_t *sel, llamp_coll_kind_t kind,
+                            const llamp_coll_args_t *a, const llamp_coll_emit_t *emit, char *err,
+                            size_t errlen);
 /* Reset *sel to the defaults, then apply `spec`: items "collective=algorithm"
  * separated by commas, semicolons or blanks ("allreduce=ring,bcast=binomial";
  * NULL or "" = defaults only; "default" as an algorithm name is allowed).
@@ -216,11 +264,31 @@ int llamp_coll_selection_format(const llamp_coll_selection_t *sel, char *buf, si
  * structures ("--cfg=smpi/allreduce:rdb --cfg=smpi/bcast:binomial_tree ...");
  * returns the number of selected algorithms SimGrid cannot be told to run
  * (no SMPI equivalent; two kinds wanting different algorithms under one SMPI
- * key; allreduce=reduce_bcast with a reduce or bcast other than binomial,
- * since SMPI's redbcast runs the selected ones) and, when `missing` is not
- * NULL, names them there ("scan=linear ..."). */
+ * key; a nonblocking kind at anything but SMPI's fixed algorithm) and, when
+ * `missing` is not NULL, names them there ("scan=linear ...").  With
+ * `only` not NULL, only the kinds whose only[kind] is non-zero are written
+ * and checked. */
 int llamp_coll_selection_smpi_cfg(const llamp_coll_selection_t *sel, char *buf, size_t len,
                                   char *missing, size_t missinglen);
+int llamp_coll_selection_smpi_cfg_only(const llamp_coll_selection_t *sel, const int *only,
+                                       char *buf, size_t len, char *missing, size_t missinglen);
+
+/* ---- what SimGrid runs ------------------------------------------------------------- */
+
+/* The SimGrid setting that selects `kind`'s algorithm: "allreduce" for
+ * smpi/allreduce (reduce_scatter_block: "reduce_scatter", which SMPI runs it
+ * through); NULL for the kinds SMPI 3.32 runs with a fixed algorithm
+ * (gatherv, scatterv, scan, exscan and every nonblocking collective). */
+const char *llamp_coll_smpi_key(llamp_coll_kind_t kind);
+/* The algorithm with the message structure SimGrid 3.32 runs for `kind`
+ * when its setting (or smpi/coll-selector) says `name` ("default", "rdb",
+ * ...; ignored for the kinds without a setting, which get their fixed
+ * algorithm).  NULL when we do not model that SMPI algorithm (e.g. the
+ * per-call choices of the ompi/mpich/mvapich2/impi selectors, which only
+ * alltoall's "ompi" reproduces).  *note (when note is not NULL): "" when the
+ * structures are the same, else what differs. */
+const llamp_coll_algo_t *llamp_coll_smpi_find(llamp_coll_kind_t kind, const char *name,
+                                              const char **note);
 
 #ifdef __cplusplus
 }

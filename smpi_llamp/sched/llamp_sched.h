@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "llamp_coll.h"
 #include "llamp_graph.h"
 #include "llamp_trace.h"
 
@@ -78,6 +79,7 @@ typedef struct {
   uint64_t vertices, edges, messages; /* of the resulting graph */
   uint64_t calcs, sends, recvs; /* vertices by kind (calcs include join vertices) */
   uint64_t collectives;        /* collective calls expanded (one per rank and call) */
+  uint64_t coll_calls[LLAMP_COLL_NUM_KINDS]; /* the same per collective kind */
   uint64_t dropped_calcs;      /* gaps below min_calc (or reductions) dropped */
   double dropped_calc_time;    /* their total duration, s */
   uint64_t unresolved_wildcards; /* wildcard receives whose status was never seen */

@@ -690,16 +690,18 @@ static cemit_t coll_emitter(rank_t *k, comm_t *c) {
   return e;
 }
 
-/* Expand `algo` for this rank's position in c; a nonblocking one leaves its
- * last round in a collective request `req`. */
-static int expand(rank_t *k, comm_t *c, const llamp_coll_algo_t *algo, const llamp_coll_args_t *a,
-                  int nonblocking, uint64_t req) {
+/* Expand `algo` (NULL: the selection's algorithm for `kind`) for this rank's
+ * position in c; a nonblocking one leaves its last round in a collective
+ * request `req`. */
+static int expand(rank_t *k, comm_t *c, llamp_coll_kind_t kind, const llamp_coll_algo_t *algo,
+                  const llamp_coll_args_t *a, int nonblocking, uint64_t req) {
   cemit_t e = coll_emitter(k, c);
   if (nonblocking && (vec_copy(&k->saveR, &k->R) || vec_copy(&k->saveI, &k->I))) return oom(k);
   llamp_coll_emit_t em = {&e, ce_send, ce_recv, ce_calc, ce_end_round};
   char cerr[300];
   k->round.n = 0;
-  if (llamp_coll_run(algo, a, &em, cerr, sizeof cerr)) {
+  if (algo ? llamp_coll_run(algo, a, &em, cerr, sizeof cerr)
+           : llamp_coll_run_selected(&k->s->sel, kind, a, &em, cerr, sizeof cerr)) {
     if (e.failed) return -1;
     return rfail(k, "%s", cerr);
   }
@@ -728,6 +730,7 @@ static int expand(rank_t *k, comm_t *c, const llamp_coll_algo_t *algo, const lla
 static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl, int nonblocking) {
   sched_t *s = k->s;
   llamp_coll_kind_t kind = coll_of_op[rec->op];
+  if (nonblocking) kind = llamp_coll_kind_to_nonblocking(kind); /* SMPI runs other algorithms */
   comm_t *c = comm_of(k, rec->comm);
   if (!c) {
     if (rec->comm == LLAMP_TRACE_COMM_WORLD) return -1; /* out of memory, said */
@@ -755,8 +758,9 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
     if (root < 0) return rfail(k, "root %d is not in communicator %u", rec->peer, rec->comm);
     a.root = root;
   }
-  uint32_t need = kind == LLAMP_COLL_ALLTOALLV ? 2 * c->size : c->size;
-  switch (kind) {
+  const llamp_coll_kind_t bkind = llamp_coll_kind_blocking(kind);
+  uint32_t need = bkind == LLAMP_COLL_ALLTOALLV ? 2 * c->size : c->size;
+  switch (bkind) {
   case LLAMP_COLL_GATHERV:
   case LLAMP_COLL_SCATTERV:
   case LLAMP_COLL_ALLGATHERV:
@@ -764,14 +768,15 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   case LLAMP_COLL_ALLTOALLV:
     if (rec->nwords >= need) {
       a.counts = pl;
-      if (kind == LLAMP_COLL_ALLTOALLV) a.rcounts = pl + c->size;
+      if (bkind == LLAMP_COLL_ALLTOALLV) a.rcounts = pl + c->size;
     }
     break;
   default:
     break;
   }
   s->st->collectives++;
-  return expand(k, c, s->sel.algo[kind], &a, nonblocking, rec->req);
+  s->st->coll_calls[kind]++;
+  return expand(k, c, kind, NULL, &a, nonblocking, rec->req);
 }
 
 /* ---- what SMPI communicates to make a communicator ------------------------------------------------ */
@@ -799,7 +804,7 @@ static int split_messages(rank_t *k, const llamp_trace_rec_t *rec, const uint64_
   a.rank = (int)c->pos;
   a.bytes = 8;
   a.root = 0;
-  if (expand(k, c, gather, &a, 0, 0)) return -1;
+  if (expand(k, c, LLAMP_COLL_GATHER, gather, &a, 0, 0)) return -1;
   /* the group handles: a collective step of the parent of its own */
   cemit_t e = coll_emitter(k, c);
   e.members = NULL; /* peers below are world ranks */
@@ -847,7 +852,7 @@ static int comm_record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *
   a.rank = (int)c->pos;
   a.bytes = 4;
   a.root = 0;
-  return expand(k, c, k->s->sel.algo[LLAMP_COLL_BCAST], &a, 0, 0);
+  return expand(k, c, LLAMP_COLL_BCAST, NULL, &a, 0, 0); /* SMPI: colls::bcast, as selected */
 }
 
 /* ---- unmodelled functions ----------------------------------------------------------------------- */

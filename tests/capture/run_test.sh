@@ -232,12 +232,12 @@ spill)
 cxx)
   # smpi_llamp-cxx builds C++ programs the same way.
   "$bin/smpi_llamp-cxx" -O1 "$here/ring.cpp" -o ring || fail "smpi_llamp-cxx"
-  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out -llamp-coll allreduce=ring ./ring >run.txt 2>&1 ||
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out -llamp-coll allreduce=rabenseifner ./ring >run.txt 2>&1 ||
     { cat run.txt; fail "run"; }
   cat run.txt
   expect run.txt "ring: done"
   expect run.txt "4 ranks, 20 records"
-  expect out/report.json '"collectives": "allreduce=ring"' 
+  expect out/report.json '"allreduce": {"algorithm": "rabenseifner", "simgrid": "rab_rdb", "source": "-llamp-coll (--cfg=smpi/allreduce:rab_rdb)", "modelled": true' 
   ;;
 
 errors)
@@ -293,7 +293,7 @@ fortran_all_calls)
   cat run.txt
   expect run.txt "all_calls: done (provided 0)"
   expect run.txt "smpi_llamp: not modelled: MPI_Alltoallw x 4"
-  expect run.txt "4 ranks, 764 events, 369 messages"
+  expect run.txt "4 ranks, 720 events, 347 messages"
   expect out/report.json '"local_calls": [{"name": "MPI_Buffer_attach", "count": 4}, {"name": "MPI_Buffer_detach", "count": 4}, {"name": "MPI_Comm_group", "count": 4}, {"name": "MPI_Comm_rank", "count": 8}'
   "$build/tests/capture_trace_dump" out >dump.txt || fail "trace_dump"
   diff -u "$here/all_calls.expected" dump.txt || fail "the Fortran trace differs from all_calls.expected (C)"

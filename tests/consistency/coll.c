@@ -1,9 +1,10 @@
 /* One collective, called ITERS times, for the consistency tests
  * (docs/consistency.md):
  *   coll COLLECTIVE BYTES ITERS COMPUTE_US [ROOT]
- * COLLECTIVE: barrier bcast reduce allreduce gather gatherv scatter scatterv
+ * COLLECTIVE: barrier bcast reduce allreduce (allreduce_min: MPI_MIN) gather gatherv scatter scatterv
  * allgather allgatherv alltoall alltoallv reduce_scatter reduce_scatter_block
- * scan exscan.  BYTES (a multiple of 8: doubles) is the vector of bcast,
+ * scan exscan, and each with an "i" before it: the nonblocking variant
+ * followed by MPI_Wait.  BYTES (a multiple of 8: doubles) is the vector of bcast,
  * reduce, allreduce, scan, exscan and the block per rank (or per pair) of the
  * others; the v-variants give rank i BYTES + 8 x (i mod 3) bytes (alltoallv:
  * BYTES + 8 x ((i + j) mod 3) from i to j, reduce_scatter: rank i's block).
@@ -50,34 +51,57 @@ int main(int argc, char **argv) {
   double *a = calloc(big, sizeof(double)), *b = calloc(big, sizeof(double));
   for (size_t i = 0; i < big; i++) a[i] = rank + (double)i;
   MPI_Comm w = MPI_COMM_WORLD;
+  int nb = c[0] == 'i';
+  if (nb) c++;
+  MPI_Request q = MPI_REQUEST_NULL, *R = &q;
+/* the blocking call, or the nonblocking one (its arguments and R) */
+#define CALL(blocking, ...) (nb ? I##blocking(__VA_ARGS__, R) : blocking(__VA_ARGS__))
+#define IMPI_Barrier MPI_Ibarrier
+#define IMPI_Bcast MPI_Ibcast
+#define IMPI_Reduce MPI_Ireduce
+#define IMPI_Allreduce MPI_Iallreduce
+#define IMPI_Gather MPI_Igather
+#define IMPI_Gatherv MPI_Igatherv
+#define IMPI_Scatter MPI_Iscatter
+#define IMPI_Scatterv MPI_Iscatterv
+#define IMPI_Allgather MPI_Iallgather
+#define IMPI_Allgatherv MPI_Iallgatherv
+#define IMPI_Alltoall MPI_Ialltoall
+#define IMPI_Alltoallv MPI_Ialltoallv
+#define IMPI_Reduce_scatter MPI_Ireduce_scatter
+#define IMPI_Reduce_scatter_block MPI_Ireduce_scatter_block
+#define IMPI_Scan MPI_Iscan
+#define IMPI_Exscan MPI_Iexscan
   for (int it = 0; it < iters; it++) {
     smpi_execute_benched(compute);
-    if (!strcmp(c, "barrier")) MPI_Barrier(w);
-    else if (!strcmp(c, "bcast")) MPI_Bcast(a, n, MPI_DOUBLE, root, w);
-    else if (!strcmp(c, "reduce")) MPI_Reduce(a, b, n, MPI_DOUBLE, MPI_SUM, root, w);
-    else if (!strcmp(c, "allreduce")) MPI_Allreduce(a, b, n, MPI_DOUBLE, MPI_SUM, w);
-    else if (!strcmp(c, "gather")) MPI_Gather(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w);
+    if (!strcmp(c, "barrier")) CALL(MPI_Barrier, w);
+    else if (!strcmp(c, "bcast")) CALL(MPI_Bcast, a, n, MPI_DOUBLE, root, w);
+    else if (!strcmp(c, "reduce")) CALL(MPI_Reduce, a, b, n, MPI_DOUBLE, MPI_SUM, root, w);
+    else if (!strcmp(c, "allreduce")) CALL(MPI_Allreduce, a, b, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(c, "allreduce_min")) CALL(MPI_Allreduce, a, b, n, MPI_DOUBLE, MPI_MIN, w);
+    else if (!strcmp(c, "gather")) CALL(MPI_Gather, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w);
     else if (!strcmp(c, "gatherv"))
-      MPI_Gatherv(a, cnt[rank], MPI_DOUBLE, b, cnt, dsp, MPI_DOUBLE, root, w);
-    else if (!strcmp(c, "scatter")) MPI_Scatter(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w);
+      CALL(MPI_Gatherv, a, cnt[rank], MPI_DOUBLE, b, cnt, dsp, MPI_DOUBLE, root, w);
+    else if (!strcmp(c, "scatter")) CALL(MPI_Scatter, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w);
     else if (!strcmp(c, "scatterv"))
-      MPI_Scatterv(a, cnt, dsp, MPI_DOUBLE, b, cnt[rank], MPI_DOUBLE, root, w);
-    else if (!strcmp(c, "allgather")) MPI_Allgather(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w);
+      CALL(MPI_Scatterv, a, cnt, dsp, MPI_DOUBLE, b, cnt[rank], MPI_DOUBLE, root, w);
+    else if (!strcmp(c, "allgather")) CALL(MPI_Allgather, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w);
     else if (!strcmp(c, "allgatherv"))
-      MPI_Allgatherv(a, cnt[rank], MPI_DOUBLE, b, cnt, dsp, MPI_DOUBLE, w);
-    else if (!strcmp(c, "alltoall")) MPI_Alltoall(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w);
+      CALL(MPI_Allgatherv, a, cnt[rank], MPI_DOUBLE, b, cnt, dsp, MPI_DOUBLE, w);
+    else if (!strcmp(c, "alltoall")) CALL(MPI_Alltoall, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w);
     else if (!strcmp(c, "alltoallv"))
-      MPI_Alltoallv(a, scnt, sdsp, MPI_DOUBLE, b, rcnt, rdsp, MPI_DOUBLE, w);
+      CALL(MPI_Alltoallv, a, scnt, sdsp, MPI_DOUBLE, b, rcnt, rdsp, MPI_DOUBLE, w);
     else if (!strcmp(c, "reduce_scatter"))
-      MPI_Reduce_scatter(a, b, cnt, MPI_DOUBLE, MPI_SUM, w);
+      CALL(MPI_Reduce_scatter, a, b, cnt, MPI_DOUBLE, MPI_SUM, w);
     else if (!strcmp(c, "reduce_scatter_block"))
-      MPI_Reduce_scatter_block(a, b, n, MPI_DOUBLE, MPI_SUM, w);
-    else if (!strcmp(c, "scan")) MPI_Scan(a, b, n, MPI_DOUBLE, MPI_SUM, w);
-    else if (!strcmp(c, "exscan")) MPI_Exscan(a, b, n, MPI_DOUBLE, MPI_SUM, w);
+      CALL(MPI_Reduce_scatter_block, a, b, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(c, "scan")) CALL(MPI_Scan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(c, "exscan")) CALL(MPI_Exscan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     else {
-      if (rank == 0) fprintf(stderr, "coll: unknown collective '%s'\n", c);
+      if (rank == 0) fprintf(stderr, "coll: unknown collective '%s'\n", argv[1]);
       MPI_Abort(w, 2);
     }
+    if (nb) MPI_Wait(R, MPI_STATUS_IGNORE);
   }
   smpi_execute_benched(compute);
   if (rank == 0) printf("coll: %s done, %d ranks\n", c, p);

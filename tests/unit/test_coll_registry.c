@@ -269,6 +269,9 @@ static void registry(void) {
   }
   CHECK(llamp_coll_find(LLAMP_COLL_ALLGATHERV, "bruck") == NULL);
   CHECK(llamp_coll_find(LLAMP_COLL_ALLTOALLV, "bruck") == NULL);
+  CHECK(llamp_coll_find(LLAMP_COLL_IALLTOALLV, "bruck") == NULL);
+  CHECK(llamp_coll_find(LLAMP_COLL_IALLTOALLV, "pairwise") ==
+        llamp_coll_find(LLAMP_COLL_ALLTOALLV, "pairwise"));
 
   /* kinds */
   llamp_coll_kind_t k;
@@ -358,13 +361,102 @@ static void selections(void) {
       &sel, err, sizeof err);
   nm = llamp_coll_selection_smpi_cfg(&sel, buf, sizeof buf, miss, sizeof miss);
   CHECK(nm == 1 && !strcmp(miss, "reduce_scatter_block=recursive_halving"));
-  /* redbcast would run SMPI's flat_tree reduce, ours is binomial */
+  /* redbcast runs the selected reduce and bcast, as reduce_bcast does */
   llamp_coll_parse_selection("allreduce=reduce_bcast", &sel, err, sizeof err);
   CHECK(llamp_coll_selection_smpi_cfg(&sel, buf, sizeof buf, NULL, 0) == 2);
   CHECK(strstr(buf, "smpi/allreduce:redbcast") != NULL);
   llamp_coll_parse_selection("allreduce=reduce_bcast,reduce=linear", &sel, err, sizeof err);
-  CHECK(llamp_coll_selection_smpi_cfg(&sel, buf, sizeof buf, miss, sizeof miss) == 3);
-  CHECK(strstr(buf, "smpi/allreduce") == NULL && strstr(miss, "allreduce=reduce_bcast"));
+  CHECK(llamp_coll_selection_smpi_cfg(&sel, buf, sizeof buf, miss, sizeof miss) == 2);
+  CHECK(strstr(buf, "smpi/allreduce:redbcast") && strstr(buf, "smpi/reduce:flat_tree"));
+  /* nonblocking collectives: SMPI's are fixed */
+  llamp_coll_parse_selection("iallreduce=ring,ibarrier=linear_nb", &sel, err, sizeof err);
+  CHECK(!strcmp(sel.algo[LLAMP_COLL_IALLREDUCE]->name, "ring"));
+  CHECK(sel.algo[LLAMP_COLL_IALLREDUCE]->kind == LLAMP_COLL_ALLREDUCE);
+  nm = llamp_coll_selection_smpi_cfg(&sel, buf, sizeof buf, miss, sizeof miss);
+  CHECK(nm == 3 && strstr(miss, "iallreduce=ring") && !strstr(miss, "ibarrier"));
+  /* only some kinds: what -llamp-coll names */
+  int only[LLAMP_COLL_NUM_KINDS] = {0};
+  only[LLAMP_COLL_ALLREDUCE] = only[LLAMP_COLL_IBARRIER] = 1;
+  llamp_coll_parse_selection("allreduce=lr", &sel, err, sizeof err);
+  nm = llamp_coll_selection_smpi_cfg_only(&sel, only, buf, sizeof buf, miss, sizeof miss);
+  CHECK(nm == 0 && !strcmp(buf, "--cfg=smpi/allreduce:lr"));
+  llamp_coll_parse_selection("allreduce=ring", &sel, err, sizeof err);
+  nm = llamp_coll_selection_smpi_cfg_only(&sel, only, buf, sizeof buf, miss, sizeof miss);
+  CHECK(nm == 1 && !strcmp(miss, "allreduce=ring") && !strcmp(buf, ""));
+}
+
+/* ---- what SimGrid runs ---------------------------------------------------------------- */
+
+static void simgrid(void) {
+  static const struct {
+    llamp_coll_kind_t k;
+    const char *smpi, *ours;
+    int exact;
+  } map[] = {
+      /* SMPI 3.32's default selector */
+      {LLAMP_COLL_BARRIER, "default", "linear", 1},
+      {LLAMP_COLL_BCAST, "default", "binomial", 1},
+      {LLAMP_COLL_REDUCE, "default", "linear_nb", 1},
+      {LLAMP_COLL_ALLREDUCE, "default", "linear_reduce_bcast", 1},
+      {LLAMP_COLL_GATHER, "default", "linear_nb", 1},
+      {LLAMP_COLL_SCATTER, "default", "linear_nb", 1},
+      {LLAMP_COLL_ALLGATHER, "default", "linear_nb", 1},
+      {LLAMP_COLL_ALLGATHERV, "default", "linear_nb", 1},
+      {LLAMP_COLL_ALLTOALL, "default", "ompi", 1},
+      {LLAMP_COLL_ALLTOALLV, "default", "linear", 1},
+      {LLAMP_COLL_REDUCE_SCATTER, "default", "reduce_scatterv", 1},
+      {LLAMP_COLL_REDUCE_SCATTER_BLOCK, "default", "reduce_scatterv", 1},
+      /* fixed algorithms (the name is ignored) */
+      {LLAMP_COLL_GATHERV, "anything", "linear", 1},
+      {LLAMP_COLL_SCAN, NULL, "direct", 1},
+      {LLAMP_COLL_IBARRIER, "default", "linear_nb", 1},
+      {LLAMP_COLL_IBCAST, NULL, "linear", 1},
+      {LLAMP_COLL_IALLREDUCE, NULL, "linear_nb", 1},
+      {LLAMP_COLL_IREDUCE_SCATTER_BLOCK, NULL, "linear_nb", 1},
+      {LLAMP_COLL_IEXSCAN, NULL, "direct", 1},
+      /* explicit names */
+      {LLAMP_COLL_ALLREDUCE, "rdb", "recursive_doubling", 1},
+      {LLAMP_COLL_ALLREDUCE, "lr", "lr", 1},
+      {LLAMP_COLL_ALLREDUCE, "redbcast", "reduce_bcast", 1},
+      {LLAMP_COLL_REDUCE, "ompi_basic_linear", "linear", 1},
+      {LLAMP_COLL_REDUCE, "flat_tree", "linear", 1},
+      {LLAMP_COLL_ALLTOALL, "ring", "ring", 1},
+      {LLAMP_COLL_ALLTOALL, "pair", "pairwise", 1},
+      {LLAMP_COLL_ALLTOALLV, "pair", "pairwise", 1},
+      {LLAMP_COLL_ALLTOALL, "ompi", "ompi", 1},
+      {LLAMP_COLL_ALLGATHER, "rdb", "recursive_doubling", 0},
+      {LLAMP_COLL_REDUCE_SCATTER_BLOCK, "mpich_rdb", "recursive_doubling", 1},
+      {LLAMP_COLL_REDUCE_SCATTER, "ompi_ring", "ring", 0},
+      /* not modelled */
+      {LLAMP_COLL_ALLREDUCE, "smp_rsag", NULL, 0},
+      {LLAMP_COLL_ALLREDUCE, "ompi", NULL, 0},
+      {LLAMP_COLL_BCAST, "mpich", NULL, 0},
+      {LLAMP_COLL_BARRIER, "nonsense", NULL, 0},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    const char *note = "unset";
+    const llamp_coll_algo_t *a = llamp_coll_smpi_find(map[i].k, map[i].smpi, &note);
+    if (!map[i].ours) {
+      CHECK(a == NULL && !strcmp(note, ""));
+      continue;
+    }
+    if (!a || strcmp(a->name, map[i].ours) != 0 || (map[i].exact != !*note)) {
+      fprintf(stderr, "%s:%s -> %s (note '%s'), expected %s\n", llamp_coll_kind_name(map[i].k),
+              map[i].smpi ? map[i].smpi : "-", a ? a->name : "NULL", note, map[i].ours);
+      llamp_test_failures++;
+    }
+  }
+  /* every kind resolves SMPI's default selector */
+  for (int k = 0; k < LLAMP_COLL_NUM_KINDS; k++) {
+    CHECK(llamp_coll_smpi_find((llamp_coll_kind_t)k, "default", NULL) != NULL);
+    const char *key = llamp_coll_smpi_key((llamp_coll_kind_t)k);
+    CHECK(!key == (k >= LLAMP_COLL_NUM_BLOCKING || k == LLAMP_COLL_GATHERV ||
+                   k == LLAMP_COLL_SCATTERV || k == LLAMP_COLL_SCAN || k == LLAMP_COLL_EXSCAN));
+  }
+  CHECK(!strcmp(llamp_coll_smpi_key(LLAMP_COLL_REDUCE_SCATTER_BLOCK), "reduce_scatter"));
+  CHECK(llamp_coll_kind_blocking(LLAMP_COLL_IALLTOALLV) == LLAMP_COLL_ALLTOALLV);
+  CHECK(llamp_coll_kind_to_nonblocking(LLAMP_COLL_SCAN) == LLAMP_COLL_ISCAN);
+  CHECK(llamp_coll_kind_rooted(LLAMP_COLL_ISCATTERV) && !llamp_coll_kind_rooted(LLAMP_COLL_IBARRIER));
 }
 
 /* ---- argument errors, callback failures, determinism ---------------------------------- */
@@ -458,5 +550,6 @@ int main(void) {
   registry();
   selections();
   errors();
+  simgrid();
   TEST_DONE();
 }

@@ -73,13 +73,17 @@ static void registry(void) {
   int cases = 0;
   for (size_t ai = 0; ai < na; ai++) {
     const llamp_coll_algo_t *al = &algos[ai];
-    char spec[128];
-    snprintf(spec, sizeof spec, "%s=%s", llamp_coll_kind_name(al->kind), al->name);
+    /* a blocking kind's algorithm runs for its call and (as a what-if) for
+     * the nonblocking variant; a nonblocking kind's for its call only */
+    const llamp_coll_kind_t bk = llamp_coll_kind_blocking(al->kind);
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
       for (int nb = 0; nb < 2; nb++) {
         int p = sizes[si];
-        llamp_trace_op_t op = nb ? nonblocking_op[al->kind] : blocking_op[al->kind];
-        if (!op) continue;
+        llamp_trace_op_t op = nb ? nonblocking_op[bk] : blocking_op[bk];
+        if (!op || (!nb && llamp_coll_kind_nonblocking(al->kind))) continue;
+        char spec[128];
+        snprintf(spec, sizeof spec, "%s=%s",
+                 llamp_coll_kind_name(nb ? llamp_coll_kind_to_nonblocking(bk) : bk), al->name);
         char err[512];
         tb_t tb;
         tb_open(&tb, (uint32_t)p);
@@ -87,7 +91,7 @@ static void registry(void) {
         uint64_t want_msgs = 0;
         for (int r = 0; r < p; r++) {
           uint64_t pl[64];
-          uint32_t nw = is_v(al->kind) ? vcounts(al->kind, p, r, pl) : 0;
+          uint32_t nw = is_v(bk) ? vcounts(bk, p, r, pl) : 0;
           llamp_coll_args_t a;
           memset(&a, 0, sizeof a);
           a.size = p;
@@ -97,7 +101,7 @@ static void registry(void) {
           a.elem = 8;
           if (nw) {
             a.counts = pl;
-            if (al->kind == LLAMP_COLL_ALLTOALLV) a.rcounts = pl + p;
+            if (bk == LLAMP_COLL_ALLTOALLV) a.rcounts = pl + p;
           }
           llamp_coll_stats_t cs;
           CHECK(llamp_coll_count(al, &a, &cs, err, sizeof err) == 0);

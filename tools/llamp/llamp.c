@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "llamp_coll.h"
 #include "llamp_engine.h"
 #include "llamp_goal.h"
 #include "llamp_graph.h"
@@ -764,6 +765,78 @@ static int cmd_build(int argc, char **argv) {
   return 0;
 }
 
+/* ---- colls ----------------------------------------------------------------------------- */
+
+static const char colls_help[] =
+    "usage: llamp colls [--smpi SPEC [--selector NAME]]\n"
+    "Without options: every collective algorithm, its help line and SimGrid's equivalent.\n"
+    "  --smpi SPEC      for the collectives SPEC names (\"allreduce=lr,bcast=linear\"), one line\n"
+    "                   \"KEY ALGO coll\": SimGrid's setting smpi/KEY:ALGO that runs the same\n"
+    "                   messages (none for SimGrid's fixed algorithms); exit 1 naming those\n"
+    "                   SimGrid cannot run\n"
+    "  --selector NAME  with smpi/coll-selector:NAME, also \"KEY ALGO selector\" for every other\n"
+    "                   collective whose per-call choice by NAME is not modelled: an exact\n"
+    "                   algorithm to run in its place (smpi_llamp-run uses this)\n";
+
+static int cmd_colls(int argc, char **argv) {
+  const char *spec = NULL, *selector = NULL;
+  static struct option lo[] = {{"smpi", required_argument, 0, 's'},
+                               {"selector", required_argument, 0, 'S'},
+                               {"help", no_argument, 0, 'h'},
+                               {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'h': fputs(colls_help, stdout); return 0;
+    case 's': spec = optarg; break;
+    case 'S': selector = optarg; break;
+    default: bad_usage("colls");
+    }
+  }
+  if (optind != argc) bad_usage("colls");
+  if (!spec && !selector) {
+    llamp_coll_print_list(stdout);
+    return 0;
+  }
+  char err[1024], buf[4096], missing[1024];
+  llamp_coll_selection_t sel, named;
+  memset(&named, 0, sizeof named);
+  if (llamp_coll_update_selection(spec ? spec : "", &named, err, sizeof err)) die("%s", err);
+  llamp_coll_selection_default(&sel);
+  int only[LLAMP_COLL_NUM_KINDS] = {0}, given[LLAMP_COLL_NUM_KINDS] = {0};
+  for (int k = 0; k < LLAMP_COLL_NUM_KINDS; k++)
+    if (named.algo[k]) sel.algo[k] = named.algo[k], only[k] = 1;
+  if (llamp_coll_selection_smpi_cfg_only(&sel, only, buf, sizeof buf, missing, sizeof missing))
+    die("SimGrid cannot be told to run %s (docs/collectives.md; `llamp colls` lists what it can)",
+        missing);
+  /* "--cfg=smpi/KEY:ALGO ..." -> lines "KEY ALGO coll" */
+  for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) {
+    char *key = t + strlen("--cfg=smpi/"), *colon = strchr(key, ':');
+    if (strncmp(t, "--cfg=smpi/", 11) || !colon) continue;
+    *colon = '\0';
+    printf("%s %s coll\n", key, colon + 1);
+    for (int k = 0; k < LLAMP_COLL_NUM_BLOCKING; k++) {
+      const char *kk = llamp_coll_smpi_key((llamp_coll_kind_t)k);
+      if (kk && !strcmp(kk, key)) given[k] = 1;
+    }
+  }
+  if (selector && strcmp(selector, "default") != 0) {
+    for (int k = 0; k < LLAMP_COLL_NUM_BLOCKING; k++) {
+      const char *key = llamp_coll_smpi_key((llamp_coll_kind_t)k);
+      if (!key || given[k] || k == LLAMP_COLL_REDUCE_SCATTER_BLOCK) continue; /* one key for both */
+      const char *note = "";
+      if (llamp_coll_smpi_find((llamp_coll_kind_t)k, selector, &note) && !*note) continue;
+      /* our default when SimGrid runs it exactly, else SimGrid's default selector's */
+      const llamp_coll_algo_t *d = llamp_coll_find((llamp_coll_kind_t)k, NULL);
+      const char *algo = "default";
+      if (d->smpi && d->smpi_exact && !strncmp(d->smpi, "smpi/", 5)) algo = strchr(d->smpi, ':') + 1;
+      printf("%s %s selector\n", key, algo);
+    }
+  }
+  return 0;
+}
+
 /* ---- main ---------------------------------------------------------------------------- */
 
 static const char *main_help =
@@ -774,7 +847,8 @@ static const char *main_help =
     "  export-lp GRAPH   write the LLAMP linear program (CPLEX LP or MPS)\n"
     "  convert IN OUT    GOAL text <-> binary graph\n"
     "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n"
-    "  build DIR         the graph of per-rank traces (llamp-trace, smpi_llamp-run)\n\n"
+    "  build DIR         the graph of per-rank traces (llamp-trace, smpi_llamp-run)\n"
+    "  colls             collective algorithms and their SimGrid equivalents\n\n"
     "'llamp COMMAND --help' describes each command. --version prints the version.\n";
 
 int main(int argc, char **argv) {
@@ -796,7 +870,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
   if (strcmp(cmd, "generate") == 0) return cmd_generate(argc - 1, argv + 1);
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate or build)\n",
+  if (strcmp(cmd, "colls") == 0) return cmd_colls(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build or colls)\n",
           prog, cmd);
   return 1;
 }

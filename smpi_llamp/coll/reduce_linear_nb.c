@@ -1,0 +1,23 @@
+/* reduce_linear_nb.c - SMPI's nonblocking linear reduction (colls::ireduce),
+ * which is also what SMPI's default reduce runs for commutative operations
+ * on basic datatypes.
+ *
+ * Every non-root sends its vector to the root (one blocking send; tag 0).
+ * The root posts the p-1 receives in one round (rank order), then reduces
+ * the p-1 received vectors ((p-1) n bytes, one calc).  p - 1 messages of n
+ * bytes, depth 1. */
+#include "coll_internal.h"
+
+int llamp_coll_reduce_linear_nb_root(llamp_coll_ctx_t *c, int root, int tag) {
+  const int p = c->p, r = c->r;
+  const uint64_t n = c->a->bytes;
+  if (r != root) return coll_send_r(c, root, n, tag);
+  for (int i = 0; i < p; i++)
+    if (i != root) COLL_TRY(coll_recv(c, i, n, tag));
+  COLL_TRY(coll_end_round(c));
+  return coll_calc(c, (uint64_t)(p - 1) * n);
+}
+
+int llamp_coll_reduce_linear_nb(llamp_coll_ctx_t *c) {
+  return llamp_coll_reduce_linear_nb_root(c, c->a->root, 0);
+}
