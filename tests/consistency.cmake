@@ -7,13 +7,19 @@
 add_executable(consistency_coll_cases ${CMAKE_CURRENT_SOURCE_DIR}/consistency/coll_cases.c)
 target_link_libraries(consistency_coll_cases PRIVATE smpi_llamp)
 set_target_properties(consistency_coll_cases PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-foreach(s p2p coll defaults ranks diff apps)
+foreach(s p2p coll defaults ranks diff apps fortran)
   add_test(NAME consistency_${s}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/run.sh ${s} ${CMAKE_BINARY_DIR}
                    ${PROJECT_SOURCE_DIR})
   set_tests_properties(consistency_${s} PROPERTIES LABELS "needs-simgrid;consistency"
                        SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+# computation simulated: bounded by the measured run-to-run noise (slow)
+add_test(NAME consistency_fortran_compute
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/run.sh fortran_compute ${CMAKE_BINARY_DIR}
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(consistency_fortran_compute PROPERTIES LABELS "needs-simgrid;consistency;slow"
+                     SKIP_RETURN_CODE 77 TIMEOUT 600)
 add_test(NAME consistency_slow
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/run.sh slow ${CMAKE_BINARY_DIR}
                  ${PROJECT_SOURCE_DIR})

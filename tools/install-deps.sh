@@ -13,6 +13,7 @@ ls /usr/lib/*/libopenblas.so >/dev/null 2>&1 || need="$need libopenblas-dev"   #
 command -v smpicc >/dev/null || need="$need libsimgrid-dev"   # apps: *_smpi; capture
 [ -f /usr/include/libconfig.h ] || need="$need libconfig-dev"   # capture: models/*.cfg
 command -v python3 >/dev/null || need="$need python3"   # capture: wrapper generator
+command -v gfortran >/dev/null || need="$need gfortran"   # Fortran: smpif90, mpif90, apps heat2d/wavefront
 if [ -n "$need" ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$need (run as root or install them)" >&2

@@ -136,7 +136,11 @@ contains
     rc = rcv(1)
     call MPI_Type_free(coltype, e)
     call MPI_Comm_free(cart, e)
-    if (print_end) write (*, '(a,i0,1x,es24.16)') 'end ', rank, MPI_Wtime()
+    ! MPI_Wtime outside the WRITE: under SMPI with measured computation it
+    ! may switch ranks, and a rank switched out inside a WRITE holds
+    ! libgfortran's unit lock (one libgfortran for all ranks: deadlock)
+    t0 = MPI_Wtime()
+    if (print_end) write (*, '(a,i0,1x,es24.16)') 'end ', rank, t0
   end subroutine run
 
   ! the discrete solution at global cell (x, y) after n steps

@@ -160,7 +160,11 @@ contains
   rc = rcv(1)
   if (print_end) then
     ! every rank's simulated time after its last computation (consistency tests)
-    write (*, '(a,i0,1x,es24.16)') 'end ', rank, MPI_Wtime()
+    ! MPI_Wtime outside the WRITE: under SMPI with measured computation it
+    ! may switch ranks, and a rank switched out inside a WRITE holds
+    ! libgfortran's unit lock (one libgfortran for all ranks: deadlock)
+    t0 = MPI_Wtime()
+    write (*, '(a,i0,1x,es24.16)') 'end ', rank, t0
   end if
   end subroutine run
 

