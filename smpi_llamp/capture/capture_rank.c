@@ -769,8 +769,9 @@ void llamp_cap_comm_new(llamp_cap_call_t *c, int ret, MPI_Comm parent, MPI_Comm 
                         MPI_Group group, int flags) {
   comm_ent_t *pe = comm_lookup(parent, c->rec.t_start);
   /* every member of the parent makes the same sequence of these calls, so
-   * (parent, sequence number) names the call alike on all of them */
-  uint64_t seq = pe ? pe->children++ : 0;
+   * (parent, sequence number) names the call alike on all of them; not
+   * MPI_Comm_create_group, which only the group's members call */
+  uint64_t seq = pe && group == (MPI_Group)0 ? pe->children++ : 0;
 #ifdef LLAMP_CAPTURE_NATIVE
   flags = 0; /* what SMPI communicates: MPICH communicates otherwise */
 #endif

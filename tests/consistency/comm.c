@@ -6,7 +6,8 @@
  * MPI_Cart_create (a 3-D grid of MPI_Dims_create), MPI_Cart_sub (keep one
  * dimension), MPI_Comm_dup, MPI_Comm_split into three colors with keys that
  * reverse the order and one rank left out (MPI_UNDEFINED), MPI_Comm_create
- * of the even ranks and MPI_Comm_split_type (SMPI sends nothing for it),
+ * of the even ranks, MPI_Comm_create_group by the even ranks only, and
+ * MPI_Comm_split_type (SMPI sends nothing for it),
  * each followed by an MPI_Allreduce of one double on the new communicator;
  * computes COMPUTE_US x (1 + (r mod 3) / 2) between steps
  * (smpi_execute_benched: deterministic).  Prints "end RANK TIME". */
@@ -54,6 +55,10 @@ int main(int argc, char **argv) {
     MPI_Group_incl(world, n, ranks, &evens);
     MPI_Comm_create(MPI_COMM_WORLD, evens, &even);
     step(even);
+    MPI_Comm grp = MPI_COMM_NULL; /* collective over the even ranks only */
+    if (rank % 2 == 0) MPI_Comm_create_group(MPI_COMM_WORLD, evens, 7, &grp);
+    step(grp);
+    if (grp != MPI_COMM_NULL) MPI_Comm_free(&grp);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     step(node);
     free(ranks);

@@ -415,9 +415,10 @@ p2p)
   check chain-4KiB 8 -- chain 20 4096 2
   check chain-4KiB-p7 7 -- chain 20 4096 2
   # what SMPI communicates to make communicators (split, cart, dup, create);
-  # each MPI_Cart_sub leaves 2 ns (20 B at 10 GB/s) unexplained: env 3e-5
-  check comm-p8 8 env=3e-5 -- comm 2 5
-  check comm-p7 7 env=3e-5 -- comm 2 5
+  # each MPI_Cart_sub leaves 2 ns (20 B at 10 GB/s) unexplained, and the whole
+  # program up to 8 ns at L0: env 5e-5
+  check comm-p8 8 env=5e-5 -- comm 2 5
+  check comm-p7 7 env=5e-5 -- comm 2 5
   ;;
 coll)
   coll_suite 8
