@@ -403,34 +403,33 @@ void llamp_cap_sync_compute(void) {
  * after them, so no other rank's CPU time enters this rank's burst.  The
  * program binds to these (smpi_llamp-cc links with -Bsymbolic); each calls
  * SimGrid's own. */
+/* Around such a call: 1 when this rank's compute was ended here (the clock
+ * restarts in hook_leave), 0 outside a capture or inside a wrapper. */
+static int hook_enter(void) {
+  if (!S.on || S.depth) return 0;
+  S.depth = 1;
+  burst_end();
+  return 1;
+}
+static void hook_leave(int synced) {
+  if (!synced) return;
+  S.depth = 0;
+  burst_begin();
+}
 #define LLAMP_SMPI_HOOK(ret, name, params, args)                                 \
   ret name params {                                                              \
     static void *fn;                                                             \
-    int sync = S.on && !S.depth;                                                 \
-    if (sync) {                                                                  \
-      S.depth = 1;                                                               \
-      burst_end();                                                               \
-    }                                                                            \
+    int synced = hook_enter();                                                   \
     ret r = ((ret(*) params)simgrid_fn(#name, &fn)) args;                        \
-    if (sync) {                                                                  \
-      S.depth = 0;                                                               \
-      burst_begin();                                                             \
-    }                                                                            \
+    hook_leave(synced);                                                          \
     return r;                                                                    \
   }
 #define LLAMP_SMPI_HOOK_VOID(name, params, args)                                 \
   void name params {                                                             \
     static void *fn;                                                             \
-    int sync = S.on && !S.depth;                                                 \
-    if (sync) {                                                                  \
-      S.depth = 1;                                                               \
-      burst_end();                                                               \
-    }                                                                            \
+    int synced = hook_enter();                                                   \
     ((void(*) params)simgrid_fn(#name, &fn)) args;                               \
-    if (sync) {                                                                  \
-      S.depth = 0;                                                               \
-      burst_begin();                                                             \
-    }                                                                            \
+    hook_leave(synced);                                                          \
   }
 LLAMP_SMPI_HOOK_VOID(smpi_execute_benched, (double d), (d))
 LLAMP_SMPI_HOOK_VOID(smpi_execute_flops_benched, (double f), (f))
