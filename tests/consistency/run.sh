@@ -506,6 +506,11 @@ apps)
   # md: Cart_create / Cart_shift, Sendrecv(_replace), MINLOC, final Reduce
   check md-p8 8 burst=442:4 -- app-md --weak 4 --steps 20 --thermo 5
   check md-p12-model 12 "$km" raw=0.1 env=-3e-4:1e-5 -- app-md --weak 4 --steps 20 --thermo 5
+  # the earlier proxy apps, with kernel models (lu, which needs OpenBLAS and
+  # polls with MPI_Test, is in bench/bench_apps.sh)
+  check stencil3d-p8-model 8 "$km" raw=0.1 env=-1e-4:1e-5 -- app-stencil3d --weak 8 --iters 20
+  check sweep-p8-model 8 "$km" raw=0.1 env=-1e-4:1e-5 -- app-sweep --weak 6,6,16 --iters 2
+  check fft-p8-model 8 "$km" raw=0.1 env=-2e-4:1e-5 -- app-fft --n 16 --iters 2
   ;;
 fortran)
   # The Fortran wavefront (apps/wavefront, NAS LU SSOR style) captured
