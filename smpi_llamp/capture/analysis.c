@@ -81,6 +81,12 @@ static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_st
     snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
              "%d kind(s) of collective ran in SimGrid with an algorithm the DAG does not reproduce "
              "(report.json: capture.collectives)", ncoll);
+  uint64_t nsr = llamp_capture_special_reductions();
+  if (nsr && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS)
+    snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
+             "%llu reduction calls with a non-commutative operation or a derived datatype: SimGrid's "
+             "default reduce then runs Open MPI's basic linear one, which the DAG does not know "
+             "(docs/collectives.md)", (unsigned long long)nsr);
   if (st->poll_time > 0.01 * T && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS) {
     char b[64];
     snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
@@ -133,8 +139,8 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
 static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nranks,
                          double simulated_time, const llamp_sched_stats_t *st, double build_s,
                          double analysis_s, const run_facts_t *facts) {
-  const int approximate =
-      st->approximate || (cfg->colls && llamp_capture_colls_warn(cfg->colls, st->coll_calls, NULL));
+  const int approximate = st->approximate || llamp_capture_special_reductions() ||
+                          (cfg->colls && llamp_capture_colls_warn(cfg->colls, st->coll_calls, NULL));
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
   fprintf(f, "  \"capture\": {\n    \"ranks\": %u, \"records\": %llu, ", nranks,
@@ -369,6 +375,12 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
                  res.analysis_seconds, &facts, err, errlen))
     goto out;
 
+  if (llamp_capture_special_reductions())
+    fprintf(stderr,
+            "smpi_llamp: warning: %llu reduction calls with a non-commutative operation or a derived "
+            "datatype: SimGrid's default reduce runs another algorithm for them than the DAG "
+            "(approximate; docs/collectives.md)\n",
+            (unsigned long long)llamp_capture_special_reductions());
   if (facts.suspicious) {
     char b1[64], b2[64];
     fprintf(stderr,

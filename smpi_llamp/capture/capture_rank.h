@@ -83,6 +83,9 @@ void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, const int *sco
 void llamp_cap_coll_counts(llamp_cap_call_t *c, MPI_Comm comm, const int *counts, int unused,
                            MPI_Datatype type);
 
+/* a reduction's operation and datatype (non-commutative or derived: counted) */
+void llamp_cap_reduction(llamp_cap_call_t *c, MPI_Op op, MPI_Datatype type);
+
 /* communicators */
 void llamp_cap_comm_parent(llamp_cap_call_t *c, MPI_Comm parent);
 /* Before PMPI_Comm_split / PMPI_Cart_sub: returns the record's

@@ -30,6 +30,7 @@ static struct {
   int decided;
   llamp_capture_compute_t c;
   double measured, simulated;
+  uint64_t special_reductions;
 } C;
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
@@ -166,3 +167,6 @@ void llamp_capture_compute_totals(double *measured_s, double *simulated_s) {
   *measured_s = C.measured;
   *simulated_s = C.simulated;
 }
+
+void llamp_capture_count_special_reductions(uint64_t n) { C.special_reductions += n; }
+uint64_t llamp_capture_special_reductions(void) { return C.special_reductions; }

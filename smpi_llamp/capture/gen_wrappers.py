@@ -106,8 +106,12 @@ KINDS = {
                      'llamp_cap_request_free(&c, ret, h_);'),
     'barrier': (['comm'], 'llamp_cap_coll(&c, {comm}, -1, 0, NULL);', ''),
     'bcast': (['count', 'type', 'root', 'comm'], 'llamp_cap_coll(&c, {comm}, {root}, {count}, {type});', ''),
-    'reduce': (['count', 'type', 'root', 'comm'], 'llamp_cap_coll(&c, {comm}, {root}, {count}, {type});', ''),
-    'allreduce': (['count', 'type', 'comm'], 'llamp_cap_coll(&c, {comm}, -1, {count}, {type});', ''),
+    # reductions also note operations and datatypes that make SimGrid's
+    # default reduce run another algorithm (llamp_cap_reduction)
+    'reduce': (['count', 'type', 'root', 'comm', 'op'],
+               'llamp_cap_coll(&c, {comm}, {root}, {count}, {type});\n  llamp_cap_reduction(&c, {op}, {type});', ''),
+    'allreduce': (['count', 'type', 'comm', 'op'],
+                  'llamp_cap_coll(&c, {comm}, -1, {count}, {type});\n  llamp_cap_reduction(&c, {op}, {type});', ''),
     'gather': (['sendbuf', 'scount', 'stype', 'rcount', 'rtype', 'root', 'comm'],
                'llamp_cap_coll(&c, {comm}, {root}, 0, NULL);\n'
                '  llamp_cap_coll_block(&c, {sendbuf} == MPI_IN_PLACE, {scount}, {stype}, {rcount}, {rtype});', ''),
@@ -129,15 +133,15 @@ KINDS = {
     'alltoallv': (['scounts', 'stype', 'rcounts', 'rtype', 'comm'],
                   'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
                   '  llamp_cap_coll_alltoallv(&c, {comm}, {scounts}, {stype}, {rcounts}, {rtype});', ''),
-    'reduce_scatter': (['rcounts', 'type', 'comm'],
+    'reduce_scatter': (['rcounts', 'type', 'comm', 'op'],
                        'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
-                       '  llamp_cap_coll_counts(&c, {comm}, {rcounts}, 0, {type});', ''),
-    'reduce_scatter_block': (['rcount', 'type', 'comm'],
-                             'llamp_cap_coll(&c, {comm}, -1, {rcount}, {type});', ''),
+                       '  llamp_cap_coll_counts(&c, {comm}, {rcounts}, 0, {type});\n  llamp_cap_reduction(&c, {op}, {type});', ''),
+    'reduce_scatter_block': (['rcount', 'type', 'comm', 'op'],
+                             'llamp_cap_coll(&c, {comm}, -1, {rcount}, {type});\n  llamp_cap_reduction(&c, {op}, {type});', ''),
     # the nonblocking variant is recorded as IREDUCE_SCATTER: counts all equal
-    'ireduce_scatter_block': (['rcount', 'type', 'comm', 'request'],
+    'ireduce_scatter_block': (['rcount', 'type', 'comm', 'op', 'request'],
                               'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
-                              '  llamp_cap_coll_counts(&c, {comm}, NULL, {rcount}, {type});',
+                              '  llamp_cap_coll_counts(&c, {comm}, NULL, {rcount}, {type});\n  llamp_cap_reduction(&c, {op}, {type});',
                               'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_COLL, NULL);'),
     # what SMPI communicates to make the communicator goes into the record's
     # flags (LLAMP_TRACE_F_COMM_*; none natively: capture_rank.c drops them)

@@ -180,6 +180,19 @@ XML
   expect bad.txt "-llamp-compute 'fast' (expected auto, replay, measured or none)"
   ;;
 
+noncommutative)
+  # SimGrid's default reduce runs another algorithm for a non-commutative
+  # operation or a derived datatype: counted (2 calls x 4 ranks), warned,
+  # named and approximate; MPI_SUM and MINLOC of MPI_DOUBLE_INT are not
+  cc_cap -Wall "$here/noncommutative.c" -o noncommutative
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out ./noncommutative >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
+  cat run.txt
+  expect run.txt "noncommutative: done"
+  expect run.txt "smpi_llamp: warning: 8 reduction calls with a non-commutative operation or a derived datatype"
+  expect out/report.json '"approximate": true'
+  expect out/report.json '"8 reduction calls with a non-commutative operation or a derived datatype'
+  ;;
+
 count_only)
   # Calls the capture does not model (one-sided communication) are counted:
   # listed in report.json with their counts, and the report is approximate.
