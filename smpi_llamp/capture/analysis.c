@@ -31,16 +31,6 @@ static double wall(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-    else fputc(ch, f);
-  }
-  fputc('"', f);
-}
 
 /* What the run says about itself besides the graph: compute, and SimGrid's
  * time against the DAG's with the known causes of a difference. */
@@ -110,9 +100,9 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
   fprintf(f, "    \"compute\": {");
   if (r->compute) {
     fprintf(f, "\"mode\": ");
-    json_str(f, r->compute->kind);
+    llamp_capture_json_str(f, r->compute->kind);
     fprintf(f, ", \"description\": ");
-    json_str(f, r->compute->description);
+    llamp_capture_json_str(f, r->compute->description);
     if (r->compute->inject && r->compute->rate > 0) fprintf(f, ", \"flops_per_measured_second\": %.6g", r->compute->rate);
     fprintf(f, ", \"host_speed\": [%.6g, %.6g]", r->compute->host_speed_min, r->compute->host_speed_max);
     if (r->compute->inject && isfinite(r->compute->threshold))
@@ -130,7 +120,7 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
   fprintf(f, "\"known_causes\": [");
   for (size_t i = 0; i < r->reasons.n; i++) {
     fprintf(f, "%s", i ? ",\n        " : "\n        ");
-    json_str(f, r->reasons.reason[i]);
+    llamp_capture_json_str(f, r->reasons.reason[i]);
   }
   fprintf(f, "]},\n");
 }
@@ -149,7 +139,7 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
   else fprintf(f, "\"simulated_time\": null, ");
   fprintf(f, "\"build_seconds\": %.3f, \"analysis_seconds\": %.3f,\n    \"config\": ", build_s,
           analysis_s);
-  json_str(f, cfg->config_path);
+  llamp_capture_json_str(f, cfg->config_path);
   fprintf(f, ", \"sweep_range\": [%.12g, %.12g],\n", lo, hi);
   facts_json(f, facts, simulated_time);
   /* which algorithm each collective was expanded with, and why */
@@ -158,7 +148,7 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
     llamp_capture_colls_json(f, cfg->colls, st->coll_calls, "    ");
   } else {
     fputs("{\"spec\": ", f);
-    json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
+    llamp_capture_json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
     fputs("}", f);
   }
   fprintf(f, ",\n");
@@ -173,7 +163,7 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
   fprintf(f, "    \"not_modelled\": [");
   for (size_t i = 0; i < st->num_unmodelled; i++) {
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
-    json_str(f, st->unmodelled[i].name);
+    llamp_capture_json_str(f, st->unmodelled[i].name);
     fprintf(f, ", \"count\": %llu}", (unsigned long long)st->unmodelled[i].count);
   }
   fprintf(f, "],\n    \"local_calls\": [");
@@ -182,7 +172,7 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
   size_t nl = llamp_capture_session_locals(&names, &counts);
   for (size_t i = 0; i < nl; i++) {
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
-    json_str(f, names[i]);
+    llamp_capture_json_str(f, names[i]);
     fprintf(f, ", \"count\": %llu}", (unsigned long long)counts[i]);
   }
   fprintf(f, "]\n  }");

@@ -15,6 +15,9 @@
  * report.json; valid until the next call. */
 size_t llamp_capture_session_locals(const char ***names, const uint64_t **counts);
 
+/* `s` as a JSON string, quoted and escaped (collsel.c). */
+void llamp_capture_json_str(FILE *f, const char *s);
+
 /* Each rank's SimGrid host (index = world rank), valid until the session
  * ends; returns the number of ranks (0 before MPI_Init). */
 size_t llamp_capture_session_hosts(sg_host_t const **hosts);

@@ -135,7 +135,7 @@ int llamp_capture_colls_resolve(llamp_capture_colls_t *out, const char *(*get)(c
   return 0;
 }
 
-static void json_str(FILE *f, const char *s) {
+void llamp_capture_json_str(FILE *f, const char *s) {
   fputc('"', f);
   for (; *s; s++) {
     unsigned char ch = (unsigned char)*s;
@@ -165,30 +165,30 @@ int llamp_capture_colls_warn(const llamp_capture_colls_t *c, const uint64_t *cal
 void llamp_capture_colls_json(FILE *f, const llamp_capture_colls_t *c, const uint64_t *calls,
                               const char *indent) {
   fprintf(f, "{\n%s  \"selector\": ", indent);
-  json_str(f, c->selector);
+  llamp_capture_json_str(f, c->selector);
   fprintf(f, ", \"unmodelled_used\": %d, \"conflicts\": %d,\n%s  \"spec\": ",
           llamp_capture_colls_warn(c, calls, NULL), c->conflicts, indent);
-  json_str(f, c->spec);
+  llamp_capture_json_str(f, c->spec);
   for (int k = 0; k < LLAMP_COLL_NUM_KINDS; k++) {
     const llamp_capture_coll_t *e = &c->kind[k];
     if (calls && !calls[k] && !e->requested[0]) continue;
     fprintf(f, ",\n%s  ", indent);
-    json_str(f, llamp_coll_kind_name((llamp_coll_kind_t)k));
+    llamp_capture_json_str(f, llamp_coll_kind_name((llamp_coll_kind_t)k));
     fprintf(f, ": {\"algorithm\": ");
-    json_str(f, e->algo->name);
+    llamp_capture_json_str(f, e->algo->name);
     fprintf(f, ", \"simgrid\": ");
-    json_str(f, e->simgrid);
+    llamp_capture_json_str(f, e->simgrid);
     fprintf(f, ", \"source\": ");
-    json_str(f, e->source);
+    llamp_capture_json_str(f, e->source);
     fprintf(f, ", \"modelled\": %s, \"calls\": %llu", e->modelled ? "true" : "false",
             (unsigned long long)(calls ? calls[k] : 0));
     if (*e->note) {
       fprintf(f, ", \"note\": ");
-      json_str(f, e->note);
+      llamp_capture_json_str(f, e->note);
     }
     if (e->requested[0]) {
       fprintf(f, ", \"requested\": ");
-      json_str(f, e->requested);
+      llamp_capture_json_str(f, e->requested);
     }
     fputc('}', f);
   }
