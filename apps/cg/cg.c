@@ -96,11 +96,9 @@ static int parse(int argc, char **argv, opts_t *o)
         switch (c) {
         case 'w':
         case 's':
-            if (llamp_app_parse_dims(optarg, c == 'w' ? o->local : o->global)) {
-                llamp_app_usage_error(app, "--%s: expected N, NX,NY or NX,NY,NZ, got '%s'",
-                                      c == 'w' ? "weak" : "strong", optarg);
+            if (llamp_app_opt_grid(app, c == 'w' ? "weak" : "strong", optarg,
+                                   c == 'w' ? o->local : o->global))
                 return LLAMP_APP_EXIT_USAGE;
-            }
             o->strong = c == 's';
             break;
         case 'd':

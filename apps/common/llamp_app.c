@@ -89,6 +89,26 @@ static int split_counts(const char *s, long *v, int n)
     return k;
 }
 
+int llamp_app_opt_grid(const char *app, const char *opt, const char *arg, long v[3])
+{
+    if (!llamp_app_parse_dims(arg, v))
+        return 0;
+    llamp_app_usage_error(app, "--%s: expected N, NX,NY or NX,NY,NZ, got '%s'", opt, arg);
+    return LLAMP_APP_EXIT_USAGE;
+}
+
+int llamp_app_opt_procs(const char *app, const char *arg, int dims[3])
+{
+    long v[3];
+    if (llamp_app_parse_dims(arg, v) || strchr(arg, ',') == NULL) {
+        llamp_app_usage_error(app, "--dims: expected PX,PY,PZ, got '%s'", arg);
+        return LLAMP_APP_EXIT_USAGE;
+    }
+    for (int d = 0; d < 3; d++)
+        dims[d] = (int)v[d];
+    return 0;
+}
+
 int llamp_app_parse_dims(const char *s, long v[3])
 {
     int k = split_counts(s, v, 3);

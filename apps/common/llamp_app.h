@@ -46,6 +46,12 @@ int llamp_app_parse_sizes(const char *s, long *out, int max);
 void llamp_app_usage_error(const char *app, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The options every 3-D app shares: --weak / --strong (`opt`) N, NX,NY or
+ * NX,NY,NZ into v, and --dims PX,PY,PZ into dims.  0, or the usage error
+ * printed and LLAMP_APP_EXIT_USAGE. */
+int llamp_app_opt_grid(const char *app, const char *opt, const char *arg, long v[3]);
+int llamp_app_opt_procs(const char *app, const char *arg, int dims[3]);
+
 /* Prints "--version" output on rank 0. */
 void llamp_app_version(const char *app);
 

@@ -117,16 +117,10 @@ static int parse(int argc, char **argv, opts_t *o)
             }
             break;
         }
-        case 'd': {
-            long v[3];
-            if (llamp_app_parse_dims(optarg, v) || strchr(optarg, ',') == NULL) {
-                llamp_app_usage_error(app, "--dims: expected PX,PY,PZ, got '%s'", optarg);
+        case 'd':
+            if (llamp_app_opt_procs(app, optarg, o->dims))
                 return LLAMP_APP_EXIT_USAGE;
-            }
-            for (int d = 0; d < 3; d++)
-                o->dims[d] = (int)v[d];
             break;
-        }
         default:
             return llamp_app_other_option(app, c, rank, usage, argv);
         }
