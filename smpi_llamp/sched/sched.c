@@ -488,6 +488,20 @@ static comm_t *comm_find(rank_t *k, uint32_t id) {
   return p ? &k->comms[*p] : NULL;
 }
 
+/* A new entry of this rank's communicator table, mapped from `id`. */
+static int comm_slot(rank_t *k, uint32_t id, uint32_t *slot) {
+  if (k->ncomms == k->capcomms) {
+    uint32_t cap = k->capcomms ? k->capcomms * 2 : 16;
+    comm_t *c = realloc(k->comms, cap * sizeof *c);
+    if (!c) return oom(k);
+    k->comms = c;
+    k->capcomms = cap;
+  }
+  *slot = k->ncomms++;
+  if (llamp_map_put(&k->commmap, id, *slot)) return oom(k);
+  return 0;
+}
+
 static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl) {
   if (rec->nwords < 2) return 0; /* MPI_COMM_NULL */
   uint64_t id = pl[0], size = pl[1];
@@ -515,15 +529,7 @@ static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *
   if (p) {
     slot = *p;
   } else {
-    if (k->ncomms == k->capcomms) {
-      uint32_t cap = k->capcomms ? k->capcomms * 2 : 16;
-      comm_t *c = realloc(k->comms, cap * sizeof *c);
-      if (!c) return oom(k);
-      k->comms = c;
-      k->capcomms = cap;
-    }
-    slot = k->ncomms++;
-    if (llamp_map_put(&k->commmap, (uint32_t)id, slot)) return oom(k);
+    if (comm_slot(k, (uint32_t)id, &slot)) return -1;
   }
   sched_t *s = k->s;
   uint32_t *ci = llamp_map_find(&s->cidx, id);
@@ -656,21 +662,9 @@ static comm_t *comm_of(rank_t *k, uint32_t id) {
   if (id != LLAMP_TRACE_COMM_WORLD) return comm_find(k, id);
   comm_t *c = comm_find(k, 0);
   if (c) return c;
-  if (k->ncomms == k->capcomms) {
-    uint32_t cap = k->capcomms ? k->capcomms * 2 : 16;
-    comm_t *n = realloc(k->comms, cap * sizeof *n);
-    if (!n) {
-      oom(k);
-      return NULL;
-    }
-    k->comms = n;
-    k->capcomms = cap;
-  }
-  if (llamp_map_put(&k->commmap, 0, k->ncomms)) {
-    oom(k);
-    return NULL;
-  }
-  c = &k->comms[k->ncomms++];
+  uint32_t slot;
+  if (comm_slot(k, 0, &slot)) return NULL;
+  c = &k->comms[slot];
   c->id = 0;
   c->size = k->s->num_ranks;
   c->pos = k->rank;
