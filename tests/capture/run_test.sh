@@ -86,7 +86,7 @@ all_calls)
 
 compute_accuracy)
   # Compute measured by the capture (the default: no --cfg of ours) on a
-  # contention-free mesh, collective algorithms aligned: every simulated
+  # contention-free mesh, collectives as SimGrid's defaults run them: every simulated
   # second of compute is a calc vertex, so T(L0) equals SimGrid's time
   # within 0.1 % in the same run, and the compute the DAG holds matches what
   # the program's kernels took natively (MPICH) within 10 %.
@@ -95,8 +95,8 @@ compute_accuracy)
   # each run is a measurement: a second attempt when the first misses
   for attempt in 1 2; do
     "$bin/smpi_llamp-run" -np 4 -platform mesh4.xml --log=root.thres:warning -llamp-out out \
-      -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 -llamp-coll allreduce=recursive_doubling \
-      --cfg=smpi/allreduce:rdb ./compute 40000 100 >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
+      -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 ./compute 40000 100 >run.txt 2>&1 ||
+      { cat run.txt; fail "smpi_llamp-run"; }
     grep -v '^compute \|^end ' run.txt
     expect run.txt "smpi_llamp: compute: measured CPU time replayed 1:1 on hosts of 1 Gflop/s"
     expect out/report.json '"mode": "replay"'
