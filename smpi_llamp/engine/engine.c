@@ -572,6 +572,129 @@ int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint6
   return 0;
 }
 
+/* ---- timeline of the critical path ---------------------------------------------- */
+
+const char *llamp_seg_name(llamp_seg_kind_t k) {
+  static const char *names[LLAMP_NUM_SEGS] = {"compute", "overhead", "latency", "bandwidth", "gap"};
+  return (unsigned)k < LLAMP_NUM_SEGS ? names[k] : "?";
+}
+
+typedef struct {
+  llamp_segment_t *s;
+  size_t n, cap;
+} segbuf_t;
+
+static int seg_push(segbuf_t *b, uint64_t v, uint32_t rank, llamp_seg_kind_t k, double t0,
+                    double len) {
+  if (!(len > 0)) return 0;
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 64;
+    llamp_segment_t *ns = realloc(b->s, cap * sizeof *ns);
+    if (!ns) return -1;
+    b->s = ns;
+    b->cap = cap;
+  }
+  b->s[b->n++] = (llamp_segment_t){v, rank, k, t0, t0 + len};
+  return 0;
+}
+
+/* One cost split by its coefficients (whatever is left is the constant part:
+ * compute for calc vertices, overhead for the others, latency for edges). */
+static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, double total,
+                        double nL, double nG, double no, double ng, const theta_t *t,
+                        llamp_seg_kind_t rest_kind, int *bad) {
+  double parts[LLAMP_NUM_SEGS] = {0};
+  parts[LLAMP_SEG_LATENCY] = nL * t->L;
+  parts[LLAMP_SEG_BANDWIDTH] = nG * t->G;
+  parts[LLAMP_SEG_OVERHEAD] = no * t->o;
+  parts[LLAMP_SEG_GAP] = ng * t->g;
+  parts[rest_kind] += total - (nL * t->L + nG * t->G + no * t->o + ng * t->g);
+  static const llamp_seg_kind_t order[] = {LLAMP_SEG_COMPUTE, LLAMP_SEG_OVERHEAD, LLAMP_SEG_LATENCY,
+                                           LLAMP_SEG_BANDWIDTH, LLAMP_SEG_GAP};
+  double at = t0;
+  for (int i = 0; i < LLAMP_NUM_SEGS; i++) {
+    double len = parts[order[i]];
+    if (len < 0 && len > -1e-15 * (fabs(total) + 1e-30)) len = 0; /* rounding of the split */
+    if (seg_push(b, gv_id, rank, order[i], at, len)) *bad = 1;
+    if (len > 0) at += len;
+  }
+  return t0 + total;
+}
+
+/* `done`: the pass in L at p has just run (its start times are in e->start). */
+static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval_t *done,
+                    llamp_segment_t **segs, size_t *count, uint64_t *path_len,
+                    uint64_t *path_messages) {
+  llamp_eval_t r;
+  *segs = NULL;
+  *count = 0;
+  *path_messages = 0;
+  if (done) r = *done;
+  else if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  theta_t t = theta_of(e, p);
+  const int full = t.full;
+  uint64_t *path = NULL, len = 0;
+  int *fs = NULL, done_end = 0, bad = 0;
+  if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return -1;
+  segbuf_t b = {0};
+  for (uint64_t i = 0; i < len && !bad; i++) {
+    uint64_t v = path[i], gid = e->gv ? e->gv[v] : v;
+    uint32_t rank = llamp_graph_rank(e->graph, gid);
+    unsigned k = e->kind[v];
+    double s = e->value[v];
+    *path_messages += (k == K_RECV || k == K_RECV_RNDV);
+    if (!fs[i]) /* the path takes v's own cost */
+      seg_split(&b, gid, rank, e->start[v], vcost(k, s, &t), vcoef(k, s, LLAMP_PARAM_L, full),
+                vcoef(k, s, LLAMP_PARAM_G, full), vcoef(k, s, LLAMP_PARAM_O, full),
+                vcoef(k, s, LLAMP_PARAM_GAP, full), &t,
+                k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD, &bad);
+    double from = fs[i] ? e->start[v] : e->start[v] + vcost(k, s, &t);
+    if (i + 1 < len) { /* the edge path[i] -> path[i+1], on the next vertex's rank */
+      uint64_t nx = path[i + 1], ngid = e->gv ? e->gv[nx] : nx;
+      uint32_t nrank = llamp_graph_rank(e->graph, ngid);
+      /* v and nx may be joined by several edges (irequires and a gap, say):
+       * take the one that is tight, as the backtrack did */
+      uint32_t best = UINT32_MAX;
+      double miss = INFINITY;
+      for (uint32_t j = e->in_beg[nx]; j < e->in_end[nx]; j++) {
+        if ((e->in_src[j] & e->mask) != v) continue;
+        uint32_t type = e->in_src[j] >> e->shift;
+        if ((from_start(type) != 0) != (fs[i] != 0)) continue;
+        double d = fabs(from + ecost(type, s, &t) - e->start[nx]);
+        if (d < miss) {
+          miss = d;
+          best = type;
+        }
+      }
+      if (best != UINT32_MAX)
+        seg_split(&b, ngid, nrank, from, ecost(best, s, &t), ecoef(best, s, LLAMP_PARAM_L, full),
+                  ecoef(best, s, LLAMP_PARAM_G, full), ecoef(best, s, LLAMP_PARAM_O, full),
+                  ecoef(best, s, LLAMP_PARAM_GAP, full), &t, LLAMP_SEG_LATENCY, &bad);
+    } else if (done_end) { /* the rendezvous sender's completion ends the run */
+      seg_split(&b, gid, rank, from, ecost(E_RNDV_DONE, s, &t),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, full), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, full),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, full), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, full),
+                &t, LLAMP_SEG_LATENCY, &bad);
+    }
+  }
+  free(path);
+  free(fs);
+  if (bad) {
+    free(b.s);
+    return -1;
+  }
+  *segs = b.s;
+  *count = b.n;
+  *path_len = len;
+  return 0;
+}
+
+int llamp_engine_path_timeline(llamp_engine_t *e, const llamp_params_t *p, llamp_segment_t **segs,
+                               size_t *count) {
+  uint64_t len, messages;
+  return timeline(e, p, NULL, segs, count, &len, &messages);
+}
+
 int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out) {
   memset(out, 0, sizeof *out);
   llamp_eval_t r;
@@ -584,43 +707,18 @@ int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t
   out->T = r.T;
   out->rho_L = r.T > 0 ? out->lambda[LLAMP_PARAM_L] * p->L / r.T : 0;
   out->rho_G = r.T > 0 ? out->lambda[LLAMP_PARAM_G] * p->G / r.T : 0;
-  theta_t t = theta_of(e, p);
-  uint64_t *path = NULL, len = 0;
-  int *fs = NULL, done_end = 0;
-  if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return 0;
-  /* breakdown: vertex costs of vertices left at their end, edge costs between */
-  for (uint64_t i = 0; i < len; i++) {
-    uint64_t v = path[i];
-    unsigned k = e->kind[v];
-    double s = e->value[v];
-    if (!fs[i]) {
-      if (k == K_CALC) out->t_compute += s;
-      else out->t_overhead += t.o;
-      if (k == K_RECV_RNDV) {
-        out->t_latency += 2 * t.L;
-        out->t_bandwidth += bw_bytes(s, t.full) * t.G;
-      }
-    }
-    if (k != K_CALC) out->path_messages += (k == K_RECV || k == K_RECV_RNDV);
-    if (i + 1 < len) { /* the edge path[i] -> path[i+1] */
-      uint64_t nx = path[i + 1];
-      for (uint32_t j = e->in_beg[nx]; j < e->in_end[nx]; j++) {
-        if ((e->in_src[j] & e->mask) != v) continue;
-        uint32_t type = e->in_src[j] >> e->shift;
-        if ((from_start(type) != 0) != (fs[i] != 0)) continue;
-        if (type == E_EAGER || type == E_RNDV_DONE || type == E_RTS) out->t_latency += t.L;
-        if (type == E_EAGER || type == E_RNDV_DONE) out->t_bandwidth += bw_bytes(s, t.full) * t.G;
-        if (type == E_GAP) out->t_gap += t.g;
-        break;
-      }
-    } else if (done_end) {
-      out->t_latency += t.L;
-      out->t_bandwidth += bw_bytes(s, t.full) * t.G;
-    }
-  }
+  /* The breakdown is the timeline's segments summed by kind, so the two never
+   * disagree (each takes the costs from the same coefficient functions). */
+  llamp_segment_t *sg = NULL;
+  size_t ns = 0;
+  uint64_t len = 0, messages = 0;
+  if (timeline(e, p, &r, &sg, &ns, &len, &messages)) return 0;
+  double *sum[LLAMP_NUM_SEGS] = {&out->t_compute, &out->t_overhead, &out->t_latency,
+                                 &out->t_bandwidth, &out->t_gap};
+  for (size_t i = 0; i < ns; i++) *sum[sg[i].kind] += sg[i].t1 - sg[i].t0;
   out->path_vertices = len;
-  free(path);
-  free(fs);
+  out->path_messages = messages;
+  free(sg);
   return 0;
 }
 

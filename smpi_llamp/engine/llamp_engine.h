@@ -93,6 +93,29 @@ int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t
 int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint64_t **path,
                                uint64_t *len);
 
+/* The critical path as a timeline: each vertex's cost and each edge's cost
+ * between consecutive path vertices, split by what it is made of, with its
+ * start and end time (sums to T).  Edges are drawn on the receiving vertex's
+ * rank; the engine's own protocol edges (rendezvous completion, gaps) are
+ * included.  Caller frees *segs. */
+typedef enum {
+  LLAMP_SEG_COMPUTE,
+  LLAMP_SEG_OVERHEAD,
+  LLAMP_SEG_LATENCY,
+  LLAMP_SEG_BANDWIDTH,
+  LLAMP_SEG_GAP,
+  LLAMP_NUM_SEGS
+} llamp_seg_kind_t;
+typedef struct {
+  uint64_t vertex; /* graph id of the vertex (its in-edge, for edge parts) */
+  uint32_t rank;
+  llamp_seg_kind_t kind;
+  double t0, t1;
+} llamp_segment_t;
+int llamp_engine_path_timeline(llamp_engine_t *e, const llamp_params_t *p, llamp_segment_t **segs,
+                               size_t *count);
+const char *llamp_seg_name(llamp_seg_kind_t k); /* "compute", "overhead", ... */
+
 /* T(x) for x = parameter `wrt` in [lo, hi] (the others fixed at p) as its
  * upper envelope of lines T = a*x + b, slopes increasing, computed by a
  * parametric pass that carries each vertex's start time as such an envelope

@@ -24,13 +24,15 @@
 #include "llamp_trace.h"
 #include "llamp_units.h"
 
+#include "cli.h"
+
 #ifndef LLAMP_VERSION
 #define LLAMP_VERSION "0.1.0"
 #endif
 
-static const char *prog = "llamp";
+const char *prog = "llamp";
 
-static void die(const char *fmt, ...) {
+void die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "%s: ", prog);
@@ -50,38 +52,20 @@ static double now(void) {
 static int progress_on = -1;
 static double stage_t0;
 static int timing_on = 0; /* --timing: stage times on stderr even when not a terminal */
-static void stage_begin(const char *what, const char *name) {
+void stage_begin(const char *what, const char *name) {
   if (progress_on < 0) progress_on = isatty(2) || timing_on;
   stage_t0 = now();
   if (progress_on) fprintf(stderr, "%s: %s %s ...", prog, what, name ? name : "");
 }
-static void stage_end(void) {
+void stage_end(void) {
   if (progress_on > 0) fprintf(stderr, " %.2f s\n", now() - stage_t0);
 }
 
 /* ---- shared options ------------------------------------------------------------ */
 
-typedef struct {
-  llamp_params_t params;
-  llamp_goal_options_t goal;
-} common_opts_t;
+/* common_opts_t, the option enum and COMMON_LONG_OPTIONS: cli.h */
 
-enum {
-  OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
-  OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
-  OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC
-};
-
-#define COMMON_LONG_OPTIONS                                                           \
-  {"L", required_argument, 0, OPT_L}, {"o", required_argument, 0, OPT_O},             \
-      {"g", required_argument, 0, OPT_SMALLG}, {"G", required_argument, 0, OPT_G},    \
-      {"S", required_argument, 0, OPT_S}, {"bandwidth-term", required_argument, 0, OPT_BW_TERM}, \
-      {"goal-time-unit", required_argument, 0, OPT_TIME_UNIT},                        \
-      {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, OPT_VERSION},           \
-      {"timing", no_argument, 0, OPT_TIMING},                                          \
-      {"rendezvous", required_argument, 0, OPT_RNDV}
-
-static const char *params_help =
+const char *params_help =
     "Model parameters (suffixes accepted; a bare number uses the unit in brackets):\n"
     "  --L TIME        network latency L            [us]  default 3us\n"
     "  --o TIME        CPU overhead per message o   [us]  default 5us\n"
@@ -94,7 +78,7 @@ static const char *params_help =
     "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
     "  --timing        print each stage's time on stderr (progress is shown on a terminal anyway)\n";
 
-static double parse_unit(const char *opt, const char *text, llamp_unit_kind_t kind, const char *def) {
+double parse_unit(const char *opt, const char *text, llamp_unit_kind_t kind, const char *def) {
   double v;
   char err[256];
   if (llamp_units_parse(text, kind, def, &v, err, sizeof err)) die("--%s: %s", opt, err);
@@ -102,7 +86,7 @@ static double parse_unit(const char *opt, const char *text, llamp_unit_kind_t ki
 }
 
 /* Handle one shared option; returns 1 if it was one. */
-static int common_option(int c, common_opts_t *o) {
+int common_option(int c, common_opts_t *o) {
   switch (c) {
   case OPT_L: o->params.L = parse_unit("L", optarg, LLAMP_UNIT_TIME, "us"); return 1;
   case OPT_O: o->params.o = parse_unit("o", optarg, LLAMP_UNIT_TIME, "us"); return 1;
@@ -129,12 +113,12 @@ static int common_option(int c, common_opts_t *o) {
   return 0;
 }
 
-static void common_init(common_opts_t *o) {
+void common_init(common_opts_t *o) {
   llamp_params_default(&o->params);
   llamp_goal_options_default(&o->goal);
 }
 
-static llamp_graph_t *load_graph(const char *path, const common_opts_t *o) {
+llamp_graph_t *load_graph(const char *path, const common_opts_t *o) {
   char err[1024];
   int bin = llamp_graph_is_binary(path);
   if (bin < 0) die("%s: cannot open: %s", path, strerror(errno));
@@ -149,19 +133,19 @@ static llamp_graph_t *load_graph(const char *path, const common_opts_t *o) {
   return g;
 }
 
-static void bad_usage(const char *cmd) {
+void bad_usage(const char *cmd) {
   fprintf(stderr, "%s: try '%s %s --help'\n", prog, prog, cmd);
   exit(1);
 }
 
 /* Unit kind and default suffix of a parameter's values on the command line. */
-static llamp_unit_kind_t param_unit(llamp_param_t w, const char **def) {
+llamp_unit_kind_t param_unit(llamp_param_t w, const char **def) {
   *def = w == LLAMP_PARAM_G ? "ns" : "us";
   return w == LLAMP_PARAM_G ? LLAMP_UNIT_PER_BYTE : LLAMP_UNIT_TIME;
 }
 
 /* Parse "A:B" (or "A:B:STEP" when step != NULL) in the unit of parameter w. */
-static void parse_span(const char *opt, const char *text, llamp_param_t w, double *a, double *b,
+void parse_span(const char *opt, const char *text, llamp_param_t w, double *a, double *b,
                        double *step) {
   char f[3][64];
   const char *def;
@@ -179,7 +163,7 @@ static void parse_span(const char *opt, const char *text, llamp_param_t w, doubl
   }
 }
 
-static llamp_param_t parse_param_name(const char *opt, const char *s) {
+llamp_param_t parse_param_name(const char *opt, const char *s) {
   for (int w = 0; w < LLAMP_NUM_PARAMS; w++)
     if (strcmp(s, llamp_param_name((llamp_param_t)w)) == 0) return (llamp_param_t)w;
   die("--%s: unknown parameter '%s' (expected L, G, o or g)", opt, s);
@@ -848,7 +832,8 @@ static const char *main_help =
     "  convert IN OUT    GOAL text <-> binary graph\n"
     "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n"
     "  build DIR         the graph of per-rank traces (llamp-trace, smpi_llamp-run)\n"
-    "  colls             collective algorithms and their SimGrid equivalents\n\n"
+    "  colls             collective algorithms and their SimGrid equivalents\n"
+    "  plot KIND INPUT   pictures: runtime vs L, critical path timeline, histograms, CDFs\n\n"
     "'llamp COMMAND --help' describes each command. --version prints the version.\n";
 
 int main(int argc, char **argv) {
@@ -871,7 +856,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "generate") == 0) return cmd_generate(argc - 1, argv + 1);
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
   if (strcmp(cmd, "colls") == 0) return cmd_colls(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build or colls)\n",
+  if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build, colls or plot)\n",
           prog, cmd);
   return 1;
 }
