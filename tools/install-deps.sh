@@ -15,7 +15,8 @@ command -v smpicc >/dev/null || need="$need libsimgrid-dev"   # apps: *_smpi; ca
 command -v python3 >/dev/null || need="$need python3"   # capture: wrapper generator
 command -v gfortran >/dev/null || need="$need gfortran"   # Fortran: smpif90, mpif90, apps heat2d/wavefront
 [ -f /usr/include/gsl/gsl_rng.h ] || need="$need libgsl-dev"   # fits, RNG, statistics (calib, kernel models)
-command -v gnuplot >/dev/null || need="$need gnuplot-nox"   # plots (calibration fits, llamp plot)
+command -v gnuplot >/dev/null || need="$need gnuplot-nox"   # calibration fit plots
+command -v rsvg-convert >/dev/null || need="$need librsvg2-bin"   # llamp plot: SVG -> PNG
 command -v ip >/dev/null || need="$need iproute2"   # calibration across two network namespaces
 if [ -n "$need" ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -555,6 +555,8 @@ int cmd_plot(int argc, char **argv) {
     bad_usage("plot");
   }
   if (!po.out) die("plot: -o FILE.svg|FILE.png is required");
+  if (!ends_with_ci(po.out, ".svg") && !ends_with_ci(po.out, ".png"))
+    die("-o %s: expected a .svg or .png file name", po.out);
   const char *kind = argv[optind], *input = argv[optind + 1];
   llamp_plot_t *p = NULL;
   if (strcmp(kind, "runtime") == 0) {
