@@ -254,7 +254,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   snprintf(csv_path, sizeof csv_path, "%s/sweep.csv", cfg->out_dir);
   llamp_engine_t *e = NULL;
   llamp_breakpoint_t *bps = NULL;
-  double *sx = NULL, *sT = NULL, *sl = NULL;
+  double *sx = NULL, *sT = NULL, *sl = NULL, *by_rank = NULL;
   llamp_tolerance_t tol[LLAMP_CAPTURE_MAX_TOL];
   FILE *csv = NULL;
 
@@ -280,6 +280,9 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     seterr(err, errlen, "out of memory evaluating the graph");
     goto out;
   }
+  /* which ranks the critical path runs on: a study's "hosts that matter" */
+  by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
+  if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
@@ -435,6 +438,7 @@ out:
   free(sx);
   free(sT);
   free(sl);
+  free(by_rank);
   free(bps);
   if (e) llamp_engine_destroy(e);
   llamp_graph_destroy(g);

@@ -28,7 +28,12 @@ typedef struct {
   double lambda_L, rho_L;
   double tol_dL[LLAMP_STUDY_NTOL]; /* tolerated extra latency, s */
   int tol_unbounded[LLAMP_STUDY_NTOL];
+  double *path_share; /* per rank: share of T the critical path spends there (NULL: not reported) */
+  uint32_t ranks;
 } llamp_study_sample_t;
+
+/* Release what llamp_study_read_sample allocated. */
+void llamp_study_sample_free(llamp_study_sample_t *s);
 
 /* Read one sample's report.json (written by the capture at MPI_Finalize). */
 int llamp_study_read_sample(const char *report_json, llamp_study_sample_t *s, char *err,
@@ -67,7 +72,13 @@ typedef struct {
   const llamp_study_sample_t *samples;
   size_t n;
   llamp_study_stats_t stats[LLAMP_STUDY_NQ];
+  /* mean over samples of each rank's share of the critical path (NULL when
+   * no sample reported it); filled by llamp_study_summarise, freed by
+   * llamp_study_free */
+  double *rank_share;
+  uint32_t ranks;
 } llamp_study_t;
+void llamp_study_free(llamp_study_t *st);
 
 /* Fill st->stats from the completed samples (bootstrap seeded by base_seed). */
 int llamp_study_summarise(llamp_study_t *st);

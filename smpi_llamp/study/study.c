@@ -21,8 +21,19 @@ static int need(const char *file, const llamp_json_t *obj, const char *key, doub
   return -1;
 }
 
+void llamp_study_sample_free(llamp_study_sample_t *s) {
+  free(s->path_share);
+  s->path_share = NULL;
+}
+
+void llamp_study_free(llamp_study_t *st) {
+  free(st->rank_share);
+  st->rank_share = NULL;
+}
+
 int llamp_study_read_sample(const char *path, llamp_study_sample_t *s, char *err, size_t errlen) {
   uint64_t seed = s->seed;
+  llamp_study_sample_free(s);
   memset(s, 0, sizeof *s);
   s->seed = seed;
   llamp_json_t *r = llamp_json_read_file(path, err, errlen);
@@ -55,6 +66,24 @@ int llamp_study_read_sample(const char *path, llamp_study_sample_t *s, char *err
     if (llamp_json_type(d) == LLAMP_JSON_NULL) s->tol_unbounded[k] = 1;
     else if (need(path, hit, "delta_L", &s->tol_dL[k], err, errlen))
       goto out;
+  }
+  /* optional: the critical path's time per rank */
+  const llamp_json_t *br = llamp_json_get(llamp_json_get(r, "critical_path"), "by_rank");
+  size_t nr = llamp_json_size(br);
+  if (nr && s->T > 0) {
+    s->path_share = malloc(nr * sizeof *s->path_share);
+    if (!s->path_share) {
+      snprintf(err, errlen, "%s: out of memory", path);
+      goto out;
+    }
+    for (size_t i = 0; i < nr; i++)
+      if (llamp_json_number(llamp_json_at(br, i), &s->path_share[i])) {
+        snprintf(err, errlen, "%s:%d: \"by_rank\": expected numbers", path, llamp_json_line(br));
+        llamp_study_sample_free(s);
+        goto out;
+      } else
+        s->path_share[i] /= s->T;
+    s->ranks = (uint32_t)nr;
   }
   s->done = 1;
   rc = 0;
@@ -148,6 +177,24 @@ int llamp_study_summarise(llamp_study_t *st) {
     }
   }
   free(x);
+  /* ranks that matter: mean share of the critical path over the samples that report it */
+  free(st->rank_share);
+  st->rank_share = NULL;
+  st->ranks = 0;
+  size_t with = 0;
+  for (size_t i = 0; i < st->n; i++)
+    if (st->samples[i].done && st->samples[i].path_share && st->samples[i].ranks > st->ranks)
+      st->ranks = st->samples[i].ranks;
+  if (!st->ranks) return 0;
+  st->rank_share = calloc(st->ranks, sizeof *st->rank_share);
+  if (!st->rank_share) return -1;
+  for (size_t i = 0; i < st->n; i++) {
+    const llamp_study_sample_t *s = &st->samples[i];
+    if (!s->done || !s->path_share) continue;
+    with++;
+    for (uint32_t r = 0; r < s->ranks; r++) st->rank_share[r] += s->path_share[r];
+  }
+  for (uint32_t r = 0; r < st->ranks; r++) st->rank_share[r] /= (double)with;
   return 0;
 }
 
@@ -207,7 +254,16 @@ void llamp_study_write_json(FILE *f, const llamp_study_t *st) {
     }
     fprintf(f, "}");
   }
-  fprintf(f, "\n  },\n  \"samples\": [");
+  fprintf(f, "\n  },\n");
+  if (st->rank_share) {
+    fprintf(f, "  \"critical_path_share_by_rank\": [");
+    for (uint32_t r = 0; r < st->ranks; r++) {
+      if (r) fprintf(f, ", ");
+      num(f, st->rank_share[r]);
+    }
+    fprintf(f, "],\n");
+  }
+  fprintf(f, "  \"samples\": [");
   for (size_t i = 0; i < st->n; i++) {
     const llamp_study_sample_t *s = &st->samples[i];
     fprintf(f, "%s\n    {\"sample\": %zu, \"seed\": %llu, \"done\": %s", i ? "," : "", i,
@@ -258,4 +314,18 @@ void llamp_study_write_text(FILE *f, const llamp_study_t *st) {
   if (lam->n)
     fprintf(f, "  %-22s median %.6g  range %.6g .. %.6g;  rho_L median %.3g %%  range %.3g .. %.3g %%\n",
             "lambda_L", lam->median, lam->min, lam->max, 100 * rho->median, 100 * rho->min, 100 * rho->max);
+  if (st->rank_share && st->ranks > 1) { /* the three ranks the critical path spends most time on */
+    uint32_t top[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    for (uint32_t r = 0; r < st->ranks; r++)
+      for (int j = 0; j < 3; j++)
+        if (top[j] == UINT32_MAX || st->rank_share[r] > st->rank_share[top[j]]) {
+          for (int m = 2; m > j; m--) top[m] = top[m - 1];
+          top[j] = r;
+          break;
+        }
+    fprintf(f, "  %-22s", "ranks that matter most");
+    for (int j = 0; j < 3 && top[j] != UINT32_MAX; j++)
+      fprintf(f, "%s rank %u (%.1f %%)", j ? "," : "", top[j], 100 * st->rank_share[top[j]]);
+    fprintf(f, " of the critical path, mean over samples\n");
+  }
 }

@@ -27,3 +27,9 @@ for q in ["runtime", "simulated_time", "lambda_L", "tolerance_1pc", "tolerance_2
     assert s["ci95_lo"] <= s["mean"] <= s["ci95_hi"], (q, s)
     assert s["ci95_lo"] >= s["min"] and s["ci95_hi"] <= s["max"], (q, s)
 print("study OK: %d samples" % n_expected)
+# ranks that matter: the mean share of the critical path per rank
+shares = st["critical_path_share_by_rank"]
+for r in range(4):
+    want = statistics.mean((0.5 if (st["base_seed"] + k) % 3 == r else 0) + 0.125 for k in range(n_expected))
+    assert abs(shares[r] - want) <= 1e-9, (r, shares[r], want)
+print("rank shares OK: %s" % shares)

@@ -25,5 +25,9 @@ awk -v s="$seed" 'BEGIN {
   if (s % 4 == 0) printf " {\"percent\": 2, \"L\": null, \"delta_L\": null},"
   else printf " {\"percent\": 2, \"L\": %.12g, \"delta_L\": %.12g},", L + 0.02 * T / lam, 0.02 * T / lam
   printf " {\"percent\": 5, \"L\": %.12g, \"delta_L\": %.12g}],\n", L + 0.05 * T / lam, 0.05 * T / lam
+  # the critical path: rank (s % 3) carries half of it, the rest shared by ranks 0..3
+  printf " \"critical_path\": {\"by_rank\": ["
+  for (r = 0; r < 4; r++) printf "%s%.12g", r ? ", " : "", T * ((r == s % 3 ? 0.5 : 0) + 0.125)
+  printf "]},\n"
   printf " \"capture\": {\"simulated_time\": %.12g}}\n", T * 1.001
 }' > "$out/report.json"

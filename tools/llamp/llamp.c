@@ -337,6 +337,7 @@ static int cmd_analyze(int argc, char **argv) {
   uint64_t *path_v = NULL, plen = 0;
   uint32_t *pr = NULL;
   int *pk = NULL;
+  double *by_rank = NULL;
   if (want_path) {
     if (llamp_engine_critical_path(e, &co.params, &path_v, &plen)) die("critical path failed");
     pr = malloc((plen ? plen : 1) * sizeof *pr);
@@ -347,6 +348,9 @@ static int cmd_analyze(int argc, char **argv) {
     }
     a.path = path_v;
     a.path_len = plen;
+    by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
+    if (!by_rank || llamp_engine_path_by_rank(e, &co.params, by_rank)) die("critical path failed");
+    a.path_by_rank = by_rank;
     a.path_ranks = pr;
     a.path_kinds = pk;
   }
@@ -364,6 +368,7 @@ static int cmd_analyze(int argc, char **argv) {
   free(path_v);
   free(pr);
   free(pk);
+  free(by_rank);
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
   return 0;

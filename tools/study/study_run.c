@@ -373,7 +373,7 @@ int main(int argc, char **argv) {
     free(pids);
     free(slot_k);
   }
-  llamp_study_t st = {cmd, o.seed, o.variability, s, o.n, {{0}}};
+  llamp_study_t st = {cmd, o.seed, o.variability, s, o.n, {{0}}, NULL, 0};
   if (llamp_study_summarise(&st)) die("out of memory");
   static const char *names[] = {"study.json", "study.csv", "study.txt"};
   for (int w = 0; w < 3; w++) {
@@ -391,6 +391,8 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < o.n; k++) done += s[k].done;
   printf("  files: %s/study.json, study.csv, study.txt\n", o.out);
   free(todo);
+  for (size_t k = 0; k < o.n; k++) llamp_study_sample_free(&s[k]);
+  llamp_study_free(&st);
   free(s);
   free(cmd);
   if (done < o.n) {
