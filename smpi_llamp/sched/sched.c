@@ -1103,6 +1103,7 @@ static int rma_request(rank_t *k, const llamp_trace_rec_t *rec, uint32_t v) {
 
 static int rma_record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl) {
   uint16_t op = rec->op;
+
   if (op == LLAMP_OP_WIN_CREATE) return win_create(k, rec);
   win_t *w = win_find(k, rec->comm, rec->tag);
   if (!w) /* made by a call the capture did not see: counted, not modelled */
@@ -1507,7 +1508,16 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
   case LLAMP_OP_UNMODELLED:
     return unmodelled(k, rec->tag, rd);
   default:
-    if (rec->op >= LLAMP_OP_WIN_CREATE && rec->op < LLAMP_OP_COUNT_) return rma_record(k, rec, pl);
+    if (rec->op >= LLAMP_OP_WIN_CREATE && rec->op < LLAMP_OP_COUNT_) {
+      /* a Put, Get or lock returns at once in SMPI (o = 0) unless it waited
+       * for a window mutex another rank held while flushing: not in the DAG */
+      if ((rec->op == LLAMP_OP_RMA_PUT || rec->op == LLAMP_OP_RMA_GET || rec->op == LLAMP_OP_WIN_LOCK ||
+           rec->op == LLAMP_OP_WIN_LOCK_ALL) && rec->t_end > rec->t_start) {
+        s->st->rma_waits++;
+        s->st->rma_wait_time += rec->t_end - rec->t_start;
+      }
+      return rma_record(k, rec, pl);
+    }
     if (rec->op < LLAMP_OP_COUNT_ && rec->op >= LLAMP_OP_BARRIER && rec->op <= LLAMP_OP_IEXSCAN)
       return collective(k, rec, pl, rec->op >= LLAMP_OP_IBARRIER);
     return rfail(k, "unknown record kind %u", rec->op);
@@ -1624,7 +1634,7 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
   }
 done:
   if (st->num_unmodelled) qsort(st->unmodelled, st->num_unmodelled, sizeof *st->unmodelled, cmp_unmodelled);
-  st->approximate = st->num_unmodelled || st->unresolved_wildcards || st->unknown_requests;
+  st->approximate = st->num_unmodelled || st->unresolved_wildcards || st->unknown_requests || st->rma_waits;
   llamp_builder_destroy(s.b);
   llamp_map_free(&s.cidx);
   llamp_map_free(&s.tags);
@@ -1665,5 +1675,8 @@ void llamp_sched_stats_print(const llamp_sched_stats_t *st, FILE *out) {
   if (st->bursts)
     fprintf(out, "back-to-back sends to one peer: %llu (%.9g s of shared transfer, not modelled)\n",
             (unsigned long long)st->bursts, st->burst_time);
+  if (st->rma_waits)
+    fprintf(out, "one-sided calls that waited on SMPI's window mutexes: %llu (%.9g s, not modelled)\n",
+            (unsigned long long)st->rma_waits, st->rma_wait_time);
   if (st->approximate) fprintf(out, "approximate: the graph leaves out what is listed above\n");
 }
