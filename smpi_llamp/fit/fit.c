@@ -18,6 +18,7 @@ void llamp_fit_opts_default(llamp_fit_opts_t *opts) {
   opts->penalty = 1.0;
   opts->relative = 1;
   opts->max_candidates = 256;
+  opts->trim = 0;
 }
 
 int llamp_fit_line(const double *x, const double *y, const double *w, size_t n, double *c0, double *c1,
@@ -275,5 +276,59 @@ oom:
 out:
   free(perm), free(x), free(y), free(w), free(cost), free(best), free(arg), free(cand);
   free(yhat), free(ry);
+  return rc;
+}
+
+int llamp_fit_segmented_robust(const double *x, const double *y, size_t n, const llamp_fit_opts_t *opts,
+                               llamp_fit_t *fit, unsigned char *kept_out, char *err, size_t errlen) {
+  llamp_fit_opts_t o;
+  if (opts)
+    o = *opts;
+  else
+    llamp_fit_opts_default(&o);
+  if (o.trim <= 0) {
+    if (kept_out) memset(kept_out, 1, n);
+    return llamp_fit_segmented(x, y, n, &o, fit, err, errlen);
+  }
+  int rc = -1;
+  unsigned char *kept = malloc(n ? n : 1);
+  double *kx = malloc((n ? n : 1) * sizeof *kx), *ky = malloc((n ? n : 1) * sizeof *ky);
+  double *r = malloc((n ? n : 1) * sizeof *r), *rk = malloc((n ? n : 1) * sizeof *rk);
+  if (!kept || !kx || !ky || !r || !rk) {
+    snprintf(err, errlen, "out of memory (%zu points)", n);
+    goto out;
+  }
+  memset(kept, 1, n);
+  for (int round = 0; round < 5; round++) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (kept[i]) kx[m] = x[i], ky[m] = y[i], m++;
+    if (llamp_fit_segmented(kx, ky, m, &o, fit, err, errlen)) goto out;
+    fit->dropped = n - m;
+    if (round == 4) break;
+    /* relative residuals of every point; median and MAD of the kept ones */
+    size_t mk = 0;
+    for (size_t i = 0; i < n; i++) {
+      double f = llamp_fit_eval(fit, x[i]);
+      r[i] = f != 0 ? (y[i] - f) / fabs(f) : 0;
+      if (kept[i]) rk[mk++] = r[i];
+    }
+    gsl_sort(rk, 1, mk);
+    double med = gsl_stats_median_from_sorted_data(rk, 1, mk);
+    for (size_t i = 0; i < mk; i++) rk[i] = fabs(rk[i] - med);
+    gsl_sort(rk, 1, mk);
+    double mad = 1.4826 * gsl_stats_median_from_sorted_data(rk, 1, mk);
+    if (mad <= 0) break; /* exact data: nothing to trim */
+    int changed = 0;
+    for (size_t i = 0; i < n; i++) {
+      unsigned char k = fabs(r[i] - med) <= o.trim * mad;
+      if (k != kept[i]) kept[i] = k, changed = 1;
+    }
+    if (!changed) break;
+  }
+  if (kept_out) memcpy(kept_out, kept, n);
+  rc = 0;
+out:
+  free(kept), free(kx), free(ky), free(r), free(rk);
   return rc;
 }

@@ -26,6 +26,9 @@ typedef struct {
   double penalty;        /* BIC multiplier (default 1; larger: fewer segments) */
   int relative;          /* weights 1 / y^2 (default 1) */
   size_t max_candidates; /* coarse breakpoint grid (default 256) */
+  double trim;           /* robust fit: drop points whose relative residual is
+                            more than trim x 1.4826 x MAD from the median, refit
+                            (up to 4 rounds); 0 = keep all (default) */
 } llamp_fit_opts_t;
 
 typedef struct {
@@ -48,6 +51,7 @@ typedef struct {
   double rel_rms;        /* root mean square of (y - fit) / fit */
   double rel_max;        /* largest |y - fit| / fit */
   double bic;            /* criterion of the chosen k */
+  size_t dropped;        /* points dropped by `trim` (n counts the kept ones) */
 } llamp_fit_t;
 
 void llamp_fit_opts_default(llamp_fit_opts_t *opts);
@@ -55,6 +59,11 @@ void llamp_fit_opts_default(llamp_fit_opts_t *opts);
 /* Fit n points (any order; x need not be distinct).  Needs n >= min_points. */
 int llamp_fit_segmented(const double *x, const double *y, size_t n, const llamp_fit_opts_t *opts,
                         llamp_fit_t *fit, char *err, size_t errlen);
+
+/* The same, with opts->trim: kept (NULL or n entries, input order) gets 1
+ * for the points the final fit used, 0 for the dropped ones. */
+int llamp_fit_segmented_robust(const double *x, const double *y, size_t n, const llamp_fit_opts_t *opts,
+                               llamp_fit_t *fit, unsigned char *kept, char *err, size_t errlen);
 
 /* The fitted value at x: the segment with the largest from <= x (the first
  * segment below its from). */

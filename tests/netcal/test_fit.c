@@ -118,6 +118,33 @@ int main(void) {
     CHECK_CLOSE(llamp_fit_eval(&fit, 5000), 6e-6 + 0.3e-9 * 5000, 1e-15);
     CHECK(llamp_fit_segment_of(&fit, 0) == 0);
   }
+  /* robust: 5 % of the points delayed 1.5-5x (preempted ranks) */
+  {
+    enum { N = 1000 };
+    static double x[N], yy[N];
+    static unsigned char kept[N];
+    const shape_t *sh = &shapes[1];
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+      x[i] = floor(pow(2.0, gsl_rng_uniform(rng) * 26.0));
+      yy[i] = truth(sh, x[i]) * (1.0 + gsl_ran_gaussian(rng, 0.01));
+      if (gsl_rng_uniform(rng) < 0.05) yy[i] *= 1.5 + 3.5 * gsl_rng_uniform(rng), bad++;
+    }
+    llamp_fit_opts_t o;
+    llamp_fit_opts_default(&o);
+    o.trim = 5;
+    llamp_fit_t fit;
+    CHECK(llamp_fit_segmented_robust(x, yy, N, &o, &fit, kept, err, sizeof err) == 0);
+    printf("robust: %d segments, %zu dropped (%d delayed)\n", fit.nseg, fit.dropped, bad);
+    CHECK(fit.nseg == sh->nseg);
+    for (int k = 1; k < sh->nseg && fit.nseg == sh->nseg; k++) CHECK_CLOSE(fit.seg[k].from / sh->from[k], 1.0, 0.05);
+    CHECK(fit.dropped >= (size_t)bad && fit.dropped <= (size_t)bad + N / 50);
+    CHECK(fit.n + fit.dropped == N);
+    size_t nk = 0;
+    for (int i = 0; i < N; i++) nk += kept[i];
+    CHECK(nk == fit.n);
+    CHECK_CLOSE(fit.rel_rms / 0.01, 1.0, 0.2);
+  }
   /* errors */
   llamp_fit_t fit;
   CHECK(llamp_fit_segmented(lx, ly, 5, NULL, &fit, err, sizeof err) == -1 && strstr(err, "at least"));
