@@ -238,6 +238,7 @@ int main(int argc, char **argv) {
   if (rank == 0) MPI_Recv(names[1], MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 1, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   if (!strcmp(scope, "auto")) scope = strcmp(names[0], names[1]) ? "inter" : "intra";
 
+  MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
   if (rank >= 2) {
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
@@ -255,7 +256,7 @@ int main(int argc, char **argv) {
   memset(rbuf, 0, (size_t)max_size);
   for (int i = 0; i < LN * LN; i++) la[i] = 1.0 + i % 7, lb[i] = 0.5 - i % 5;
 
-  /* the plan: both ranks draw it from the same seed */
+  /* the plan: both ranks draw it from rank 0's seed (broadcast above) */
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(rng, seed);
   long nlate = nsamples / 4 > 10 ? nsamples / 4 : 10, total = 4 * nsamples + nlate;
