@@ -227,8 +227,8 @@ static void fit_model(int scope, int load, size_t min_points, double penalty) {
  * is a line a + b s; lf lat + 16 / (bw bf) = a and 1 / (bw bf) = b give the
  * factors.  Where that needs lf < 0 or bf <= 0 (a negative intercept or
  * slope: caches, overheads that exceed the one-way time), the interval is
- * cut into quarter octaves, each matched at its geometric middle with lf =
- * 0 (or bf = 100); check_smpi() reports what remains. */
+ * cut into pieces matched at their middle with lf = 0 (or bf = 100), short
+ * enough for 0.5 %; check_smpi() reports what remains. */
 typedef struct {
   long from;        /* message size, inclusive */
   double lf, bf;
@@ -295,15 +295,24 @@ static void smpi_factors(const model_t *m, double xmax, smpi_t *sm) {
       if (sm->n < 512) sm->f[sm->n++] = (factor_t){cut[i], lf, bf};
       continue;
     }
-    /* quarter octaves, each matched at its geometric middle: with a rising
-       line (negative intercept) by lf = 0 and the bandwidth, with a flat or
-       falling one by the latency and bf = 100 (nearly flat: SimGrid's rate
-       is the link's bandwidth x bf, Action::get_rate) */
+    /* pieces matched at their middle, short enough that the line's
+       difference from the true one stays under 0.5 % at the piece's ends:
+       a rising line with a negative intercept by lf = 0 and the bandwidth,
+       a flat or falling one by the latency and bf = 100 (nearly flat:
+       SimGrid's rate is the link's bandwidth x bf, Action::get_rate) */
+    double a16 = a - 16 * b;
     for (double q = lo; sm->n < 512;) {
-      double qs = fmax(q, 1), next = qs * 1.189207115;
+      double qs = fmax(q, 1), tq = fmax(net_time(m, qs), 1e-9), next;
+      if (b <= 0) {
+        next = b < 0 ? qs + 2 * 0.005 * tq / -b : INFINITY;
+      } else {
+        double x = 0.005 * tq / fabs(a16);
+        next = x >= 1 ? INFINITY : (qs + 16) / ((1 - x) * (1 - x)) - 16;
+      }
+      next = fmax(next, qs + 1);
       if (isfinite(hi) && next >= hi) next = hi;
       if (!isfinite(hi) && q >= xmax) next = INFINITY;
-      double mid = isfinite(next) ? sqrt(qs * next) : qs;
+      double mid = isfinite(next) ? (b <= 0 ? 0.5 * (qs + next) : sqrt((qs + 16) * (next + 16)) - 16) : qs;
       double t = fmax(net_time(m, mid), 1e-9), rest = t - (mid + 16) / (100 * sm->bw);
       if (b <= 0 && rest >= 0)
         sm->f[sm->n++] = (factor_t){(long)ceil(q), rest / sm->lat, 100.0};
@@ -351,18 +360,33 @@ static double check_smpi(const model_t *m, const smpi_t *sm, double xmax, double
 }
 
 /* ---- writing ----------------------------------------------------------- */
+/* A libconfig float: %.6g plus ".0" when that looks like an integer (libconfig
+ * types 0 as an int). */
+static const char *num(double v) {
+  static char ring[16][40];
+  static int r;
+  char *b = ring[r++ % 16];
+  snprintf(b, 40, "%.6g", v);
+  if (!strpbrk(b, ".eEn")) strcat(b, ".0");
+  return b;
+}
+
 static void write_curve(FILE *f, const char *ind, const char *name, const llamp_fit_t *fit) {
   fprintf(f, "%s%s = (", ind, name);
   for (int k = 0; k < fit->nseg; k++)
-    fprintf(f, "%s\n%s  { from = %ld; offset = %.6g; per_byte = %.6g; }", k ? "," : "", ind,
-            k ? (long)fit->seg[k].from : 0L, fit->seg[k].offset, fit->seg[k].slope);
+    fprintf(f, "%s\n%s  { from = %ld; offset = %s; per_byte = %s; }", k ? "," : "", ind,
+            k ? (long)fit->seg[k].from : 0L, num(fit->seg[k].offset), num(fit->seg[k].slope));
   fprintf(f, " );\n");
 }
+
+/* R^2 is undefined for constant data (TSS = 0): written as 1 when the fit
+ * is exact, else 0 (libconfig has no NaN) */
+static double r2val(double r2, const llamp_fit_t *fit) { return isnan(r2) ? (fit->rel_max < 1e-12 ? 1.0 : 0.0) : r2; }
 
 static void write_fitstats(FILE *f, const char *ind, const char *name, const llamp_fit_t *fit) {
   fprintf(f, "%s%s = { r2 = %.6f; r2_weighted = %.6f; rel_rms = %.4f; rel_max = %.4f; points = %zu; dropped = %zu; "
              "breakpoints = [",
-          ind, name, fit->r2, fit->r2_weighted, fit->rel_rms, fit->rel_max, fit->n, fit->dropped);
+          ind, name, r2val(fit->r2, fit), r2val(fit->r2_weighted, fit), fit->rel_rms, fit->rel_max, fit->n, fit->dropped);
   for (int k = 1; k < fit->nseg; k++) fprintf(f, "%s %ld", k > 1 ? "," : "", (long)fit->seg[k].from);
   fprintf(f, " ]; };\n");
 }
@@ -376,10 +400,10 @@ static void write_model_keys(FILE *f, const char *ind, const model_t *m) {
   else if (m->eager_max >= 0)
     fprintf(f, "%seager_max = %ld;   # every size measured was eager\n", ind, m->eager_max);
   if (m->fitted[NETCAL_PINGPONG]) {
-    fprintf(f, "%sL = %.6g;            # one_way(0) - o_send(0) - o_recv(0) (at least 1 ns)\n", ind, m->L);
-    fprintf(f, "%sG = %.6g;            # per byte of one_way's last segment\n", ind, m->G);
+    fprintf(f, "%sL = %s;   # one_way(0) - o_send(0) - o_recv(0) (at least 1 ns)\n", ind, num(m->L));
+    fprintf(f, "%sG = %s;   # per byte of one_way's last segment\n", ind, num(m->G));
     const llamp_fit_t *ow = &m->fit[NETCAL_PINGPONG];
-    fprintf(f, "%sfit = { r2 = %.6f; points = %zu; breakpoints = [", ind, ow->r2, ow->n);
+    fprintf(f, "%sfit = { r2 = %.6f; points = %zu; breakpoints = [", ind, r2val(ow->r2, ow), ow->n);
     for (int k = 1; k < ow->nseg; k++) fprintf(f, "%s %ld", k > 1 ? "," : "", (long)ow->seg[k].from);
     fprintf(f, " ]; };\n");
   }
@@ -448,7 +472,7 @@ static void write_plot(const char *prefix, const char *svg) {
   fprintf(g, "# gnuplot script written by calib_netfit (docs/calib.md)\n");
   fprintf(g, "set terminal svg size %d,520 font 'sans,11' background '#ffffff'\nset output '%s'\n",
           panels > 1 ? 1200 : 700, svg);
-  fprintf(g, "set logscale xy\nset format x '%%.0s%%cB'\nset xlabel 'message size'\nset ylabel 'seconds'\n"
+  fprintf(g, "set termoption noenhanced\nset logscale xy\nset format x '%%.0s%%cB'\nset xlabel 'message size'\nset ylabel 'seconds'\n"
              "set format y '%%.0s%%cs'\nset key top left\nset grid\n");
   if (panels > 1) fprintf(g, "set multiplot layout 1,%d\n", panels);
   static const char *const color[4] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"};
@@ -460,7 +484,7 @@ static void write_plot(const char *prefix, const char *svg) {
     for (int j = 1; j < ow->nseg; j++)
       fprintf(g, "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb '#555555'\n", ow->seg[j].from,
               ow->seg[j].from);
-    fprintf(g, "set title '%s: samples (x dropped as outliers), fitted segments, one_way breakpoints (dashed)'\n",
+    fprintf(g, "set title '%s-node: samples (x: dropped outliers), fits, one_way breakpoints'\n",
             scope_names[sc]);
     fprintf(g, "plot ");
     int first = 1;
@@ -576,9 +600,9 @@ int main(int argc, char **argv) {
           source_note[0] ? source_note : "unknown host", date, scope_names[primary]);
   if (use_load) fprintf(f, "  # measured under compute load (--use-load)\n");
   write_model_keys(f, "  ", pm);
-  fprintf(f, "  overhead_scale = %.6g;   # the smpi group's os, or = o_send, o_recv x this (SimGrid adds the two\n"
+  fprintf(f, "  overhead_scale = %s;   # the smpi group's os, or = o_send, o_recv x this (SimGrid adds the two\n"
              "                           # sides' overheads, MPI overlaps them: their sum is kept <= 90 %% of one_way)\n",
-          oscale);
+          num(oscale));
   for (int sc = 0; sc < NSCOPES; sc++) {
     if (sc == primary || !model[sc][0].fitted[NETCAL_PINGPONG]) continue;
     fprintf(f, "  %s = {   # the %s fit, kept apart\n", scope_names[sc], scope_names[sc]);
@@ -615,12 +639,12 @@ int main(int argc, char **argv) {
   fprintf(f, "smpi = {\n  os = \"%s\";\n  or = \"%s\";\n  ois = \"%s\";\n", os, or_, ois);
   write_factor(f, "lat_factor", &sm, 1);
   write_factor(f, "bw_factor", &sm, 0);
-  fprintf(f, "  reference_latency = %.9g;      # seconds\n  reference_bandwidth = %.9g;    # bytes per second\n",
-          sm.lat, sm.bw);
+  fprintf(f, "  reference_latency = %s;      # seconds\n  reference_bandwidth = %s;    # bytes per second\n",
+          num(sm.lat), num(sm.bw));
   fprintf(f, "  send_is_detached_thresh = %ld;\n", sm.detached);
-  fprintf(f, "  overhead_scale = %.6g;   # os, or = network.o_send, o_recv x this (their sum <= 90 %% of one_way)\n",
-          oscale);
-  fprintf(f, "  check = { max_rel_error = %.6f; at = %.0f; };   # SimGrid's formula vs one_way\n", worst, at);
+  fprintf(f, "  overhead_scale = %s;   # os, or = network.o_send, o_recv x this (their sum <= 90 %% of one_way)\n",
+          num(oscale));
+  fprintf(f, "  check = { max_rel_error = %.6f; at = %.0f.0; };   # SimGrid's formula vs one_way\n", worst, at);
   fprintf(f, "};\n");
   if (f != stdout) fclose(f);
 
