@@ -264,8 +264,9 @@ static uint64_t pair_key(uint32_t src, uint32_t dst) { return ((uint64_t)src << 
  * sender's posting order, so a receive with a fixed source and tag takes the
  * first unmatched send of one bucket in O(1) amortised.  Wildcards compare
  * the heads of several buckets: ANY_TAG those of its (source, destination)
- * pair, ANY_SOURCE those of its destination. */
-static int match_messages(llamp_builder_t *b, uint32_t *partner) {
+ * pair, ANY_SOURCE those of its destination.  Only the destinations with
+ * only[d] set take part (partner[] of the others is left alone). */
+static int match_messages(llamp_builder_t *b, uint32_t *partner, const uint8_t *only) {
   uint64_t n = b->n;
   int rc = -1;
   llamp_map_t pairs = {0}, tags = {0};
@@ -275,8 +276,8 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   uint32_t *dst_off = NULL, *dst_buckets = NULL, *pos = NULL;
   int32_t *btag = NULL;
   uint64_t nsend = 0, nb = 0, np = 0, bcap = 1024, pcap = 1024;
-  for (uint64_t i = 0; i < n; i++) partner[i] = LLAMP_NONE32;
-  for (uint64_t i = 0; i < n; i++) nsend += b->kind[i] == LLAMP_VERTEX_SEND;
+#define SKIP_SEND(i) (b->kind[i] != LLAMP_VERTEX_SEND || !only[b->peer[i]])
+  for (uint64_t i = 0; i < n; i++) nsend += !SKIP_SEND(i);
   if (llamp_map_init(&pairs, 1024) || llamp_map_init(&tags, 1024)) goto oom;
   bcount = malloc(bcap * sizeof *bcount);
   bpair = malloc(bcap * sizeof *bpair);
@@ -286,7 +287,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   if (!bcount || !bpair || !btag || !psrc || !pdst) goto oom;
   /* pass 1: number the pairs and the (pair, tag) buckets, count sends */
   for (uint64_t i = 0; i < n; i++) {
-    if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
+    if (SKIP_SEND(i)) continue;
     uint32_t *ps = llamp_map_upsert(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)np, &found_);
     if (!ps) goto oom;
     if (*ps == np) {
@@ -330,7 +331,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   for (uint64_t k = 0; k < nb; k++) cursor[k] = boff[k];
   /* pass 2: fill buckets in op-id order = each sender's posting order */
   for (uint64_t i = 0; i < n; i++) {
-    if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
+    if (SKIP_SEND(i)) continue;
     uint32_t pair = *llamp_map_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]));
     uint32_t k = *llamp_map_find(&tags, ((uint64_t)pair << 32) | (uint32_t)b->tag[i]);
     items[cursor[k]++] = (uint32_t)i;
@@ -348,7 +349,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
   }
 
   for (uint64_t j = 0; j < n; j++) {
-    if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
+    if (b->kind[j] != LLAMP_VERTEX_RECV || !only[b->rank[j]]) continue;
     uint32_t d = b->rank[j];
     int32_t s = b->peer[j], t = b->tag[j];
     uint32_t best = LLAMP_NONE32, single = 0;
@@ -392,7 +393,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner) {
     partner[j] = best;
   }
   for (uint64_t i = 0; i < n; i++)
-    if (b->kind[i] == LLAMP_VERTEX_SEND && partner[i] == LLAMP_NONE32) {
+    if (!SKIP_SEND(i) && partner[i] == LLAMP_NONE32) {
       berr(b, "%s:%u: unmatched send: rank %u sends %.0f bytes to rank %d tag %d, but no receive matches it",
            b->source, b->line[i], b->rank[i], b->value[i], b->peer[i], b->tag[i]);
       goto out;
@@ -417,6 +418,92 @@ out:
   free(dst_off);
   free(dst_buckets);
   free(pos);
+  return rc;
+#undef SKIP_SEND
+}
+
+/* The common case without hashing every message: per (source, destination)
+ * pair, the sends in posting order; a receive with a fixed source and tag
+ * scans its pair from the first unmatched send for its tag.  Programs
+ * receive nearly in the order messages were sent, so the scan is short and
+ * the working set is one cursor per pair (collectives give every message
+ * its own tag: a (pair, tag) table then held one bucket per message, and
+ * its cache misses made the build 3x slower).  A destination with a
+ * wildcard receive, a scan longer than FAST_SCAN, or anything unmatched
+ * is left to match_messages (complex[d] = 1; its partners reset). */
+#define FAST_SCAN 256
+static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
+  uint64_t n = b->n, np = 0;
+  int found = 0, rc = -1;
+  llamp_map_t pairs = {0};
+  uint32_t *pcount = NULL, *poff = NULL, *items = NULL;
+  uint64_t pcap = 1024;
+  if (llamp_map_init(&pairs, 1024) || !(pcount = calloc(pcap, sizeof *pcount))) goto out;
+  for (uint64_t i = 0; i < n; i++) {
+    if (b->kind[i] == LLAMP_VERTEX_RECV && (b->peer[i] < 0 || b->tag[i] < 0)) complex[b->rank[i]] = 1;
+    if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
+    uint32_t *ps = llamp_map_upsert(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)np, &found);
+    if (!ps) goto out;
+    if (*ps == np) {
+      if (++np == pcap) {
+        uint32_t *q = realloc(pcount, 2 * pcap * sizeof *q);
+        if (!q) goto out;
+        memset(q + pcap, 0, pcap * sizeof *q);
+        pcount = q;
+        pcap *= 2;
+      }
+    }
+    pcount[*ps]++;
+  }
+  uint64_t nsend = 0;
+  if (!(poff = malloc((np + 1) * sizeof *poff))) goto out;
+  for (uint64_t q = 0; q < np; q++) poff[q] = (uint32_t)nsend, nsend += pcount[q];
+  poff[np] = (uint32_t)nsend;
+  if (!(items = malloc((nsend ? nsend : 1) * sizeof *items))) goto out;
+  memcpy(pcount, poff, np * sizeof *pcount); /* pcount: each pair's fill cursor, then its head */
+  for (uint64_t i = 0; i < n; i++)
+    if (b->kind[i] == LLAMP_VERTEX_SEND)
+      items[pcount[*llamp_map_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]))]++] = (uint32_t)i;
+  memcpy(pcount, poff, np * sizeof *pcount);
+  for (uint64_t j = 0; j < n; j++) {
+    if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
+    uint32_t d = b->rank[j];
+    if (complex[d]) continue;
+    uint32_t *pp = llamp_map_find(&pairs, pair_key((uint32_t)b->peer[j], d));
+    if (!pp) {
+      complex[d] = 1;
+      continue;
+    }
+    uint32_t q = *pp, end = poff[q + 1], k = pcount[q];
+    while (k < end && partner[items[k]] != LLAMP_NONE32) k++;
+    pcount[q] = k;
+    for (uint32_t steps = 0;; k++, steps++) {
+      if (k == end || steps == FAST_SCAN) {
+        complex[d] = 1;
+        break;
+      }
+      uint32_t i = items[k];
+      if (partner[i] == LLAMP_NONE32 && b->tag[i] == b->tag[j]) {
+        partner[i] = (uint32_t)j;
+        partner[j] = i;
+        break;
+      }
+    }
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    if (b->kind[i] == LLAMP_VERTEX_SEND && partner[i] == LLAMP_NONE32) complex[b->peer[i]] = 1;
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    uint32_t d = b->kind[i] == LLAMP_VERTEX_SEND ? (uint32_t)b->peer[i] : b->rank[i];
+    if (b->kind[i] != LLAMP_VERTEX_CALC && complex[d]) partner[i] = LLAMP_NONE32;
+  }
+  rc = 0;
+out:
+  if (rc) berr(b, "%s: out of memory while matching messages", b->source);
+  llamp_map_free(&pairs);
+  free(pcount);
+  free(poff);
+  free(items);
   return rc;
 }
 
@@ -482,18 +569,16 @@ nomem:
   return n;
 }
 
-/* Gather a[inv[p]] into a new array of n `elem`-byte items; frees a. */
-static void *gather(void *a, size_t elem, const uint32_t *inv, uint64_t n) {
-  unsigned char *out = malloc((n ? n : 1) * elem), *in = a;
-  if (!out) return NULL;
-  llamp_mem_advise_huge(out, n * elem);
+/* a[p] = a[inv[p]] for all p, through `scratch`: the permuted copy goes
+ * back into a's own pages (fresh pages cost a kernel page clear each, which
+ * on this VM took longer than the gathers themselves). */
+static void gather(void *a, size_t elem, const uint32_t *inv, uint64_t n, void *scratch) {
   switch (elem) {
-  case 1: for (uint64_t p = 0; p < n; p++) out[p] = in[inv[p]]; break;
-  case 4: for (uint64_t p = 0; p < n; p++) ((uint32_t *)out)[p] = ((uint32_t *)a)[inv[p]]; break;
-  default: for (uint64_t p = 0; p < n; p++) ((double *)out)[p] = ((double *)a)[inv[p]]; break;
+  case 1: for (uint64_t p = 0; p < n; p++) ((uint8_t *)scratch)[p] = ((uint8_t *)a)[inv[p]]; break;
+  case 4: for (uint64_t p = 0; p < n; p++) ((uint32_t *)scratch)[p] = ((uint32_t *)a)[inv[p]]; break;
+  default: for (uint64_t p = 0; p < n; p++) ((double *)scratch)[p] = ((double *)a)[inv[p]]; break;
   }
-  free(a);
-  return out;
+  memcpy(a, scratch, n * elem);
 }
 
 /* The rank of each builder id from the ranks' id blocks (given in any
@@ -509,7 +594,8 @@ static int block_cmp(const void *a, const void *b) {
 
 int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   uint64_t n = g->n, m = g->m;
-  uint32_t *cnt = NULL, *inv = NULL, *off = NULL, *src = NULL;
+  uint32_t *cnt = NULL, *inv = NULL, *off = NULL;
+  void *scratch = NULL;
   block_t *blk = NULL;
   uint32_t maxl = 0;
   for (uint64_t v = 0; v < n; v++)
@@ -533,8 +619,8 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
     if (g->partner[v] != LLAMP_NONE32) g->partner[v] = pos[g->partner[v]];
   free(level);
   level = pos = NULL;
-  /* rank is rebuilt from the ids below (one array fewer at the peak): the
-   * ranks' id blocks, empty ranks left out */
+  /* the ranks' id blocks (empty ranks left out): rank is rebuilt from the
+   * ids at the end, in the old offsets' pages (one array fewer at the peak) */
   uint32_t nb = 0, P = g->num_ranks;
   if (!(blk = calloc((size_t)P, sizeof *blk))) goto oom;
   for (uint64_t v = 0; v < n; v++) blk[g->rank[v]].rank++;
@@ -543,9 +629,10 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   qsort(blk, nb, sizeof *blk, block_cmp);
   free(g->rank);
   g->rank = NULL;
-  if (!(off = malloc((n + 1) * sizeof *off)) || !(src = malloc((m ? m : 1) * sizeof *src)))
-    goto oom;
-  llamp_mem_advise_huge(src, m * sizeof *src);
+  size_t sbytes = 8 * n > 4 * m ? 8 * n : 4 * m;
+  if (!(scratch = malloc(sbytes ? sbytes : 1)) || !(off = malloc((n + 1) * sizeof *off))) goto oom;
+  llamp_mem_advise_huge(scratch, sbytes);
+  uint32_t *src = scratch;
   uint64_t k = 0;
   for (uint64_t p = 0; p < n; p++) {
     uint32_t v = inv[p];
@@ -553,22 +640,17 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
     for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) src[k++] = g->in_src[e];
   }
   off[n] = (uint32_t)k;
-  free(g->in_off);
-  free(g->in_src);
+  memcpy(g->in_src, src, m * sizeof *src);
+  uint32_t *old_off = g->in_off;
   g->in_off = off;
-  g->in_src = src;
-  off = src = NULL;
-  void *q;
-  if (!(q = gather(g->kind, 1, inv, n))) goto oom;
-  g->kind = q;
-  if (!(q = gather(g->value, 8, inv, n))) goto oom;
-  g->value = q;
-  if (!(q = gather(g->tag, 4, inv, n))) goto oom;
-  g->tag = q;
-  if (!(q = gather(g->partner, 4, inv, n))) goto oom;
-  g->partner = q;
-  if (!(g->rank = malloc((n ? n : 1) * sizeof *g->rank))) goto oom;
-  llamp_mem_advise_huge(g->rank, n * sizeof *g->rank);
+  off = NULL;
+  gather(g->kind, 1, inv, n, scratch);
+  gather(g->value, 8, inv, n, scratch);
+  gather(g->tag, 4, inv, n, scratch);
+  gather(g->partner, 4, inv, n, scratch);
+  free(scratch);
+  scratch = NULL;
+  g->rank = old_off;
   for (uint64_t p = 0; p < n; p++) {
     uint32_t lo = 0, hi = nb; /* the last block starting at or before inv[p] */
     while (hi - lo > 1) {
@@ -586,7 +668,7 @@ oom:
   free(cnt);
   free(inv);
   free(off);
-  free(src);
+  free(scratch);
   free(blk);
   return -1;
 }
@@ -638,7 +720,18 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   uint64_t n = b->n, m = b->m;
   partner = malloc((n ? n : 1) * sizeof *partner);
   if (!partner) goto oom;
-  if (match_messages(b, partner)) goto fail;
+  for (uint64_t i = 0; i < n; i++) partner[i] = LLAMP_NONE32;
+  uint8_t *complex = calloc(b->num_ranks, 1);
+  if (!complex) goto oom;
+  int any = 0;
+  if (match_fast(b, partner, complex) == 0) {
+    for (uint32_t r = 0; r < b->num_ranks; r++) any |= complex[r];
+    if (any && match_messages(b, partner, complex)) any = -1;
+  } else {
+    any = -1;
+  }
+  free(complex);
+  if (any < 0) goto fail;
   free(b->peer);
   b->peer = NULL;
   for (uint64_t i = 0; i < n; i++)
