@@ -132,21 +132,6 @@ static void blas_after(void) {
   R.handle = -1;
 }
 
-enum { F_DGEMM, F_DTRSM, F_DGEMV, F_DAXPY, F_DDOT, F_DGEMM_, F_DTRSM_, F_DGEMV_, F_DAXPY_, F_DDOT_ };
-static blas_fn_t blas[] = {
-    {"dgemm", "cblas_dgemm", NULL}, {"dtrsm", "cblas_dtrsm", NULL}, {"dgemv", "cblas_dgemv", NULL},
-    {"daxpy", "cblas_daxpy", NULL}, {"ddot", "cblas_ddot", NULL},   {"dgemm", "dgemm_", NULL},
-    {"dtrsm", "dtrsm_", NULL},      {"dgemv", "dgemv_", NULL},      {"daxpy", "daxpy_", NULL},
-    {"ddot", "ddot_", NULL},
-};
-
-/* CBLAS enums are ints; 141 = CblasLeft.  Weak: a program defining its own
- * routine of the name keeps it (and is not interposed). */
-#define CBLAS_LEFT 141
-#define WEAK __attribute__((weak))
-
-/* dims: dgemm (m, n, k); dtrsm (triangle order, right-hand sides); dgemv
- * (m, n); daxpy and ddot (n) */
 #define RUN(f, d1, d2, d3, must, call)                   \
   do {                                                   \
     int a_ = blas_before(&blas[f], d1, d2, d3, must);    \
@@ -155,80 +140,4 @@ static blas_fn_t blas[] = {
     if (a_ == 2) blas_after();                           \
   } while (0)
 
-WEAK void cblas_dgemm(int lay, int ta, int tb, int m, int n, int k, double al, const double *a, int lda,
-                      const double *b, int ldb, double be, double *c, int ldc) {
-  RUN(F_DGEMM, m, n, k, 0,
-      ((void (*)(int, int, int, int, int, int, double, const double *, int, const double *, int, double,
-                 double *, int))real_fn(&blas[F_DGEMM]))(lay, ta, tb, m, n, k, al, a, lda, b, ldb, be, c, ldc));
-}
-
-WEAK void cblas_dtrsm(int lay, int side, int uplo, int ta, int diag, int m, int n, double al, const double *a,
-                      int lda, double *b, int ldb) {
-  RUN(F_DTRSM, side == CBLAS_LEFT ? m : n, side == CBLAS_LEFT ? n : m, 0, 0,
-      ((void (*)(int, int, int, int, int, int, int, double, const double *, int, double *,
-                 int))real_fn(&blas[F_DTRSM]))(lay, side, uplo, ta, diag, m, n, al, a, lda, b, ldb));
-}
-
-WEAK void cblas_dgemv(int lay, int ta, int m, int n, double al, const double *a, int lda, const double *x,
-                      int incx, double be, double *y, int incy) {
-  RUN(F_DGEMV, m, n, 0, 0,
-      ((void (*)(int, int, int, int, double, const double *, int, const double *, int, double, double *,
-                 int))real_fn(&blas[F_DGEMV]))(lay, ta, m, n, al, a, lda, x, incx, be, y, incy));
-}
-
-WEAK void cblas_daxpy(int n, double al, const double *x, int incx, double *y, int incy) {
-  RUN(F_DAXPY, n, 0, 0, 0,
-      ((void (*)(int, double, const double *, int, double *, int))real_fn(&blas[F_DAXPY]))(n, al, x, incx, y, incy));
-}
-
-WEAK double cblas_ddot(int n, const double *x, int incx, const double *y, int incy) {
-  double r = 0;
-  RUN(F_DDOT, n, 0, 0, 1,
-      r = ((double (*)(int, const double *, int, const double *, int))real_fn(&blas[F_DDOT]))(n, x, incx, y, incy));
-  return r;
-}
-
-/* Fortran BLAS (arguments by reference; gfortran's hidden string lengths
- * are passed on as received) */
-WEAK void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *al,
-                 const double *a, const int *lda, const double *b, const int *ldb, const double *be, double *c,
-                 const int *ldc, size_t l1, size_t l2) {
-  RUN(F_DGEMM_, *m, *n, *k, 0,
-      ((void (*)(const char *, const char *, const int *, const int *, const int *, const double *,
-                 const double *, const int *, const double *, const int *, const double *, double *,
-                 const int *, size_t, size_t))real_fn(&blas[F_DGEMM_]))(ta, tb, m, n, k, al, a, lda, b, ldb, be,
-                                                                         c, ldc, l1, l2));
-}
-
-WEAK void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m, const int *n,
-                 const double *al, const double *a, const int *lda, double *b, const int *ldb, size_t l1,
-                 size_t l2, size_t l3, size_t l4) {
-  int left = *side == 'L' || *side == 'l';
-  RUN(F_DTRSM_, left ? *m : *n, left ? *n : *m, 0, 0,
-      ((void (*)(const char *, const char *, const char *, const char *, const int *, const int *,
-                 const double *, const double *, const int *, double *, const int *, size_t, size_t, size_t,
-                 size_t))real_fn(&blas[F_DTRSM_]))(side, uplo, ta, diag, m, n, al, a, lda, b, ldb, l1, l2, l3,
-                                                    l4));
-}
-
-WEAK void dgemv_(const char *ta, const int *m, const int *n, const double *al, const double *a, const int *lda,
-                 const double *x, const int *incx, const double *be, double *y, const int *incy, size_t l1) {
-  RUN(F_DGEMV_, *m, *n, 0, 0,
-      ((void (*)(const char *, const int *, const int *, const double *, const double *, const int *,
-                 const double *, const int *, const double *, double *, const int *,
-                 size_t))real_fn(&blas[F_DGEMV_]))(ta, m, n, al, a, lda, x, incx, be, y, incy, l1));
-}
-
-WEAK void daxpy_(const int *n, const double *al, const double *x, const int *incx, double *y, const int *incy) {
-  RUN(F_DAXPY_, *n, 0, 0, 0,
-      ((void (*)(const int *, const double *, const double *, const int *, double *,
-                 const int *))real_fn(&blas[F_DAXPY_]))(n, al, x, incx, y, incy));
-}
-
-WEAK double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy) {
-  double r = 0;
-  RUN(F_DDOT_, *n, 0, 0, 1,
-      r = ((double (*)(const int *, const double *, const int *, const double *,
-                       const int *))real_fn(&blas[F_DDOT_]))(n, x, incx, y, incy));
-  return r;
-}
+#include "blas_wrappers.inc"
