@@ -61,6 +61,8 @@ static void charge(int h, double d1, double d2, double d3) {
   else if (t > 0) smpi_execute_benched(t);
 }
 
+int llamp_region_rt_models(void) { return llamp_capture_kernels_active(NULL); }
+
 int llamp_region_rt_enter(const char *name, double d1, double d2, double d3) {
   if (R.depth++) return 1;
   int h = model_of(name, 0);

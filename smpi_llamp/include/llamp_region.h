@@ -43,12 +43,19 @@ int llamp_region_rt_begin(const char *name, double d1, double d2, double d3) __a
 void llamp_region_rt_end(void) __attribute__((weak));
 int llamp_region_rt_enter(const char *name, double d1, double d2, double d3) __attribute__((weak));
 void llamp_region_rt_leave(void) __attribute__((weak));
+int llamp_region_rt_models(void) __attribute__((weak));
 
 static inline int llamp_region_begin(const char *name, double d1, double d2, double d3) {
   return llamp_region_rt_begin ? llamp_region_rt_begin(name, d1, d2, d3) : 0;
 }
 static inline void llamp_region_end(void) {
   if (llamp_region_rt_end) llamp_region_rt_end();
+}
+/* 1 when kernel models may replace regions in this run (under
+ * smpi_llamp-run with models), 0 otherwise: a program that skips regions
+ * should then also skip checking their results. */
+static inline int llamp_region_models(void) {
+  return llamp_region_rt_models ? llamp_region_rt_models() : 0;
 }
 /* The macro form's halves: 0 = the model replaced the region (skip it, no
  * llamp_region_leave), 1 = run it, then call llamp_region_leave. */

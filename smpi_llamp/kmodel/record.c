@@ -120,6 +120,8 @@ int llamp_region_rt_enter(const char *name, double d1, double d2, double d3) {
 
 void llamp_region_rt_leave(void) { llamp_region_rt_end(); }
 
+int llamp_region_rt_models(void) { return 0; } /* natively the code always runs */
+
 /* ---- BLAS ------------------------------------------------------------------- */
 
 typedef struct {
