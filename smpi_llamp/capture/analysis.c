@@ -175,7 +175,9 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
     llamp_capture_json_str(f, st->unmodelled[i].name);
     fprintf(f, ", \"count\": %llu}", (unsigned long long)st->unmodelled[i].count);
   }
-  fprintf(f, "],\n    \"local_calls\": [");
+  fprintf(f, "],\n    \"kernels\": ");
+  llamp_capture_kernels_json(f, "    ");
+  fprintf(f, ",\n    \"local_calls\": [");
   const char **names = NULL;
   const uint64_t *counts = NULL;
   size_t nl = llamp_capture_session_locals(&names, &counts);
@@ -426,6 +428,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     } else if (facts.compute) {
       fputc('\n', summary);
     }
+    llamp_capture_kernels_summary(summary);
     if (simulated_time >= 0) {
       char b2[64];
       fprintf(summary, "smpi_llamp: SimGrid simulated %s, the DAG predicts T = %s at the model's parameters: %+.2f %%\n",

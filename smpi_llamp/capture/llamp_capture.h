@@ -213,6 +213,33 @@ void llamp_capture_compute_totals(double *measured_s, double *simulated_s);
 void llamp_capture_count_special_reductions(uint64_t n);
 uint64_t llamp_capture_special_reductions(void);
 
+/* ---- kernel models: annotated regions and BLAS calls (kernels.c) -------------- *
+ * Stochastic kernel models (smpi_llamp/kmodel, docs/models.md "Kernel
+ * models") from LLAMP_KERNELS (-llamp-kernels FILE) or the `kernels` group
+ * of the model file.  Each rank draws from its own GSL stream, seeded from
+ * the run's seed (LLAMP_SEED, -llamp-seed; printed) and its rank, so a draw
+ * never depends on the order SimGrid runs the ranks in. */
+/* Read once at the first MPI_Init (after the compute decision); prints the
+ * models' source and the seed unless quiet.  -1 with a message. */
+int llamp_capture_kernels_setup(const llamp_capture_config_t *cfg, char *err, size_t errlen);
+/* 1 when some kernel model is loaded; *blas: what happens to BLAS calls with
+ * a model (LLAMP_KERNEL_BLAS): 0 off (they run, timed), 1 skip (default:
+ * skipped, the draw charged; ddot still runs), 2 time (they run, their time
+ * replaced by the draw). */
+int llamp_capture_kernels_active(int *blas);
+/* The model of kernel `name` on world rank `rank`'s host: a handle >= 0, or
+ * -1 when none covers it (the code then runs and is timed as compute). */
+int llamp_capture_kernel_find(uint32_t rank, const char *name);
+/* One call's duration (s) drawn from rank `rank`'s stream; *flops > 0 when
+ * the model is relative to the host speed (inject flops, not seconds). */
+double llamp_capture_kernel_draw(uint32_t rank, int handle, double d1, double d2, double d3,
+                                 double *flops);
+/* The run's seed (0 before setup). */
+uint64_t llamp_capture_seed(void);
+/* report.json's "kernels" object (no trailing newline); the summary line. */
+void llamp_capture_kernels_json(FILE *f, const char *indent);
+void llamp_capture_kernels_summary(FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -181,6 +181,7 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     const llamp_capture_compute_t *cm = llamp_capture_compute_setup(&G.cfg, err, errlen);
     if (!cm) return NULL;
     if (!G.cfg.quiet) fprintf(stderr, "smpi_llamp: %s\n", cm->description);
+    if (llamp_capture_kernels_setup(&G.cfg, err, errlen)) return NULL;
     G.cfg.colls = &G.colls;
     G.world = world_size;
     if (check_out_dir(G.cfg.out_dir, G.trace_dir, sizeof G.trace_dir, err, errlen)) return NULL;
