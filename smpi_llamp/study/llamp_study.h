@@ -28,6 +28,7 @@ typedef struct {
   double lambda_L, rho_L;
   double tol_dL[LLAMP_STUDY_NTOL]; /* tolerated extra latency, s */
   int tol_unbounded[LLAMP_STUDY_NTOL];
+  int measured_compute; /* the run timed this machine's CPU (compute mode not "none") */
   double *path_share; /* per rank: share of T the critical path spends there (NULL: not reported) */
   uint32_t ranks;
 } llamp_study_sample_t;

@@ -67,6 +67,8 @@ int llamp_study_read_sample(const char *path, llamp_study_sample_t *s, char *err
     else if (need(path, hit, "delta_L", &s->tol_dL[k], err, errlen))
       goto out;
   }
+  const char *mode = llamp_json_string(llamp_json_get(llamp_json_get(cap, "compute"), "mode"));
+  s->measured_compute = mode && strcmp(mode, "none") != 0;
   /* optional: the critical path's time per rank */
   const llamp_json_t *br = llamp_json_get(llamp_json_get(r, "critical_path"), "by_rank");
   size_t nr = llamp_json_size(br);
@@ -301,6 +303,12 @@ void llamp_study_write_text(FILE *f, const llamp_study_t *st) {
   fprintf(f, "  %zu of %zu samples done, seeds %llu .. %llu, variability: %s\n", done, st->n,
           (unsigned long long)st->base_seed, (unsigned long long)(st->base_seed + (st->n ? st->n - 1 : 0)),
           st->variability ? st->variability : "?");
+  size_t measured = 0;
+  for (size_t i = 0; i < st->n; i++) measured += st->samples[i].done && st->samples[i].measured_compute;
+  if (measured)
+    fprintf(f, "  note: %zu sample(s) also timed this machine's CPU for compute outside the kernel\n"
+               "        models, so a rerun will not reproduce them bit for bit (-llamp-compute none\n"
+               "        leaves the compute to the models alone)\n", measured);
   time_line(f, "runtime T(L0)", &st->stats[LLAMP_STUDY_T]);
   time_line(f, "simulated (SimGrid)", &st->stats[LLAMP_STUDY_SIMULATED]);
   static const char *tl[] = {"latency tolerance 1 %", "latency tolerance 2 %", "latency tolerance 5 %"};

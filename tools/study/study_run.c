@@ -51,8 +51,8 @@ static const char *help =
     "                     DIR/sample-k/, the study DIR/study.{json,csv,txt}\n"
     "  --variability MODE what a seed varies: spatial (a synthetic cluster of\n"
     "                     per-host kernel models), temporal (noise on fixed host\n"
-    "                     models), both (default), passed to smpi_llamp-run as\n"
-    "                     -llamp-variability MODE\n"
+    "                     models), both (default), or none; passed to smpi_llamp-run as\n"
+    "                     -llamp-kernel-noise MODE (docs/models.md)\n"
     "  --slurm FILE       write a Slurm job-array script for this study (one task\n"
     "                     per sample, then a merge job) and exit\n"
     "  --merge            only summarise the samples already done\n"
@@ -152,10 +152,8 @@ static pid_t start_sample(const opts_t *o, size_t k) {
     argv[a++] = seed;
     argv[a++] = "-llamp-out";
     argv[a++] = out;
-    if (strcmp(o->variability, "none") != 0) {
-      argv[a++] = "-llamp-variability";
-      argv[a++] = (char *)o->variability;
-    }
+    argv[a++] = "-llamp-kernel-noise";
+    argv[a++] = (char *)o->variability;
     for (int i = 0; i < o->npass; i++) argv[a++] = o->pass[i];
     argv[a] = NULL;
     execvp(o->runner, argv);
@@ -224,11 +222,10 @@ static void write_slurm(const opts_t *o, const char *cmd) {
           "d=$(printf '%%s/sample-%%04d' \"$OUT\" \"$k\")\n"
           "rm -rf \"$d\"; mkdir -p \"$d\"\n"
           "seed=$((BASE_SEED + k))\n"
-          "smpi_llamp-run -llamp-seed \"$seed\" -llamp-out \"$d/out\"%s%s %s > \"$d/run.log\" 2>&1\n"
+          "smpi_llamp-run -llamp-seed \"$seed\" -llamp-out \"$d/out\" -llamp-kernel-noise %s %s > \"$d/run.log\" 2>&1\n"
           "echo \"seed $seed\" > \"$d/done\"\n",
           o->slurm, o->n - 1, o->out, o->out, (unsigned long long)o->seed, o->n, o->variability,
-          cmd, strcmp(o->variability, "none") ? " -llamp-variability " : "",
-          strcmp(o->variability, "none") ? o->variability : "", cmd);
+          cmd, o->variability, cmd);
   if (fclose(f) != 0) die("%s: write failed", o->slurm);
   chmod(o->slurm, 0755);
   fprintf(stderr, "%s: wrote %s (%zu tasks); submit with: bash %s submit\n", prog, o->slurm, o->n,
