@@ -32,4 +32,34 @@ print("5 samples, T from %.6g to %.6g s" % (min(T), max(T)))
 PY
 grep -q "ranks that matter most" real_a.txt || die "no ranks in the summary"
 grep -q "note:.*timed this machine" real_a.txt && die "compute none still reported as measured"
+# Node eviction (seed 004 §5.3): 6 ranks on the 16 hosts of cluster16, the 2
+# slowest hosts of each sample's generated cluster replaced by the fastest spare ones.
+rm -rf ev
+"$bin/smpi_llamp-study" -n 3 -j 2 --seed 91 --out ev --evict 2 -np 6 -platform "$src/platforms/cluster16.xml" \
+  -llamp-compute none -llamp-kernels "$src/models/kernels_stencil3d.cfg" ./stencil3d --weak 6 --iters 5 > ev.txt 2>&1 ||
+  { cat ev.txt; die "eviction study"; }
+grep -q "evicting slowest hosts" ev.txt || die "no eviction line"
+python3 - <<'PY' || die "eviction"
+import json
+st = json.load(open("ev/study.json"))
+assert st["eviction"]["samples_done"] == 3, st["eviction"]
+for k in range(3):
+    rep = json.load(open("ev/sample-%04d/out/report.json" % k))["capture"]["kernels"]
+    scale = {h["host"]: h["scale"] for h in rep["host_scale"]}
+    used = rep["rank_hosts"]
+    slowest = sorted(set(used), key=lambda h: -scale[h])[:2]
+    spare = sorted((h for h in scale if h not in used), key=lambda h: scale[h])[:2]
+    ev = open("ev/evict-2/sample-%04d/evicted" % k).read().split()
+    hf = open("ev/evict-2/sample-%04d/hostfile" % k).read().split()
+    assert sorted(ev) == sorted(slowest), (k, ev, slowest)
+    assert not set(ev) & set(hf) and set(spare) <= set(hf) and len(hf) == 6, (k, hf)
+    rep2 = json.load(open("ev/evict-2/sample-%04d/out/report.json" % k))["capture"]["kernels"]
+    assert rep2["rank_hosts"] == hf, (rep2["rank_hosts"], hf)
+print("eviction OK")
+PY
+# 14 ranks leave 2 spare hosts: evicting 3 is refused in one line
+"$bin/smpi_llamp-study" -n 1 --seed 5 --out ev3 --evict 3 -np 14 -platform "$src/platforms/cluster16.xml" \
+  -llamp-compute none -llamp-kernels "$src/models/kernels_stencil3d.cfg" ./stencil3d --weak 14 --iters 2 > ev3.txt 2>&1 &&
+  die "evicting 3 of 2 spare hosts was accepted"
+grep -q "the platform has 16 hosts for 14 ranks: evicting 3 needs 3 spare hosts" ev3.txt || { cat ev3.txt; die "message"; }
 echo "real study OK"

@@ -416,12 +416,36 @@ static double *read_column(const char *path, const char *column, size_t *n, char
   return vals;
 }
 
+/* Columns of seconds (a study's times and tolerances) read better in a time
+ * unit that suits their size. */
+static double time_scale(const char *name, const double *v, size_t n, const char **unit) {
+  static const char *time_cols[] = {"runtime", "simulated_time", "tolerance_", "T", "L", "delta_L"};
+  int is_time = 0;
+  for (size_t i = 0; i < sizeof time_cols / sizeof *time_cols; i++)
+    is_time |= strncmp(name, time_cols[i], strlen(time_cols[i])) == 0 &&
+               (time_cols[i][strlen(time_cols[i]) - 1] == '_' || !name[strlen(time_cols[i])]);
+  *unit = NULL;
+  if (!is_time) return 1;
+  double m = fmax(fabs(v[0]), fabs(v[n - 1]));
+  if (m >= 1) return *unit = "s", 1;
+  if (m >= 1e-3) return *unit = "ms", 1e3;
+  if (m >= 1e-6) return *unit = "us", 1e6;
+  return *unit = "ns", 1e9;
+}
+
 static llamp_plot_t *plot_distribution(const char *input, const plot_opts_t *po, int cdf) {
-  char name[256];
+  char name[256], label[300];
   size_t n;
   double *v = read_column(input, po->column, &n, name, sizeof name);
-  llamp_plot_t *p = llamp_plot_create(po->title ? po->title : name, po->width, po->height);
-  llamp_plot_xlabel(p, name);
+  const char *unit;
+  double scale = time_scale(name, v, n, &unit);
+  for (size_t i = 0; i < n; i++) v[i] *= scale;
+  if (unit) snprintf(label, sizeof label, "%s (%s)", name, unit);
+  else snprintf(label, sizeof label, "%s", name);
+  llamp_plot_t *p = llamp_plot_create(po->title ? po->title : label, po->width, po->height);
+  llamp_plot_xlabel(p, label);
+  double pad = (v[n - 1] - v[0]) * 0.03; /* the first and last steps stay inside the frame */
+  if (pad > 0) llamp_plot_xrange(p, v[0] - pad, v[n - 1] + pad);
   double mean = gsl_stats_mean(v, 1, n), med = gsl_stats_median_from_sorted_data(v, 1, n);
   if (cdf) {
     int pan = llamp_plot_panel(p, 1, "fraction of samples");
