@@ -483,9 +483,23 @@ void llamp_study_write_text(FILE *f, const llamp_study_t *st) {
           top[j] = r;
           break;
         }
+    /* the host of each rank, when every sample ran the rank on the same one */
+    const llamp_study_sample_t *first = NULL;
+    int same = 1;
+    for (size_t i = 0; i < st->n; i++) {
+      const llamp_study_sample_t *s = &st->samples[i];
+      if (!s->done) continue;
+      if (!first) first = s;
+      else if (s->nrank_hosts != first->nrank_hosts) same = 0;
+      else
+        for (size_t r = 0; r < s->nrank_hosts && same; r++) same = !strcmp(s->rank_hosts[r], first->rank_hosts[r]);
+    }
     fprintf(f, "  %-22s", "ranks that matter most");
-    for (int j = 0; j < 3 && top[j] != UINT32_MAX; j++)
-      fprintf(f, "%s rank %u (%.1f %%)", j ? "," : "", top[j], 100 * st->rank_share[top[j]]);
+    for (int j = 0; j < 3 && top[j] != UINT32_MAX; j++) {
+      fprintf(f, "%s rank %u", j ? "," : "", top[j]);
+      if (same && first && top[j] < first->nrank_hosts) fprintf(f, " on %s", first->rank_hosts[top[j]]);
+      fprintf(f, " (%.1f %%)", 100 * st->rank_share[top[j]]);
+    }
     fprintf(f, " of the critical path, mean over samples\n");
   }
 }
