@@ -362,17 +362,9 @@ static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
   memset(out, 0, sizeof *out);
   if (k == LLAMP_VERTEX_CALC) return;
   double s = llamp_graph_value(g, k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(g, v));
-  llamp_netmodel_msg_t m;
-  llamp_netmodel_message(&e->net, s, s <= e->proto.S, &m);
-  out->c = m.c;
-  out->k = m.k;
-  if (k == LLAMP_VERTEX_RECV) {
-    out->cpu = m.cpu_recv;
-  } else if (e->nonblocking[v]) { /* MPI_Isend: SMPI sleeps ois before returning */
-    out->cpu = out->sc = m.cpu_isend;
-  } else {
-    out->cpu = m.cpu_send;
-  }
+  llamp_netmodel_vertex_t x;
+  llamp_netmodel_vertex(&e->net, k == LLAMP_VERTEX_SEND, e->nonblocking[v], s, s <= e->proto.S, &x);
+  *out = (pwv_t){x.cpu, x.c, x.k, x.start};
 }
 
 static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {

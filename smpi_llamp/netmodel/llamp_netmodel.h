@@ -80,6 +80,17 @@ double llamp_netmodel_curve_eval(const llamp_netmodel_curve_t *c, double s, doub
 void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
                             llamp_netmodel_msg_t *out);
 
+/* What the DAG charges a send or receive vertex of an s-byte message (the
+ * engine and the LP export both use this): cpu = CPU time besides o (a
+ * blocking send: cpu_send, a send some successor only irequires -- an
+ * Isend -- cpu_isend, a receive: cpu_recv), c and k = its transfer, start =
+ * what an irequires successor waits (an Isend's cpu_isend, else 0). */
+typedef struct {
+  double cpu, c, k, start;
+} llamp_netmodel_vertex_t;
+void llamp_netmodel_vertex(const llamp_netmodel_t *m, int is_send, int nonblocking, double s,
+                           int eager, llamp_netmodel_vertex_t *out);
+
 /* 1 when the model charges exactly what the scalar LogGPS model of
  * docs/model.md does up to its 16-byte envelope (no overhead, factors 1). */
 int llamp_netmodel_is_trivial(const llamp_netmodel_t *m);

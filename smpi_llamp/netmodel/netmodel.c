@@ -191,6 +191,18 @@ void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
   }
 }
 
+void llamp_netmodel_vertex(const llamp_netmodel_t *m, int is_send, int nonblocking, double s,
+                           int eager, llamp_netmodel_vertex_t *out) {
+  llamp_netmodel_msg_t x;
+  llamp_netmodel_message(m, s, eager, &x);
+  out->c = x.c;
+  out->k = x.k;
+  out->start = 0;
+  if (!is_send) out->cpu = x.cpu_recv;
+  else if (nonblocking) out->cpu = out->start = x.cpu_isend; /* SMPI sleeps ois inside MPI_Isend */
+  else out->cpu = x.cpu_send;
+}
+
 static int curve_is(const llamp_netmodel_curve_t *c, double v) {
   for (unsigned i = 0; i < c->n; i++)
     if (c->seg[i].offset != v || c->seg[i].per_byte != 0) return 0;
