@@ -83,7 +83,7 @@ struct llamp_capture_net {
   char network_model[32];     /* SimGrid's network/model ("SMPI") */
   unsigned n;
   llamp_capture_net_setting_t setting[LLAMP_CAPTURE_NET_SETTINGS];
-  char note[600];             /* "" or how the DAG may still differ */
+  char note[1600];            /* "" or how the DAG may still differ ("; "-separated) */
 };
 
 /* Read SimGrid's settings through `get` (any setting as text, NULL when

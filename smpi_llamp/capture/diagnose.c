@@ -154,7 +154,12 @@ static void per_host(llamp_capture_reasons_t *out) {
 static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *out) {
   if (cfg->net && cfg->net->active) { /* the DAG charges SimGrid's per-message costs */
     const llamp_netmodel_t *m = &cfg->net->model;
-    if (cfg->net->note[0]) add(out, "%s", cfg->net->note);
+    for (const char *n = cfg->net->note; *n;) { /* one reason per "; "-separated part */
+      const char *e = strstr(n, "; ");
+      size_t len = e ? (size_t)(e - n) : strlen(n);
+      add(out, "%.*s", (int)len, n);
+      n += len + (e ? 2 : 0);
+    }
     if (fabs(m->L_ref - cfg->params.L) > 1e-3 * m->L_ref)
       add(out, "the latency factors scale a route latency of L_ref = %.4g us, the DAG's L is %.4g us",
           m->L_ref * 1e6, cfg->params.L * 1e6);

@@ -11,6 +11,7 @@
  * through smpi_llamp-run), the DAG takes the values SimGrid runs.  When they
  * are trivial (factors 1, overheads 0) the DAG keeps the scalar LogGPS
  * model; otherwise it charges them as size-dependent costs. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,27 @@ static void record(llamp_capture_net_t *out, const char *key, const char *value,
     snprintf(s->source, sizeof s->source, "--cfg or the platform's <config> block");
   else
     snprintf(s->source, sizeof s->source, "SimGrid");
+}
+
+/* os and ois agree on every eager size (both piecewise linear: compare at
+ * each piece's start, one byte after it, and at S) */
+static int eager_equal(const llamp_netmodel_curve_t *a, const llamp_netmodel_curve_t *b, double S) {
+  const llamp_netmodel_curve_t *c[2] = {a, b};
+  for (int k = 0; k < 2; k++)
+    for (unsigned i = 0; i <= c[k]->n; i++) {
+      double x = i < c[k]->n ? c[k]->seg[i].from : S;
+      for (int d = 0; d < 2; d++) {
+        double y = fmin(x + d, S);
+        if (llamp_netmodel_curve_eval(a, y, 0) != llamp_netmodel_curve_eval(b, y, 0)) return 0;
+      }
+    }
+  return 1;
+}
+
+static int curve_nonzero(const llamp_netmodel_curve_t *c) {
+  for (unsigned i = 0; i < c->n; i++)
+    if (c->seg[i].offset > 0 || c->seg[i].per_byte > 0) return 1;
+  return 0;
 }
 
 int llamp_capture_net_resolve(llamp_capture_net_t *out, const llamp_capture_config_t *cfg,
@@ -122,15 +144,34 @@ int llamp_capture_net_resolve(llamp_capture_net_t *out, const llamp_capture_conf
   snprintf(m->source, sizeof m->source, "SimGrid's settings at MPI_Init (%s)",
            smpi_group ? "from the model file's smpi group unless overridden" : "report.json: capture.network_model");
   out->active = !llamp_netmodel_is_trivial(m);
-  if (out->active && m->o_isend.n && !(m->o_isend.n == m->o_send.n &&
-                                      !memcmp(m->o_isend.seg, m->o_send.seg, m->o_send.n * sizeof m->o_send.seg[0]))) {
-    size_t len = strlen(out->note);
-    snprintf(out->note + len, sizeof out->note - len,
-             "%ssmpi/ois differs from smpi/os: the DAG charges ois to sends a successor only irequires "
-             "(MPI_Isend) and os to the others, but SMPI also charges ois to MPI_Sendrecv's send and "
-             "to the sends of collective algorithms that use Isend or Sendrecv",
-             len ? "; " : "");
+  if (!out->active) return 0;
+  /* what the graph cannot tell apart: it knows a send is an Isend only when
+   * a later operation irequires it (not the last Isend before its Wait),
+   * nor MPI_Sendrecv's and the collectives' sends (SMPI: ois) from MPI_Send */
+  int same = eager_equal(&m->o_send, &m->o_isend, out->S);
+  int ois_rndv = 0;
+  for (unsigned i = 0; i < m->o_isend.n; i++) {
+    const llamp_netmodel_seg_t *g = &m->o_isend.seg[i];
+    int reaches = i + 1 == m->o_isend.n || m->o_isend.seg[i + 1].from > out->S + 1;
+    if (reaches && (g->offset + g->per_byte * fmax(g->from, out->S + 1) > 0 || g->per_byte > 0)) ois_rndv = 1;
   }
+  size_t len = strlen(out->note);
+  if (!same)
+    len += (size_t)snprintf(out->note + len, sizeof out->note - len,
+                            "%ssmpi/ois differs from smpi/os: the DAG charges ois to an Isend some later operation "
+                            "irequires and os to other eager sends, while SMPI charges ois to every MPI_Isend, to "
+                            "MPI_Sendrecv's send and to the sends of collectives built on Isend or Sendrecv",
+                            len ? "; " : "");
+  if (ois_rndv && len < sizeof out->note)
+    len += (size_t)snprintf(out->note + len, sizeof out->note - len,
+                            "%ssmpi/ois is not 0 above the eager limit: SMPI charges it to every MPI_Isend of any "
+                            "size, the DAG only to an Isend some later operation irequires (not the last one before "
+                            "its Wait, nor Sendrecv's or collectives' sends)", len ? "; " : "");
+  if (curve_nonzero(&m->o_recv) && len < sizeof out->note)
+    snprintf(out->note + len, sizeof out->note - len,
+             "%ssmpi/or is not 0: SMPI charges it on the receiving rank's CPU one completed receive after the "
+             "other (MPI_Waitall, collectives), the DAG to each receive on its own: k receives completing "
+             "together can take up to (k-1) x or longer in SimGrid", len ? "; " : "");
   return 0;
 }
 

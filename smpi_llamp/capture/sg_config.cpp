@@ -20,7 +20,10 @@ extern "C" const char *llamp_capture_sg_string(const char *name) {
 /* Any setting as text, whatever its type (ints, doubles, booleans too). */
 extern "C" const char *llamp_capture_sg_value(const char *name) {
   static std::string value;
-  if (const char *s = llamp_capture_sg_string(name)) return s;
+  /* get_value<std::string> of a number setting gives "" (and get_value<int>
+   * of a string one a number): numbers only when the string is empty */
+  const char *str = llamp_capture_sg_string(name);
+  if (str && *str) return str;
   try {
     value = std::to_string(simgrid::config::get_value<int>(name));
     return value.c_str();
@@ -38,7 +41,7 @@ extern "C" const char *llamp_capture_sg_value(const char *name) {
     return value.c_str();
   } catch (...) {
   }
-  return nullptr;
+  return llamp_capture_sg_string(name);
 }
 
 extern "C" const char *llamp_capture_sg_privatization(void) {
