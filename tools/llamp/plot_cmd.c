@@ -574,6 +574,7 @@ int cmd_plot(int argc, char **argv) {
     default: bad_usage("plot");
     }
   }
+  common_finish(&co);
   if (optind != argc - 2) {
     fprintf(stderr, "%s: plot needs KIND and INPUT\n", prog);
     bad_usage("plot");
