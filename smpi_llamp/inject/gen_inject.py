@@ -140,7 +140,8 @@ def main():
                     gw.die('%s: %s has no parameter "%s"' % (where, name, a))
             mapping = dict(zip(roles, resolved))
             cargs = ', '.join(gw.subst(x, mapping) for x in COLL[kind])
-            body = 'llamp_inject_coll(LLAMP_COLL_%s, %s);\n  return %s;' % (op, cargs, call)
+            body = ('double t_ = llamp_inject_coll(LLAMP_COLL_%s, %s);\n  int r_ = %s;\n'
+                    '  llamp_inject_coll_end(t_);\n  return r_;' % (op, cargs, call))
         elif kind.startswith('i') and kind[1:] in COLL:
             counted.append(name)
             body = 'llamp_inject_not_injected(%du);\n  return %s;' % (len(counted) - 1, call)

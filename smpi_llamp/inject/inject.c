@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 /* ---- the header every message carries ------------------------------------ */
@@ -96,6 +97,10 @@ static struct {
   /* statistics */
   uint64_t delayed, waited_msgs, tokens, colls;
   double waited, late_max, late_sum;
+  /* the run report (LLAMP_INJECT_REPORT) */
+  double t_span0, t_wait, probe;
+  int in_coll; /* inside a collective: its time is counted once, there */
+  double sleep_margin; /* LLAMP_INJECT_SPIN: wake up this long before a visible time */
 } S;
 
 #define TAB_DEAD ((ij_req_t *)1)
@@ -545,7 +550,7 @@ static int finish(ij_req_t *r, MPI_Status *status, double now)
       }
     }
     PMPI_Status_set_elements_x(&st, MPI_BYTE, n);
-    if (r->visible > 0) {
+    if (r->visible > 0 && r->visible > r->t_seen) {
       double late = now - r->visible;
       if (late > S.late_max) S.late_max = late;
       S.late_sum += late;
@@ -611,8 +616,9 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
   for (;;) {
     double t = now_s();
     if (t0 == 0) t0 = t;
-    int pending = 0, nready = 0, best = -1, nactive = 0;
-    double bestv = 0;
+    else if (blocking && !S.in_coll) S.t_wait += t - t0, t0 = t;
+    int pending = 0, nready = 0, best = -1, nactive = 0, undetected = 0;
+    double bestv = 0, next = 0; /* next: the earliest visible time still ahead */
     for (int i = 0; i < count; i++) {
       if (reqs[i] == MPI_REQUEST_NULL) continue;
       ij_req_t *r = tab_get(reqs[i]);
@@ -634,6 +640,10 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
       nactive++;
       if (!ok) {
         pending++;
+        if (r && r->detected) {
+          if (next == 0 || r->visible < next) next = r->visible;
+        } else
+          undetected++;
         continue;
       }
       nready++;
@@ -721,6 +731,16 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
       return MPI_SUCCESS;
     }
     if (S.detached) progress_detached();
+    /* Only waiting for visibility: sleep until shortly before it instead
+     * of spinning (a spinning rank on a shared machine is preempted for
+     * whole time slices; a sleeping one gives the CPU back early). */
+    if (!undetected && next > 0 && S.sleep_margin > 0) {
+      double left = next - now_s() - S.sleep_margin;
+      if (left > S.sleep_margin) {
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        nanosleep(&ts, NULL);
+      }
+    }
   }
 }
 
@@ -818,14 +838,44 @@ int llamp_inject_init(int *argc, char ***argv, int required, int *provided)
   PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &f);
   S.tag_ub = f && *ub > 0 ? *ub : 32767;
   S.stash_tail = &S.stash;
+  S.sleep_margin = 50e-6;
+  const char *spin = getenv("LLAMP_INJECT_SPIN");
+  if (spin && *spin) S.sleep_margin = strcmp(spin, "always") ? atof(spin) * 1e-6 : 0;
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* nanosleep wakes up on time */
   S.on = 1;
+  if (getenv("LLAMP_INJECT_REPORT")) { /* the noise probe: a fixed busy loop */
+    volatile double x = 1.0;
+    double t = now_s();
+    for (long i = 0; i < 500000; i++) x = x * 1.0000001 + 1e-9;
+    S.probe = now_s() - t;
+  }
+  S.t_span0 = now_s();
   return ret;
 }
 
 int llamp_inject_finalize(void)
 {
   if (S.on) {
+    double span = now_s() - S.t_span0;
     while (S.detached) progress_detached();
+    const char *rep = getenv("LLAMP_INJECT_REPORT");
+    if (rep && *rep) {
+      double v[4] = {span, span - S.t_wait, S.probe, (double)S.delayed}, mx[4], mn[4];
+      PMPI_Reduce(v, mx, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      PMPI_Reduce(v, mn, 4, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+      double tot = 0;
+      PMPI_Reduce(&v[3], &tot, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+      if (S.rank == 0) {
+        FILE *f = fopen(rep, "w");
+        if (!f) fprintf(stderr, "llamp-inject: LLAMP_INJECT_REPORT: cannot write '%s'\n", rep);
+        else {
+          fprintf(f, "span_max %.9g\nspan_min %.9g\ncompute_max %.9g\ncompute_min %.9g\n"
+                     "probe_max %.9g\nprobe_min %.9g\ndelayed %.0f\nranks %d\n",
+                  mx[0], mn[0], mx[1], mn[1], mx[2], mn[2], tot, S.size);
+          fclose(f);
+        }
+      }
+    }
     S.on = 0;
     if (S.cfg.verbose) {
       fprintf(stderr,
@@ -996,13 +1046,16 @@ int llamp_inject_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
   if (!S.on || source == MPI_PROC_NULL) return PMPI_Probe(source, tag, comm, status);
   int f = 0;
-  double t = now_s();
+  double t = now_s(), t0 = t;
   for (;;) {
     iprobe_once(source, tag, comm, &f, status, t);
-    if (f) return MPI_SUCCESS;
+    if (f) {
+      S.t_wait += now_s() - t0;
+      return MPI_SUCCESS;
+    }
     t = now_s();
     if (S.detached) progress_detached();
-  }
+      }
 }
 
 int llamp_inject_wait(MPI_Request *request, MPI_Status *status)
@@ -1129,15 +1182,24 @@ void llamp_inject_comm_free(MPI_Comm comm)
     }
 }
 
-void llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datatype type,
-                       const int *counts, const int *rcounts)
+void llamp_inject_coll_end(double t0)
 {
-  if (!S.on || !S.cfg.coll || comm == MPI_COMM_NULL) return;
+  S.in_coll = 0;
+  if (t0 > 0) S.t_wait += now_s() - t0;
+}
+
+double llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datatype type,
+                         const int *counts, const int *rcounts)
+{
+  if (!S.on) return 0;
+  double t0 = now_s();
+  S.in_coll = 1;
+  if (!S.cfg.coll || comm == MPI_COMM_NULL) return t0;
   int inter = 0, size, rank, tsz = 0;
   PMPI_Comm_test_inter(comm, &inter);
-  if (inter) return;
+  if (inter) return t0;
   PMPI_Comm_size(comm, &size);
-  if (size < 2) return;
+  if (size < 2) return t0;
   PMPI_Comm_rank(comm, &rank);
   if (type != MPI_DATATYPE_NULL) PMPI_Type_size(type, &tsz);
   llamp_coll_args_t a = {0};
@@ -1174,6 +1236,7 @@ void llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datatyp
   free(c.reqs);
   free(cv);
   free(rv);
+  return t0;
 }
 
 void llamp_inject_not_injected(unsigned index) { llamp_inject_counts[index]++; }

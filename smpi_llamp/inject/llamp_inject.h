@@ -24,6 +24,13 @@
  * tested) and the runtime entry points the generated wrappers call (only
  * compiled into the library, under LLAMP_INJECT_RUNTIME).
  *
+ * With LLAMP_INJECT_REPORT=FILE, rank 0 writes the run's figures there at
+ * MPI_Finalize (`key value` lines): span_max / span_min (MPI_Init returned
+ * .. MPI_Finalize called, over the ranks: what the DAG's T stands for),
+ * compute_max / compute_min (the span minus the time blocked in MPI),
+ * probe_max / probe_min (a fixed busy loop timed inside MPI_Init: the
+ * machine's noise at that moment), delayed (messages, all ranks).
+ *
  * Error rule: int functions return 0 on success and -1 on failure with a
  * one-line reason in the caller's `err` buffer; the library prints only
  * what the runtime reports on stderr (a bad configuration aborts the run
@@ -124,8 +131,11 @@ int llamp_inject_request_free(MPI_Request *request);
  * (llamp_coll_kind_t) on `comm`, run before MPICH's collective.  bytes is
  * this rank's nominal size (llamp_coll_args_t.bytes); counts, when not
  * NULL, `ncounts` per-rank element counts of `type` (v-variants). */
-void llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datatype type,
-                       const int *counts, const int *rcounts);
+double llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datatype type,
+                         const int *counts, const int *rcounts);
+/* After MPICH's collective: `t0` is what llamp_inject_coll returned (the
+ * time inside MPI, for the run report). */
+void llamp_inject_coll_end(double t0);
 /* A nonblocking collective, a communicating function the injector does not
  * delay: counted, reported at MPI_Finalize. */
 void llamp_inject_not_injected(unsigned index);
