@@ -515,7 +515,7 @@ static int check(ij_req_t *r, double now)
 
 /* Complete r (check() said yes): free MPI's request, copy the payload,
  * write the user's status; r itself is freed unless persistent. */
-static int finish(ij_req_t *r, MPI_Status *status, double now)
+static int finish(ij_req_t *r, MPI_Status *status, double now, double t_enter)
 {
   MPI_Status st = r->st;
   int ret = MPI_SUCCESS;
@@ -550,7 +550,7 @@ static int finish(ij_req_t *r, MPI_Status *status, double now)
       }
     }
     PMPI_Status_set_elements_x(&st, MPI_BYTE, n);
-    if (r->visible > 0 && r->visible > r->t_seen) {
+    if (r->visible > 0 && r->visible > t_enter) { /* we waited for it: how late we let go */
       double late = now - r->visible;
       if (late > S.late_max) S.late_max = late;
       S.late_sum += late;
@@ -582,7 +582,7 @@ static void progress_detached(void)
     if (check(r, t)) {
       *p = r->dnext;
       r->persistent = 0;
-      finish(r, MPI_STATUS_IGNORE, t);
+      finish(r, MPI_STATUS_IGNORE, t, t);
     } else
       p = &r->dnext;
   }
@@ -611,7 +611,7 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
                     int *index, int *flag, int *indices)
 {
   int ret = MPI_SUCCESS;
-  double t0 = 0;
+  double t0 = 0, t_enter = now_s();
   if (index) *index = MPI_UNDEFINED;
   for (;;) {
     double t = now_s();
@@ -666,7 +666,7 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
         int rc;
         if (r) {
           int pers = r->persistent;
-          rc = finish(r, slot(sts, i), t);
+          rc = finish(r, slot(sts, i), t, t_enter);
           if (!pers) reqs[i] = MPI_REQUEST_NULL;
         } else
           rc = PMPI_Wait(&reqs[i], slot(sts, i));
@@ -689,7 +689,7 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
       ij_req_t *r = tab_get(reqs[best]);
       if (r) {
         int pers = r->persistent;
-        ret = finish(r, sts, t);
+        ret = finish(r, sts, t, t_enter);
         if (!pers) reqs[best] = MPI_REQUEST_NULL;
       } else
         ret = PMPI_Wait(&reqs[best], sts);
@@ -710,7 +710,7 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
           if (r->persistent && !r->active) continue;
           if (!(r->detected && t >= r->visible)) continue;
           int pers = r->persistent;
-          rc = finish(r, slot(sts, k), t);
+          rc = finish(r, slot(sts, k), t, t_enter);
           if (!pers) reqs[i] = MPI_REQUEST_NULL;
         } else {
           int f = 0;
