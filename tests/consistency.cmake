@@ -7,7 +7,7 @@
 add_executable(consistency_coll_cases ${CMAKE_CURRENT_SOURCE_DIR}/consistency/coll_cases.c)
 target_link_libraries(consistency_coll_cases PRIVATE smpi_llamp)
 set_target_properties(consistency_coll_cases PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-foreach(s p2p coll defaults ranks diff apps fortran)
+foreach(s p2p coll defaults ranks diff apps fortran rma)
   add_test(NAME consistency_${s}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/run.sh ${s} ${CMAKE_BINARY_DIR}
                    ${PROJECT_SOURCE_DIR})

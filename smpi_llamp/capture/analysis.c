@@ -94,6 +94,14 @@ static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_st
              "alone (docs/consistency.md, Bursts)",
              (unsigned long long)st->bursts, llamp_units_format_time(st->burst_time, b, sizeof b));
   }
+  if (st->rma_waits && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS) {
+    char b[64];
+    snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
+             "%llu MPI_Put/MPI_Get/MPI_Win_lock calls waited %s in all on SMPI's window mutexes (held by "
+             "another rank's flush until its message arrived, or by a lock holder): a wait between ranks "
+             "without a message, which the DAG has no edge for (docs/trace.md, One-sided communication)",
+             (unsigned long long)st->rma_waits, llamp_units_format_time(st->rma_wait_time, b, sizeof b));
+  }
 }
 
 static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
@@ -155,11 +163,12 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
   fprintf(f,
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
           "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"back_to_back_sends\": %llu, "
-          "\"back_to_back_time\": %.12g, \"approximate\": %s,\n",
+          "\"back_to_back_time\": %.12g, \"rma_mutex_waits\": %llu, \"rma_mutex_wait_time\": %.12g, "
+          "\"approximate\": %s,\n",
           (unsigned long long)st->collectives, (unsigned long long)st->unresolved_wildcards,
           (unsigned long long)st->unknown_requests, (unsigned long long)st->dropped_calcs,
           st->dropped_calc_time, (unsigned long long)st->bursts, st->burst_time,
-          approximate ? "true" : "false");
+          (unsigned long long)st->rma_waits, st->rma_wait_time, approximate ? "true" : "false");
   fprintf(f, "    \"not_modelled\": [");
   for (size_t i = 0; i < st->num_unmodelled; i++) {
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
@@ -254,7 +263,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   snprintf(csv_path, sizeof csv_path, "%s/sweep.csv", cfg->out_dir);
   llamp_engine_t *e = NULL;
   llamp_breakpoint_t *bps = NULL;
-  double *sx = NULL, *sT = NULL, *sl = NULL;
+  double *sx = NULL, *sT = NULL, *sl = NULL, *by_rank = NULL;
   llamp_tolerance_t tol[LLAMP_CAPTURE_MAX_TOL];
   FILE *csv = NULL;
 
@@ -280,6 +289,9 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     seterr(err, errlen, "out of memory evaluating the graph");
     goto out;
   }
+  /* which ranks the critical path runs on: a study's "hosts that matter" */
+  by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
+  if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
@@ -435,6 +447,7 @@ out:
   free(sx);
   free(sT);
   free(sl);
+  free(by_rank);
   free(bps);
   if (e) llamp_engine_destroy(e);
   llamp_graph_destroy(g);

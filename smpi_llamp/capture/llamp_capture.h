@@ -99,6 +99,20 @@ int llamp_capture_split_register(uint32_t parent, uint64_t seq, uint32_t size, u
 int llamp_capture_split_take(uint32_t parent, uint64_t seq, uint32_t *size, int32_t **color,
                              int32_t **key, int32_t **world);
 
+/* One-sided data (capture_rank.c): SMPI 3.32 pushes the receive of a Put or
+ * Accumulate into the target's window, where the target's next
+ * MPI_Win_fence, MPI_Win_wait or MPI_Win_free waits for it; the target makes
+ * no call per message.  The origin announces each message (window = its
+ * communicator id and index there; `epoch` = the fences the origin has
+ * completed on it); the target takes those of its window with epoch <=
+ * max_epoch, in the order sent: `out` gets (origin, bytes) pairs, at most
+ * `max` (count them first with llamp_capture_rma_pending). */
+int llamp_capture_rma_announce(uint32_t comm, uint32_t win, uint32_t origin, uint32_t target,
+                               uint64_t bytes, uint32_t epoch);
+size_t llamp_capture_rma_pending(uint32_t comm, uint32_t win, uint32_t target, uint32_t max_epoch);
+size_t llamp_capture_rma_take(uint32_t comm, uint32_t win, uint32_t target, uint32_t max_epoch,
+                              uint64_t *out, size_t max);
+
 /* Local-only MPI functions (MPI_Comm_rank ...) are not traced; their counts
  * go to report.json.  `name` must stay valid (a string literal). */
 void llamp_capture_count_local(const char *name, uint64_t count);

@@ -39,10 +39,18 @@ typedef struct {
   int32_t *color, *key, *world;
 } split_t;
 
+/* One-sided data on its way to a target (llamp_capture_rma_announce). */
+typedef struct {
+  uint32_t comm, win, target, origin, epoch;
+  uint64_t bytes;
+} rma_msg_t;
+
 static struct {
   int started;
   split_t *splits;
   size_t nsplits, capsplits;
+  rma_msg_t *rma;
+  size_t nrma, caprma;
   llamp_capture_config_t cfg;
   llamp_capture_colls_t colls; /* what SimGrid runs per collective */
   char trace_dir[2100];
@@ -309,6 +317,46 @@ int llamp_capture_split_take(uint32_t parent, uint64_t seq, uint32_t *size, int3
     return 0;
   }
   return -1;
+}
+
+int llamp_capture_rma_announce(uint32_t comm, uint32_t win, uint32_t origin, uint32_t target,
+                               uint64_t bytes, uint32_t epoch) {
+  if (G.nrma == G.caprma) {
+    size_t cap = G.caprma ? 2 * G.caprma : 64;
+    rma_msg_t *t = realloc(G.rma, cap * sizeof *t);
+    if (!t) return -1;
+    G.rma = t;
+    G.caprma = cap;
+  }
+  G.rma[G.nrma++] = (rma_msg_t){comm, win, target, origin, epoch, bytes};
+  return 0;
+}
+
+/* The table stays in announcement order (a stable compaction), which is each
+ * origin's sending order. */
+size_t llamp_capture_rma_take(uint32_t comm, uint32_t win, uint32_t target, uint32_t max_epoch,
+                              uint64_t *out, size_t max) {
+  size_t n = 0, keep = 0;
+  for (size_t i = 0; i < G.nrma; i++) {
+    rma_msg_t *m = &G.rma[i];
+    if (m->comm == comm && m->win == win && m->target == target && m->epoch <= max_epoch && n < max) {
+      out[2 * n] = m->origin;
+      out[2 * n + 1] = m->bytes;
+      n++;
+    } else {
+      G.rma[keep++] = *m;
+    }
+  }
+  G.nrma = keep;
+  return n;
+}
+
+size_t llamp_capture_rma_pending(uint32_t comm, uint32_t win, uint32_t target, uint32_t max_epoch) {
+  size_t n = 0;
+  for (size_t i = 0; i < G.nrma; i++)
+    n += G.rma[i].comm == comm && G.rma[i].win == win && G.rma[i].target == target &&
+         G.rma[i].epoch <= max_epoch;
+  return n;
 }
 
 void llamp_capture_count_local(const char *name, uint64_t count) {

@@ -695,6 +695,16 @@ int llamp_engine_path_timeline(llamp_engine_t *e, const llamp_params_t *p, llamp
   return timeline(e, p, NULL, segs, count, &len, &messages);
 }
 
+int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double *per_rank) {
+  llamp_segment_t *sg = NULL;
+  size_t ns = 0;
+  if (llamp_engine_path_timeline(e, p, &sg, &ns)) return -1;
+  memset(per_rank, 0, llamp_graph_num_ranks(e->graph) * sizeof *per_rank);
+  for (size_t i = 0; i < ns; i++) per_rank[sg[i].rank] += sg[i].t1 - sg[i].t0;
+  free(sg);
+  return 0;
+}
+
 int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out) {
   memset(out, 0, sizeof *out);
   llamp_eval_t r;

@@ -115,6 +115,9 @@ typedef struct {
 int llamp_engine_path_timeline(llamp_engine_t *e, const llamp_params_t *p, llamp_segment_t **segs,
                                size_t *count);
 const char *llamp_seg_name(llamp_seg_kind_t k); /* "compute", "overhead", ... */
+/* The critical path's time per rank (the timeline's segments summed by rank;
+ * per_rank has the graph's rank count of entries and sums to T). */
+int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double *per_rank);
 
 /* T(x) for x = parameter `wrt` in [lo, hi] (the others fixed at p) as its
  * upper envelope of lines T = a*x + b, slopes increasing, computed by a

@@ -42,6 +42,7 @@ typedef struct {
   size_t path_len;
   const uint32_t *path_ranks;
   const int *path_kinds;
+  const double *path_by_rank; /* time of the critical path on each rank (ranks entries), optional */
 } llamp_analysis_t;
 
 void llamp_report_text(FILE *f, const llamp_analysis_t *a);

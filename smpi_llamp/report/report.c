@@ -91,6 +91,20 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
       fprintf(f, "      %12s %12s %6g\n", llamp_units_format_time(a->sweep_x[i], b1, sizeof b1),
               llamp_units_format_time(a->sweep_T[i], b2, sizeof b2), a->sweep_lambda[i]);
   }
+  if (a->path_by_rank && a->ranks > 1 && p->T > 0) { /* the three ranks it spends most time on */
+    uint32_t top[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    for (uint32_t r = 0; r < a->ranks; r++)
+      for (int j = 0; j < 3; j++)
+        if (top[j] == UINT32_MAX || a->path_by_rank[r] > a->path_by_rank[top[j]]) {
+          for (int m = 2; m > j; m--) top[m] = top[m - 1];
+          top[j] = r;
+          break;
+        }
+    fprintf(f, "critical path by rank:");
+    for (int j = 0; j < 3 && top[j] != UINT32_MAX; j++)
+      fprintf(f, "%s rank %u %.1f %%", j ? "," : "", top[j], 100 * a->path_by_rank[top[j]] / p->T);
+    fprintf(f, "\n");
+  }
   if (a->path_len) {
     fprintf(f, "critical path (first -> last):\n");
     for (size_t i = 0; i < a->path_len; i++)
@@ -158,6 +172,14 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
     for (size_t i = 0; i < a->path_len; i++)
       fprintf(f, "%s{\"vertex\": %llu, \"rank\": %u, \"kind\": \"%s\"}", i ? ", " : "",
               (unsigned long long)a->path[i], a->path_ranks[i], kind_name(a->path_kinds[i]));
+    fprintf(f, "]");
+  }
+  if (a->path_by_rank) {
+    fprintf(f, ", \"by_rank\": [");
+    for (uint32_t r = 0; r < a->ranks; r++) {
+      if (r) fprintf(f, ", ");
+      json_num(f, a->path_by_rank[r]);
+    }
     fprintf(f, "]");
   }
   fprintf(f, "},\n");

@@ -194,21 +194,17 @@ noncommutative)
   ;;
 
 count_only)
-  # Calls the capture does not model (one-sided communication) are counted:
-  # listed in report.json with their counts, and the report is approximate.
+  # Calls the capture does not model (MPI_Alltoallw) are counted: listed in
+  # report.json with their counts, and the report is approximate; the RMA
+  # calls of the same program are modelled (docs/trace.md) and not listed.
   cc_cap -Wall "$here/rma_count.c" -o rma_count
   "$bin/smpi_llamp-run" -np 4 $SIM -llamp-out out ./rma_count >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
   cat run.txt
   expect run.txt "rma_count: done"
-  expect run.txt "smpi_llamp: not modelled: MPI_Put x 8"
+  expect run.txt "smpi_llamp: not modelled: MPI_Alltoallw x 4"
   expect out/report.json '"approximate": true'
-  for f in '"MPI_Put", "count": 8' '"MPI_Win_fence", "count": 8' '"MPI_Get", "count": 4' \
-    '"MPI_Accumulate", "count": 4' '"MPI_Win_create", "count": 4' '"MPI_Win_free", "count": 4' \
-    '"MPI_Win_lock", "count": 4' '"MPI_Win_unlock", "count": 4' '"MPI_Win_flush", "count": 4' \
-    '"MPI_Win_post", "count": 4' '"MPI_Win_start", "count": 4' '"MPI_Win_complete", "count": 4' \
-    '"MPI_Win_wait", "count": 4'; do
-    expect out/report.json "{\"name\": $f}"
-  done
+  expect out/report.json '{"name": "MPI_Alltoallw", "count": 4}'
+  ! grep -q '"name": "MPI_\(Put\|Get\|Accumulate\|Win_\(fence\|free\|create\|lock\|unlock\|flush\|post\|start\|complete\|wait\)\)"' out/report.json || fail "RMA calls listed as unmodelled"
   # local-only calls are counted apart and do not make it approximate
   expect out/report.json '"local_calls": [{"name": "MPI_Comm_rank", "count": 4}'
   ;;
@@ -236,8 +232,9 @@ unchanged_time)
   run p_plain -np 2 ./paper_plain
   LLAMP_OUT=out_paper run p_cap -np 2 ./paper_cap
   # simulate-computation on (the wrappers then drive SMPI's timer): with a
-  # 1 s cpu-threshold no measured burst is charged, so runs are comparable
-  bench="--cfg=smpi/simulate-computation:yes --cfg=smpi/cpu-threshold:1"
+  # huge cpu-threshold no measured burst is charged, so runs are comparable
+  # even when the machine is loaded (failed once with 1 s under 6 concurrent builds)
+  bench="--cfg=smpi/simulate-computation:yes --cfg=smpi/cpu-threshold:1e6"
   run b_plain -np 16 $bench ./halo_plain 4 4 50 8192 20 3
   LLAMP_OUT=out_bench run b_cap -np 16 $bench ./halo_cap 4 4 50 8192 20 3
   diff b_plain b_cap || fail "the capture changed the simulated time (simulate-computation on)"

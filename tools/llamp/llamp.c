@@ -179,7 +179,7 @@ static const char *analyze_help =
     "%s"
     "Analyses:\n"
     "  --range LMIN:LMAX   all critical latencies in the interval (exact)\n"
-    "  --tolerance LIST    x %% tolerances, e.g. 1,2,5 (default 1,2,5)\n"
+    "  --tolerance LIST    x %% tolerances, e.g. 1,2,5 (default 1,2,5), or none\n"
     "  --tolerance-of LIST parameters for the tolerances: L,G,o (default L)\n"
     "  --budget TMAX       largest L with T <= TMAX\n"
     "  --sweep A:B:STEP    T and λ over many values in one pass\n"
@@ -219,6 +219,7 @@ static int cmd_analyze(int argc, char **argv) {
     case OPT_RANGE: range_str = optarg; break;
     case OPT_TOL: {
       npercent = 0;
+      if (strcmp(optarg, "none") == 0) break; /* no tolerance search at all */
       char *dup = strdup(optarg), *save = NULL;
       for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
@@ -291,22 +292,36 @@ static int cmd_analyze(int argc, char **argv) {
     a.num_breakpoints = nb;
   }
   llamp_tolerance_t *tols[LLAMP_NUM_PARAMS] = {0};
-  stage_begin("computing tolerances", "");
-  for (int w = 0; w < LLAMP_NUM_PARAMS; w++) {
+  if (npercent) stage_begin("computing tolerances", "");
+  for (int w = 0; w < LLAMP_NUM_PARAMS && npercent; w++) {
     if (!tol_of[w]) continue;
     tols[w] = calloc(npercent, sizeof **tols);
+    if (!tols[w]) die("out of memory");
+    /* T is convex in each parameter (a maximum of affine path lengths), so T(x)
+     * >= T0 + slope*(x - x0) and no x% tolerance lies beyond x0 + x%*T0/slope:
+     * one parametric pass over that interval gives every percentage. */
+    llamp_param_t pw = (llamp_param_t)w;
+    double x0 = llamp_params_get(&co.params, pw), slope = a.point.lambda[w], maxp = 0;
+    for (size_t i = 0; i < npercent; i++) maxp = fmax(maxp, percents[i]);
+    llamp_line_t *lines = NULL;
+    size_t nl = 0;
+    double hi = slope > 0 ? x0 + (maxp / 100) * T0 / slope : 0;
+    hi += fabs(hi) * 1e-9 + 1e-30;
+    int have_env = slope > 0 && isfinite(hi) &&
+                   llamp_engine_envelope(e, &co.params, pw, x0, hi, 0, &lines, &nl) == 0;
     for (size_t i = 0; i < npercent; i++) {
-      double x;
-      int unb;
-      if (llamp_engine_budget(e, &co.params, (llamp_param_t)w, (1 + percents[i] / 100) * T0, &x,
-                              &unb, NULL))
-        die("tolerance search for %s failed", llamp_param_name((llamp_param_t)w));
+      double x, tmax = (1 + percents[i] / 100) * T0;
+      int unb = 0;
+      if (!(have_env && llamp_engine_envelope_solve(lines, nl, x0, hi, tmax, &x) == 1) &&
+          llamp_engine_budget(e, &co.params, pw, tmax, &x, &unb, NULL))
+        die("tolerance search for %s failed", llamp_param_name(pw));
       tols[w][i] = (llamp_tolerance_t){percents[i], x, unb};
     }
+    free(lines);
     a.tolerance[w] = tols[w];
   }
   a.num_tolerance = npercent;
-  stage_end();
+  if (npercent) stage_end();
   if (have_budget) {
     double x;
     int unb;
@@ -337,6 +352,7 @@ static int cmd_analyze(int argc, char **argv) {
   uint64_t *path_v = NULL, plen = 0;
   uint32_t *pr = NULL;
   int *pk = NULL;
+  double *by_rank = NULL;
   if (want_path) {
     if (llamp_engine_critical_path(e, &co.params, &path_v, &plen)) die("critical path failed");
     pr = malloc((plen ? plen : 1) * sizeof *pr);
@@ -347,6 +363,9 @@ static int cmd_analyze(int argc, char **argv) {
     }
     a.path = path_v;
     a.path_len = plen;
+    by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
+    if (!by_rank || llamp_engine_path_by_rank(e, &co.params, by_rank)) die("critical path failed");
+    a.path_by_rank = by_rank;
     a.path_ranks = pr;
     a.path_kinds = pk;
   }
@@ -364,6 +383,7 @@ static int cmd_analyze(int argc, char **argv) {
   free(path_v);
   free(pr);
   free(pk);
+  free(by_rank);
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
   return 0;
