@@ -826,10 +826,17 @@ int llamp_inject_init(int *argc, char ***argv, int required, int *provided)
   if (ret != MPI_SUCCESS) return ret;
   PMPI_Comm_rank(MPI_COMM_WORLD, &S.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &S.size);
-  char err[512];
-  if (llamp_inject_config_load(&S.cfg, S.size, env, err, sizeof err)) die("%s", err);
-  if (llamp_coll_parse_selection(S.cfg.coll_spec, &S.sel, err, sizeof err))
-    die("LLAMP_INJECT_COLL: %s", err);
+  char err[512] = "";
+  if (!llamp_inject_config_load(&S.cfg, S.size, env, err, sizeof err) &&
+      llamp_coll_parse_selection(S.cfg.coll_spec, &S.sel, err + 19, sizeof err - 19))
+    memcpy(err, "LLAMP_INJECT_COLL: ", 19);
+  if (err[0]) {
+    /* every rank reads the same settings: each stops alone (no MPI_Abort,
+     * whose kill could swallow the message), rank 0 says why */
+    if (S.rank == 0) fprintf(stderr, "llamp-inject: %s\n", err);
+    PMPI_Finalize();
+    exit(1);
+  }
   if (required >= MPI_THREAD_MULTIPLE && provided && *provided == MPI_THREAD_MULTIPLE && S.rank == 0)
     fprintf(stderr, "llamp-inject: MPI_THREAD_MULTIPLE: the injector assumes one thread calls MPI "
                     "at a time\n");

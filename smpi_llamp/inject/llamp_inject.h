@@ -33,8 +33,9 @@
  *
  * Error rule: int functions return 0 on success and -1 on failure with a
  * one-line reason in the caller's `err` buffer; the library prints only
- * what the runtime reports on stderr (a bad configuration aborts the run
- * with one line naming the variable and what was expected). */
+ * what the runtime reports on stderr (a bad configuration stops every rank
+ * at MPI_Init, rank 0 printing one line naming the variable and what was
+ * expected). */
 #ifndef LLAMP_INJECT_H
 #define LLAMP_INJECT_H
 
