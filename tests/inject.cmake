@@ -57,3 +57,9 @@ target_link_libraries(inject_config_test PRIVATE smpi_llamp)
 set_target_properties(inject_config_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 add_test(NAME inject_config COMMAND inject_config_test)
 set_tests_properties(inject_config PROPERTIES LABELS "unit;inject")
+
+# llamp-validate end to end (a fixed model: no calibration in the test)
+add_test(NAME inject_validate COMMAND sh ${_ij}/validate.sh "${_ij_mpiexec}" ${CMAKE_BINARY_DIR}/bin
+                                     ${_ij}/model.cfg)
+set_tests_properties(inject_validate PROPERTIES LABELS "inject;needs-mpich" SKIP_RETURN_CODE 77
+                     TIMEOUT 120 PROCESSORS 2)
