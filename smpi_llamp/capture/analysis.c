@@ -159,6 +159,18 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
     llamp_capture_json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
     fputs("}", f);
   }
+  fprintf(f, ",\n    \"network_model\": ");
+  if (cfg->net) {
+    llamp_capture_net_json(f, cfg->net, "    ");
+  } else {
+    fputs("{\"kind\": ", f);
+    llamp_capture_json_str(f, cfg->netfile.have_model ? "size-dependent" : "scalar");
+    if (cfg->netfile.have_model) {
+      fputs(", \"source\": ", f);
+      llamp_capture_json_str(f, cfg->netfile.model.source);
+    }
+    fputs("}", f);
+  }
   fprintf(f, ",\n");
   fprintf(f,
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
@@ -175,7 +187,9 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
     llamp_capture_json_str(f, st->unmodelled[i].name);
     fprintf(f, ", \"count\": %llu}", (unsigned long long)st->unmodelled[i].count);
   }
-  fprintf(f, "],\n    \"local_calls\": [");
+  fprintf(f, "],\n    \"kernels\": ");
+  llamp_capture_kernels_json(f, "    ");
+  fprintf(f, ",\n    \"local_calls\": [");
   const char **names = NULL;
   const uint64_t *counts = NULL;
   size_t nl = llamp_capture_session_locals(&names, &counts);
@@ -274,6 +288,12 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (llamp_goal_write(g, goal_path, &gopt, err, errlen)) goto out;
   }
   llamp_params_t p = cfg->params;
+  if (cfg->net && cfg->net->active) { /* SimGrid's per-message costs and eager limit */
+    p.net = &cfg->net->model;
+    p.S = cfg->net->S;
+  } else if (!cfg->net && cfg->netfile.have_model) { /* traces analysed outside a simulation */
+    p.net = &cfg->netfile.model;
+  }
   e = llamp_engine_create(g, &p, err, errlen);
   if (!e) goto out;
 
@@ -426,6 +446,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     } else if (facts.compute) {
       fputc('\n', summary);
     }
+    llamp_capture_kernels_summary(summary);
     if (simulated_time >= 0) {
       char b2[64];
       fprintf(summary, "smpi_llamp: SimGrid simulated %s, the DAG predicts T = %s at the model's parameters: %+.2f %%\n",

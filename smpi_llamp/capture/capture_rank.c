@@ -399,6 +399,12 @@ void llamp_cap_sync_compute(void) {
   burst_begin();
 }
 
+int llamp_cap_rank(void) { return S.on && !S.depth ? (int)S.rank : -1; }
+
+void llamp_cap_compute_restart(void) {
+  if (S.on && !S.depth) burst_begin();
+}
+
 #ifndef LLAMP_CAPTURE_NATIVE
 /* SMPI functions the program calls outside MPI that end SMPI's compute timer
  * (kernel models, sleeps, the clock) and may let other ranks run: the

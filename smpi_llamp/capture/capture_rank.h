@@ -120,6 +120,13 @@ void llamp_cap_unmodelled_done(void);
  * burst now, so the time the program reads includes it. */
 void llamp_cap_sync_compute(void);
 
+/* Kernel models (kernels_rank.c): the rank's world rank while the capture
+ * records (-1 before MPI_Init, after MPI_Finalize, inside a wrapper), and
+ * the restart of its compute clock that drops the CPU time of a region
+ * whose time a model replaces. */
+int llamp_cap_rank(void);
+void llamp_cap_compute_restart(void);
+
 /* from the generated file: every wrapped but unmodelled function */
 extern const unsigned llamp_cap_num_unmodelled;
 extern const char *const llamp_cap_unmodelled_names[];

@@ -115,7 +115,7 @@ prog() {
   case "$1" in
     app-*)
       local a=${1#app-}
-      args=(-O2 -std=gnu11 -DLLAMP_SMPI=1 -I"$src/apps/common" -I"$src/apps/$a" "$src/apps/$a"/*.c
+      args=(-O2 -std=gnu11 -DLLAMP_SMPI=1 -I"$src/apps/common" -I"$src/smpi_llamp/include" -I"$src/apps/$a" "$src/apps/$a"/*.c
         "$src/apps/common/llamp_app.c" "$src/apps/common/llamp_kernel.c" -lm) ;;
     *) args=(-O1 "$here/$1.c") ;;
   esac
