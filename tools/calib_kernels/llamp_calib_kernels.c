@@ -351,7 +351,7 @@ int main(int argc, char **argv) {
     if (!max) max = quick ? 384 : 768;
     fprintf(stderr, "%s: seed %" PRIu64 "%s\n", prog, seed, have_seed ? "" : " (--seed repeats the sizes)");
     if (sweep(kernels, calls, max, seed, "*")) return 1;
-    snprintf(set.source, sizeof set.source, "llamp_calib_kernels sweep on %s, OpenBLAS 1 thread, seed %" PRIu64,
+    snprintf(set.source, sizeof set.source, "llamp_calib_kernels sweep on %.160s, OpenBLAS 1 thread, seed %" PRIu64,
              host, seed);
   }
   /* per host, and pooled as "*" when several hosts were recorded */
