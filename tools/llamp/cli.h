@@ -22,7 +22,7 @@ typedef struct {
 enum {
   OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
   OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
-  OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC, OPT_MODEL
+  OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC, OPT_MODEL, OPT_CLASSIFY
 };
 
 #define COMMON_LONG_OPTIONS                                                           \
@@ -59,5 +59,8 @@ llamp_param_t parse_param_name(const char *opt, const char *s);
 
 /* Subcommands in files of their own. */
 int cmd_plot(int argc, char **argv);
+int cmd_classify(int argc, char **argv);
+/* --classify / --at ANCHOR: here, e1g, e10g, qdr or BW@L (classify_cmd.c) */
+void classify_anchor(const char *opt, const char *text, llamp_params_t *p);
 
 #endif

@@ -210,6 +210,8 @@ static const char *analyze_help =
     "  --sweep A:B:STEP    T and λ over many values in one pass\n"
     "  --wrt L|G|o         parameter varied by --range and --sweep (default L)\n"
     "  --critical-path     list the critical path's vertices\n"
+    "  --classify ANCHOR   classes C1-C5 (llamp classify) at here (the model), e1g,\n"
+    "                      e10g, qdr or BW@L; 19 more evaluations\n"
     "  --format text|json|csv   output format (default text)\n"
     "  -o FILE             write the report to FILE instead of stdout\n";
 
@@ -233,13 +235,16 @@ static int cmd_analyze(int argc, char **argv) {
                                {"wrt", required_argument, 0, OPT_WRT},
                                {"critical-path", no_argument, 0, OPT_PATH},
                                {"format", required_argument, 0, OPT_FORMAT},
+                               {"classify", required_argument, 0, OPT_CLASSIFY},
                                {0, 0, 0, 0}};
+  const char *classify_at = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     if (common_option(c, &co)) continue;
     switch (c) {
     case 'h': printf(analyze_help, params_help); return 0;
+    case OPT_CLASSIFY: classify_at = optarg; break;
     case 'o': out_path = optarg; break;
     case OPT_RANGE: range_str = optarg; break;
     case OPT_TOL: {
@@ -394,6 +399,15 @@ static int cmd_analyze(int argc, char **argv) {
     a.path_by_rank = by_rank;
     a.path_ranks = pr;
     a.path_kinds = pk;
+  }
+  llamp_classification_t cl;
+  if (classify_at) {
+    llamp_params_t at = co.params;
+    classify_anchor("classify", classify_at, &at);
+    stage_begin("classifying (19 evaluations)", "");
+    if (llamp_classify(e, g, &at, NULL, &cl, err, sizeof err)) die("%s: %s", path, err);
+    stage_end();
+    a.classification = &cl;
   }
   FILE *out = stdout;
   if (out_path && !(out = fopen(out_path, "w"))) die("%s: cannot write: %s", out_path, strerror(errno));
@@ -876,6 +890,7 @@ static const char *main_help =
     "Latency sensitivity and tolerance of MPI execution graphs under LogGPS (LLAMP).\n\n"
     "Commands:\n"
     "  analyze GRAPH     runtime, λ_L, ρ_L, critical latencies, tolerances, sweeps\n"
+    "  classify GRAPH    computation-, imbalance-, bandwidth-, latency- or communication-bound\n"
     "  export-lp GRAPH   write the LLAMP linear program (CPLEX LP or MPS)\n"
     "  convert IN OUT    GOAL text <-> binary graph\n"
     "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n"
@@ -963,8 +978,9 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
   if (strcmp(cmd, "colls") == 0) return cmd_colls(argc - 1, argv + 1);
   if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
+  if (strcmp(cmd, "classify") == 0) return cmd_classify(argc - 1, argv + 1);
   if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build, colls, model or plot)\n",
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, classify, export-lp, convert, generate, build, colls, model or plot)\n",
           prog, cmd);
   return 1;
 }
