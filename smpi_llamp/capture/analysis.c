@@ -12,6 +12,7 @@
 
 #include "capture_internal.h"
 #include "llamp_capture.h"
+#include "llamp_classify.h"
 #include "llamp_goal.h"
 #include "llamp_graph.h"
 #include "llamp_report.h"
@@ -312,6 +313,18 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   /* which ranks the critical path runs on: a study's "hosts that matter" */
   by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
   if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
+  /* C1-C5 (docs/classify.md): 19 more evaluations, so by default only up to
+   * 2 M events; any other setting is the user's */
+  llamp_classification_t cls;
+  int auto_cls = strcmp(cfg->classify, "auto") == 0;
+  if (strcmp(cfg->classify, "off") && (!auto_cls || res.vertices <= 2000000)) {
+    llamp_params_t at = p;
+    if ((auto_cls || llamp_classify_anchor(cfg->classify, &at, err, errlen) == 0) &&
+        llamp_classify(e, g, &at, NULL, &cls, err, errlen) == 0)
+      a.classification = &cls;
+    else
+      fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
+  }
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the

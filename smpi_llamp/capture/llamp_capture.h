@@ -47,6 +47,8 @@ typedef struct {
   char config_path[2048];  /* the model file read ("" = none) */
   llamp_params_t params;   /* LogGPS parameters of the analysis */
   char collectives[1024];  /* "allreduce=ring,..." ("" = defaults) */
+  char classify[128];      /* C1-C5 anchor (llamp_classify.h): "auto" (default: "here" for
+                              graphs up to 2 M events), "off", here, e1g, e10g, qdr, BW@L */
   double reduce_cost;      /* s per byte reduced in collectives (default 0) */
   int have_range;          /* 0: default range [0, 10 L] */
   double range_lo, range_hi;

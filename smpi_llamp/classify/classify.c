@@ -1,6 +1,7 @@
 /* classify.c - C1-C5 classification by the trend over three configuration
  * sets (llamp_classify.h, docs/classify.md). */
 #include "llamp_classify.h"
+#include "llamp_units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -38,6 +39,35 @@ int llamp_classify_preset(const char *name, double *L, double *G) {
       return 0;
     }
   return -1;
+}
+
+int llamp_classify_anchor(const char *text, llamp_params_t *p, char *err, size_t errlen) {
+  static const char *expected = "expected here, e1g, e10g, qdr, or BANDWIDTH@LATENCY such as 10Gbps@5us";
+  if (!strcmp(text, "here")) return 0;
+  double L, G;
+  if (llamp_classify_preset(text, &L, &G) == 0) {
+    p->L = L;
+    p->G = G;
+    return 0;
+  }
+  const char *at = strchr(text, '@');
+  if (!at || at == text || !at[1] || at - text > 120) {
+    seterr(err, errlen, "'%.200s' (%s)", text, expected);
+    return -1;
+  }
+  char bw[128], e2[256];
+  snprintf(bw, sizeof bw, "%.*s", (int)(at - text), text);
+  if (llamp_units_parse(bw, LLAMP_UNIT_PER_BYTE, "ns", &G, e2, sizeof e2) || !(G > 0)) {
+    seterr(err, errlen, "'%.200s': bandwidth '%s' (%s)", text, bw, expected);
+    return -1;
+  }
+  if (llamp_units_parse(at + 1, LLAMP_UNIT_TIME, "us", &L, e2, sizeof e2) || !(L >= 0)) {
+    seterr(err, errlen, "'%.200s': latency '%s' (%s)", text, at + 1, expected);
+    return -1;
+  }
+  p->L = L;
+  p->G = G;
+  return 0;
 }
 
 const char *llamp_class_code(llamp_class_t c) {
@@ -222,7 +252,7 @@ int llamp_classify(llamp_engine_t *e, const llamp_graph_t *g, const llamp_params
 
 static const char *set_names[3] = {"latency", "bandwidth", "communication"};
 
-void llamp_classify_text(FILE *f, const llamp_classification_t *c, const char *in) {
+void llamp_classify_text(FILE *f, const llamp_classification_t *c, const char *in, int table) {
   const llamp_class_point_t *a = &c->lat[ANCHOR];
   fprintf(f, "%sclass: %s (%s) at BW = %.4g GB/s, L = %.4g us\n", in, llamp_class_name(c->cls, c->sensitive),
           llamp_class_code(c->cls), 1e-9 / a->G, a->L * 1e6);
@@ -232,6 +262,7 @@ void llamp_classify_text(FILE *f, const llamp_classification_t *c, const char *i
           "overhead %.1f %%, wait %.1f %%)\n",
           in, 100 * c->compute_share, 100 * c->comm_share, 100 * c->latency_share, 100 * c->bandwidth_share,
           100 * c->overhead_share, 100 * c->wait_share);
+  if (!table) return;
   fprintf(f, "%s  %-13s %6s %12s %12s %12s %12s %12s %12s\n", in, "set", "k", "BW GB/s", "L us", "T us", "comm us",
           "latency us", "wait us");
   const llamp_class_point_t *sets[3] = {c->lat, c->bw, c->both};

@@ -91,10 +91,14 @@ const char *llamp_class_code(llamp_class_t c);
 /* Anchors of Tong et al.'s Table I: "e1g" (1 Gb/s, 50 us), "e10g" (10 Gb/s,
  * 5 us), "qdr" (32 Gb/s, 1.3 us).  Sets *L and *G; -1 for an unknown name. */
 int llamp_classify_preset(const char *name, double *L, double *G);
+/* An anchor as users write it: "here" (p unchanged), a preset, or BW@L
+ * ("10Gbps@5us"; a bare bandwidth number is ns per byte, a bare latency
+ * us).  Sets p->L and p->G; -1 with a message naming what was expected. */
+int llamp_classify_anchor(const char *text, llamp_params_t *p, char *err, size_t errlen);
 
-/* The classification as text (a few lines and the table of the three sets)
- * and as a JSON object's members (the caller writes the braces' owner key). */
-void llamp_classify_text(FILE *f, const llamp_classification_t *c, const char *indent);
+/* The classification as text (three lines, then with `table` the three
+ * sets) and as a JSON object's members (the caller writes the braces). */
+void llamp_classify_text(FILE *f, const llamp_classification_t *c, const char *indent, int table);
 void llamp_classify_json(FILE *f, const llamp_classification_t *c, const char *indent);
 
 #ifdef __cplusplus

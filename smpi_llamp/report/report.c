@@ -109,7 +109,7 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
       fprintf(f, "%s rank %u %.1f %%", j ? "," : "", top[j], 100 * a->path_by_rank[top[j]] / p->T);
     fprintf(f, "\n");
   }
-  if (a->classification) llamp_classify_text(f, a->classification, "");
+  if (a->classification) llamp_classify_text(f, a->classification, "", 0);
   if (a->path_len) {
     fprintf(f, "critical path (first -> last):\n");
     for (size_t i = 0; i < a->path_len; i++)

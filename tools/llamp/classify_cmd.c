@@ -9,23 +9,9 @@
 #include "llamp_classify.h"
 #include "llamp_report.h"
 
-/* "here" (the model's L and G), a preset of Tong et al.'s Table I, or
- * BANDWIDTH@LATENCY, e.g. 10Gbps@5us */
 void classify_anchor(const char *opt, const char *text, llamp_params_t *p) {
-  if (!strcmp(text, "here")) return;
-  double L, G;
-  if (llamp_classify_preset(text, &L, &G) == 0) {
-    p->L = L;
-    p->G = G;
-    return;
-  }
-  const char *at = strchr(text, '@');
-  if (!at || at == text || !at[1])
-    die("--%s: '%s' (expected here, e1g, e10g, qdr, or BANDWIDTH@LATENCY such as 10Gbps@5us)", opt, text);
-  char bw[128];
-  snprintf(bw, sizeof bw, "%.*s", (int)(at - text < 127 ? at - text : 127), text);
-  p->G = parse_unit(opt, bw, LLAMP_UNIT_PER_BYTE, "ns");
-  p->L = parse_unit(opt, at + 1, LLAMP_UNIT_TIME, "us");
+  char err[512];
+  if (llamp_classify_anchor(text, p, err, sizeof err)) die("--%s: %s", opt, err);
 }
 
 static double parse_share(const char *opt, const char *text, int ratio) {
@@ -123,7 +109,7 @@ int cmd_classify(int argc, char **argv) {
   } else {
     fprintf(out, "%s: %u ranks, %llu events\n", path, llamp_graph_num_ranks(g),
             (unsigned long long)llamp_graph_num_vertices(g));
-    llamp_classify_text(out, &cl, "");
+    llamp_classify_text(out, &cl, "", 1);
   }
   if (out != stdout && fclose(out) != 0) die("%s: write failed", out_path);
   llamp_engine_destroy(e);
