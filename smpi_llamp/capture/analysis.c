@@ -289,6 +289,12 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (llamp_goal_write(g, goal_path, &gopt, err, errlen)) goto out;
   }
   llamp_params_t p = cfg->params;
+  /* the NIC rule where a host's messages share its link (docs/model.md) */
+  char nic_link[256] = "";
+  const sg_host_t *nic_hosts;
+  p.nic = cfg->nic_mode > 0 ||
+          (cfg->nic_mode < 0 && llamp_capture_session_hosts(&nic_hosts) > 1 &&
+           llamp_capture_host_links_shared(nic_link, sizeof nic_link));
   if (cfg->net && cfg->net->active) { /* SimGrid's per-message costs and eager limit */
     p.net = &cfg->net->model;
     p.S = cfg->net->S;
@@ -447,6 +453,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (st.unresolved_wildcards || st.unknown_requests)
       fprintf(summary, "smpi_llamp: approximate: %llu unresolved wildcard receives, %llu unknown requests\n",
               (unsigned long long)st.unresolved_wildcards, (unsigned long long)st.unknown_requests);
+    if (p.nic && nic_link[0])
+      fprintf(summary, "smpi_llamp: NIC rule on: link %s carries one host's messages to two peers, as a "
+                       "host link does (-llamp-nic no to turn it off; docs/model.md)\n", nic_link);
+    else if (p.nic)
+      fprintf(summary, "smpi_llamp: NIC rule on (-llamp-nic yes)\n");
     a.num_sweep = 0; /* the sweep is in sweep.csv */
     a.graph_name = path;
     llamp_report_text(summary, &a);

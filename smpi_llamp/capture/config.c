@@ -61,6 +61,7 @@ void llamp_capture_config_default(llamp_capture_config_t *cfg) {
   cfg->tolerance[2] = 5;
   cfg->num_tolerance = 3;
   snprintf(cfg->classify, sizeof cfg->classify, "auto");
+  cfg->nic_mode = -1;
   cfg->sweep_points = 101;
   cfg->analyze = 1;
   cfg->spill_bytes = (size_t)64 << 20;
@@ -98,6 +99,7 @@ static const setting_t settings[] = {
     {"loggps", "S", "LLAMP_S", V_BYTES, "rendezvous threshold (s > S is rendezvous)"},
     {"loggps", "bandwidth_term", "LLAMP_BANDWIDTH_TERM", V_TERM, "s-1 or s"},
     {"loggps", "rendezvous", "LLAMP_RENDEZVOUS", V_RNDV, "rdma-read or direct"},
+    {"loggps", "nic", "LLAMP_NIC", V_BOOL, "LogGP's NIC rule (a rank's consecutive messages g + (s-1)G apart): auto, yes or no"},
     {"analysis", "range", "LLAMP_RANGE", V_RANGE, "LMIN:LMAX of the critical-latency search and sweep"},
     {"analysis", "tolerance", "LLAMP_TOLERANCE", V_TOL, "percentages, e.g. 1,2,5"},
     {"analysis", "sweep_points", "LLAMP_SWEEP_POINTS", V_COUNT, "rows of sweep.csv"},
@@ -260,6 +262,10 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
   }
   case V_BOOL: {
     int b;
+    if (strcmp(s->name, "nic") == 0 && strcmp(text, "auto") == 0) {
+      cfg->nic_mode = -1;
+      return 0;
+    }
     if (!strcmp(text, "1") || !strcmp(text, "yes") || !strcmp(text, "true") || !strcmp(text, "on")) b = 1;
     else if (!strcmp(text, "0") || !strcmp(text, "no") || !strcmp(text, "false") || !strcmp(text, "off")) b = 0;
     else {
@@ -268,6 +274,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     }
     if (strcmp(s->name, "goal") == 0) cfg->write_goal = b;
     else if (strcmp(s->name, "enabled") == 0) cfg->analyze = b;
+    else if (strcmp(s->name, "nic") == 0) cfg->nic_mode = b;
     else cfg->quiet = b;
     return 0;
   }

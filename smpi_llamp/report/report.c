@@ -48,8 +48,8 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
   fprintf(f, "model: L=%s o=%s G=%.4g ns/B", llamp_units_format_time(q->L, b1, sizeof b1),
           llamp_units_format_time(q->o, b2, sizeof b2), q->G * 1e9);
   if (q->g > 0) fprintf(f, " g=%s", llamp_units_format_time(q->g, b3, sizeof b3));
-  fprintf(f, " S=%s, %s\n", llamp_units_format_bytes(q->S, b4, sizeof b4),
-          q->net ? "size-dependent" : q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, " S=%s, %s%s\n", llamp_units_format_bytes(q->S, b4, sizeof b4),
+          q->net ? "size-dependent" : q->size_g_full ? "s*G" : "(s-1)*G", q->nic ? ", NIC rule" : "");
   if (q->net)
     fprintf(f, "size-dependent costs: %s (L_ref=%s, G_ref=%.4g ns/B; L and o are offsets, G a scale)\n",
             q->net->source[0] ? q->net->source : "(unnamed)",
@@ -145,6 +145,7 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
   fprintf(f, ", \"S\": ");
   json_num(f, q->S);
   fprintf(f, ", \"bandwidth_term\": \"%s\"", q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, ", \"nic\": %s", q->nic ? "true" : "false");
   if (q->net) {
     fprintf(f, ", \"size_dependent\": {\"source\": \"");
     for (const char *c = q->net->source; *c; c++) {

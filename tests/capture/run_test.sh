@@ -317,7 +317,7 @@ errors)
   check "./plain was not linked with the capture library" "$bin/smpi_llamp-run" -np 2 ./plain
   # bad settings: model file, environment, options
   printf 'loggps = { L = "2us"; Q = 1; };\n' >bad.cfg
-  check "bad.cfg:1: loggps.Q: unknown setting (valid: L, o, g, G, S, bandwidth_term, rendezvous)" \
+  check "bad.cfg:1: loggps.Q: unknown setting (valid: L, o, g, G, S, bandwidth_term, rendezvous, nic)" \
     "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o2 -llamp-config bad.cfg ./paper
   printf 'loggps = { L = "2 parsecs"; };\n' >bad2.cfg
   check "bad2.cfg:1: loggps.L: latency '2 parsecs'" \

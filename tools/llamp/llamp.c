@@ -78,6 +78,8 @@ const char *params_help =
     "  --model FILE    size-dependent message costs from a model file's smpi (else\n"
     "                  network) group (docs/models.md); its reference latency,\n"
     "                  bandwidth and eager limit are L, G, S unless given above\n"
+    "  --nic           LogGP's NIC rule: a rank's consecutive sends (and receives, in\n"
+    "                  their order at these parameters) at least g + (s-1)G apart\n"
     "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
     "  --timing        print each stage's time on stderr (progress is shown on a terminal anyway)\n";
 
@@ -97,6 +99,7 @@ int common_option(int c, common_opts_t *o) {
   case OPT_G: o->params.G = parse_unit("G", optarg, LLAMP_UNIT_PER_BYTE, "ns"); o->set_G = 1; return 1;
   case OPT_S: o->params.S = parse_unit("S", optarg, LLAMP_UNIT_BYTES, "B"); o->set_S = 1; return 1;
   case OPT_MODEL: o->model_path = optarg; return 1;
+  case OPT_NIC: o->params.nic = 1; return 1;
   case OPT_BW_TERM:
     if (strcmp(optarg, "s-1") == 0) o->params.size_g_full = 0;
     else if (strcmp(optarg, "s") == 0) o->params.size_g_full = 1;
@@ -477,11 +480,22 @@ static int cmd_export(int argc, char **argv) {
   common_finish(&co);
   llamp_graph_t *g = load_graph(argv[optind], &co);
   char err[1024];
+  uint32_t *chain = NULL;
+  if (co.params.nic) { /* the engine's receive order goes into the LP */
+    llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
+    if (!e) die("%s: %s", argv[optind], err);
+    chain = malloc((llamp_graph_num_vertices(g) + 1) * sizeof *chain);
+    if (!chain) die("out of memory");
+    llamp_engine_gap_chain(e, chain);
+    llamp_engine_destroy(e);
+    co.params.gap_prev = chain;
+  }
   stage_begin("writing", out_path);
   if (llamp_lp_write(g, &co.params, fmt, latency_obj ? LLAMP_LP_MAX_LATENCY : LLAMP_LP_MIN_RUNTIME,
                      budget, out_path, err, sizeof err))
     die("%s", err);
   stage_end();
+  free(chain);
   llamp_graph_destroy(g);
   return 0;
 }
