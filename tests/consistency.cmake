@@ -32,3 +32,7 @@ add_test(NAME consistency_piecewise
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(consistency_piecewise PROPERTIES LABELS "needs-simgrid;consistency"
                      SKIP_RETURN_CODE 77 TIMEOUT 600)
+# The NIC rule: on by itself where host links are shared (docs/model.md).
+add_test(NAME consistency_nic COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/nic.sh ${CMAKE_BINARY_DIR}
+                                      ${PROJECT_SOURCE_DIR})
+set_tests_properties(consistency_nic PROPERTIES LABELS "needs-simgrid;consistency" SKIP_RETURN_CODE 77 TIMEOUT 300)

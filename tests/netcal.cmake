@@ -41,3 +41,11 @@ if(TARGET calib_netfit AND LLAMP_LIBCONFIG_INCLUDE AND LLAMP_LIBCONFIG_LIB)
                          TIMEOUT 180 PROCESSORS 2)
   endif()
 endif()
+#   kernels_record_rerun  llamp-calibrate kernels -- PROGRAM, twice with the same
+#                         -o: the second fit counts only its own run's calls
+#                         (stale record files are removed; needs-mpich)
+if(TARGET llamp_calib_kernels AND TARGET stencil3d_mpi)
+  add_test(NAME kernels_record_rerun
+           COMMAND sh -c "command -v mpiexec >/dev/null || exit 77; f=\$(mktemp -d) && cd \$f && for i in 1 2; do ${CMAKE_BINARY_DIR}/bin/llamp-calibrate kernels -o k.cfg -- mpiexec -n 1 $<TARGET_FILE:stencil3d_mpi> --weak 8 --iters 6 > log\$i 2>&1 || { cat log\$i; exit 1; }; done; grep -q 'removed 1 record file' log2 && grep -q 'jacobi .* 5 calls' log2 && grep -q 'jacobi_res .* 1 calls' log2; rc=\$?; cat log2; cd /; rm -rf \$f; exit \$rc")
+  set_tests_properties(kernels_record_rerun PROPERTIES LABELS "netcal;native;needs-mpich" SKIP_RETURN_CODE 77 TIMEOUT 60)
+endif()

@@ -12,6 +12,7 @@
 
 #include "capture_internal.h"
 #include "llamp_capture.h"
+#include "llamp_classify.h"
 #include "llamp_goal.h"
 #include "llamp_graph.h"
 #include "llamp_report.h"
@@ -288,6 +289,12 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (llamp_goal_write(g, goal_path, &gopt, err, errlen)) goto out;
   }
   llamp_params_t p = cfg->params;
+  /* the NIC rule where a host's messages share its link (docs/model.md) */
+  char nic_link[256] = "";
+  const sg_host_t *nic_hosts;
+  p.nic = cfg->nic_mode > 0 ||
+          (cfg->nic_mode < 0 && llamp_capture_session_hosts(&nic_hosts) > 1 &&
+           llamp_capture_host_links_shared(nic_link, sizeof nic_link));
   if (cfg->net && cfg->net->active) { /* SimGrid's per-message costs and eager limit */
     p.net = &cfg->net->model;
     p.S = cfg->net->S;
@@ -312,6 +319,18 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   /* which ranks the critical path runs on: a study's "hosts that matter" */
   by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
   if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
+  /* C1-C5 (docs/classify.md): 19 more evaluations, so by default only up to
+   * 2 M events; any other setting is the user's */
+  llamp_classification_t cls;
+  int auto_cls = strcmp(cfg->classify, "auto") == 0;
+  if (strcmp(cfg->classify, "off") && (!auto_cls || res.vertices <= 2000000)) {
+    llamp_params_t at = p;
+    if ((auto_cls || llamp_classify_anchor(cfg->classify, &at, err, errlen) == 0) &&
+        llamp_classify(e, g, &at, NULL, &cls, err, errlen) == 0)
+      a.classification = &cls;
+    else
+      fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
+  }
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
@@ -434,6 +453,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (st.unresolved_wildcards || st.unknown_requests)
       fprintf(summary, "smpi_llamp: approximate: %llu unresolved wildcard receives, %llu unknown requests\n",
               (unsigned long long)st.unresolved_wildcards, (unsigned long long)st.unknown_requests);
+    if (p.nic && nic_link[0])
+      fprintf(summary, "smpi_llamp: NIC rule on: link %s carries one host's messages to two peers, as a "
+                       "host link does (-llamp-nic no to turn it off; docs/model.md)\n", nic_link);
+    else if (p.nic)
+      fprintf(summary, "smpi_llamp: NIC rule on (-llamp-nic yes)\n");
     a.num_sweep = 0; /* the sweep is in sweep.csv */
     a.graph_name = path;
     llamp_report_text(summary, &a);

@@ -196,6 +196,37 @@ static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t 
              "rendezvous threshold S = %.0f B", detached, S);
 }
 
+int llamp_capture_host_links_shared(char *link, size_t len) {
+  const sg_host_t *hosts;
+  size_t n = llamp_capture_session_hosts(&hosts);
+  int found = 0;
+  xbt_dynar_t r1 = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  xbt_dynar_t r2 = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  /* a few ranks' hosts, each against a few pairs of other hosts */
+  for (size_t i = 0; i < n && i < 4 && !found; i++)
+    for (size_t j = 0; j < n && j < 12 && !found; j++) {
+      if (hosts[j] == hosts[i]) continue;
+      xbt_dynar_reset(r1);
+      sg_host_get_route(hosts[i], hosts[j], r1);
+      for (size_t k = j + 1; k < n && k < 12 && !found; k++) {
+        if (hosts[k] == hosts[i] || hosts[k] == hosts[j]) continue;
+        xbt_dynar_reset(r2);
+        sg_host_get_route(hosts[i], hosts[k], r2);
+        for (unsigned long x = 0; x < xbt_dynar_length(r1) && !found; x++) {
+          sg_link_t lx;
+          xbt_dynar_get_cpy(r1, x, &lx);
+          if (xbt_dynar_member(r2, &lx)) {
+            found = 1;
+            if (link && len) snprintf(link, len, "%s", sg_link_get_name(lx));
+          }
+        }
+      }
+    }
+  xbt_dynar_free(&r1);
+  xbt_dynar_free(&r2);
+  return found;
+}
+
 void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_modelled,
                             llamp_capture_reasons_t *out) {
   memset(out, 0, sizeof *out);

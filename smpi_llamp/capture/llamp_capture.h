@@ -47,6 +47,10 @@ typedef struct {
   char config_path[2048];  /* the model file read ("" = none) */
   llamp_params_t params;   /* LogGPS parameters of the analysis */
   char collectives[1024];  /* "allreduce=ring,..." ("" = defaults) */
+  int nic_mode;            /* LogGP's NIC rule (LLAMP_NIC): -1 auto (default: on when a
+                              host's routes to two peers share a link), 0 off, 1 on */
+  char classify[128];      /* C1-C5 anchor (llamp_classify.h): "auto" (default: "here" for
+                              graphs up to 2 M events), "off", here, e1g, e10g, qdr, BW@L */
   double reduce_cost;      /* s per byte reduced in collectives (default 0) */
   int have_range;          /* 0: default range [0, 10 L] */
   double range_lo, range_hi;
@@ -162,6 +166,9 @@ typedef struct {
  * eager thresholds), route latencies and bandwidths unlike L and G, ranks
  * sharing hosts, links shared between routes (contention).  Call it from the
  * last rank's MPI_Finalize (it asks SimGrid for the routes). */
+/* 1 when one of the ranks' hosts reaches two other hosts through a common
+ * link (its link to a cluster, say): the NIC rule's case.  Names the link. */
+int llamp_capture_host_links_shared(char *link, size_t len);
 void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_modelled,
                             llamp_capture_reasons_t *out);
 

@@ -22,7 +22,7 @@ enum {
   E_EAGER = 2,    /* end(u)   + L + bw(s)                 (eager message) */
   E_RTS = 3,      /* end(u)   + L                         (rendezvous request) */
   E_RNDV_DONE = 4,/* start(u) + L + bw(s), u = rndv recv  (sender completion) */
-  E_GAP = 5       /* start(u) + g                         (consecutive messages) */
+  E_GAP = 5       /* start(u) + g [+ bw(s_u) G, NIC rule]  (consecutive messages) */
 };
 /* Plan vertex kinds: graph kinds plus a rendezvous receive. */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
@@ -54,6 +54,7 @@ struct llamp_engine {
   struct pwv *pw;
   uint8_t *nonblocking; /* graph send vertex -> 1 when a successor irequires it */
   llamp_netmodel_t net;
+  uint32_t *gap_prev; /* graph vertex -> previous message of its gap chain (graph id) */
 };
 
 void llamp_params_default(llamp_params_t *p) {
@@ -65,6 +66,8 @@ void llamp_params_default(llamp_params_t *p) {
   p->size_g_full = 0;
   p->rndv_direct = 0;
   p->net = NULL;
+  p->nic = 0;
+  p->gap_prev = NULL;
 }
 
 double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {
@@ -101,6 +104,7 @@ typedef struct {
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
 #define F_SIZE_G_FULL 1
 #define F_RNDV_DIRECT 2
+#define F_NIC 4 /* the NIC rule: gap edges also cost the previous message's bytes at G */
 static inline double bw_bytes(double s, int full) {
   return (full & F_SIZE_G_FULL) ? s : (s >= 1 ? s - 1 : 0);
 }
@@ -153,7 +157,8 @@ static inline double ecost(unsigned type, double val_u, const theta_t *t, const 
   case E_EAGER:
   case E_RNDV_DONE: return pw ? t->L + pw[u].c + pw[u].k * t->G : t->L + bw_bytes(val_u, t->full) * t->G;
   case E_RTS: return rndv_rts_l(t->full) * t->L;
-  case E_GAP: return t->g;
+  case E_GAP:
+    return (t->full & F_NIC) ? t->g + (pw ? pw[u].k : bw_bytes(val_u, t->full)) * t->G : t->g;
   case E_START: return pw ? pw[u].sc : 0;
   default: return 0;
   }
@@ -166,7 +171,10 @@ static inline double ecoef(unsigned type, double val_u, llamp_param_t w, int ful
   case E_RNDV_DONE:
     return w == LLAMP_PARAM_L ? 1 : w == LLAMP_PARAM_G ? (pw ? pw[u].k : bw_bytes(val_u, full)) : 0;
   case E_RTS: return w == LLAMP_PARAM_L ? rndv_rts_l(full) : 0;
-  case E_GAP: return w == LLAMP_PARAM_GAP ? 1 : 0;
+  case E_GAP:
+    return w == LLAMP_PARAM_GAP                   ? 1
+           : w == LLAMP_PARAM_G && (full & F_NIC) ? (pw ? pw[u].k : bw_bytes(val_u, full))
+                                                  : 0;
   default: return 0;
   }
 }
@@ -208,13 +216,26 @@ out:
   return done;
 }
 
-/* Build the private plan: rendezvous and gap edges, re-sorted. */
-static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
+/* receives of one rank ordered by arrival (then posting) for the NIC rule */
+typedef struct {
+  double key;
+  uint32_t pos, v;
+} arrival_t;
+static int arrival_cmp(const void *a, const void *b) {
+  const arrival_t *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Build the private plan: rendezvous and gap edges, re-sorted.  Each rank's
+ * receives are chained (recv_chain) in the order of recv_key (graph ids;
+ * NULL: posting order); the NIC rule's first plan chains none. */
+static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
   llamp_graph_arrays_t a;
   llamp_graph_arrays(g, &a);
   uint64_t n = a.n;
-  int gap = e->proto.g > 0;
+  int gap = e->proto.g > 0 || e->proto.nic;
   if (n > PLAN_MASK) {
     snprintf(err, errlen, "graph too large (%llu vertices) for rendezvous/gap modelling",
              (unsigned long long)n);
@@ -244,20 +265,30 @@ static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
     for (uint64_t v = 0; v < n; v++) rank_off[a.rank[v] + 1]++;
     for (uint32_t r = 0; r < P; r++) rank_off[r + 1] += rank_off[r];
     for (uint64_t v = 0; v < n; v++) posting[rank_off[a.rank[v]] + llamp_graph_local_index(g, v)] = (uint32_t)v;
+    arrival_t *arr = recv_key ? malloc((n ? n : 1) * sizeof *arr) : NULL;
+    if (recv_key && !arr) goto oom;
     for (uint32_t r = 0; r < P; r++) {
-      uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX;
+      uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX, nr = 0;
       for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
         uint32_t v = posting[i];
         prev_msg[v] = UINT32_MAX;
         if (a.kind[v] == LLAMP_VERTEX_SEND) {
           prev_msg[v] = last_send;
           last_send = v;
-        } else if (a.kind[v] == LLAMP_VERTEX_RECV) {
-          prev_msg[v] = last_recv;
-          last_recv = v;
+        } else if (a.kind[v] == LLAMP_VERTEX_RECV && recv_chain) {
+          if (arr) arr[nr++] = (arrival_t){recv_key[v], i, v};
+          else {
+            prev_msg[v] = last_recv;
+            last_recv = v;
+          }
         }
       }
+      if (arr) {
+        qsort(arr, nr, sizeof *arr, arrival_cmp);
+        for (uint32_t j = 0; j < nr; j++) prev_msg[arr[j].v] = j ? arr[j - 1].v : UINT32_MAX;
+      }
     }
+    free(arr);
     free(posting);
     posting = NULL;
     free(rank_off);
@@ -296,7 +327,8 @@ static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
       off[n] = (uint32_t)m;
     }
   }
-  free(prev_msg);
+  free(e->gap_prev);
+  e->gap_prev = prev_msg; /* llamp_engine_gap_chain */
   prev_msg = NULL;
   order = malloc((n ? n : 1) * 4);
   if (!order) goto oom;
@@ -396,6 +428,55 @@ static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
   return 0;
 }
 
+static int ensure_work(llamp_engine_t *e, size_t lanes);
+static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p);
+static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out);
+
+/* The NIC rule's receive order: evaluate the first plan (sends chained,
+ * receives not) at p, order each rank's receives by when they start there
+ * (the later of posting and arrival), and rebuild the plan with the
+ * receives chained in that order (posting order if that one is cyclic). */
+static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, size_t errlen) {
+  uint64_t gn = llamp_graph_num_vertices(e->graph);
+  double *key = malloc((gn ? gn : 1) * sizeof *key);
+  if (!key || ensure_work(e, 1)) {
+    free(key);
+    snprintf(err, errlen, "out of memory while ordering the receives (NIC rule)");
+    return -1;
+  }
+  theta_t t = theta_of(e, p);
+  llamp_eval_t ev;
+  pass1(e, &t, LLAMP_PARAM_L, &ev);
+  /* The key is the receive's start in that plan, max(posted, arrival): a
+   * receive vertex starts no earlier than the receives it irequires (the
+   * DAG matches a rank's nonblocking receives in posting order), so this
+   * order never contradicts the graph; ties keep posting order. */
+  for (uint64_t v = 0; v < gn; v++) key[v] = 0;
+  for (uint64_t v = 0; v < e->n; v++)
+    if (e->kind[v] == K_RECV || e->kind[v] == K_RECV_RNDV) key[e->gv ? e->gv[v] : v] = e->start[v];
+  /* drop the first plan (and what depends on its numbering) */
+  free(e->gv);
+  free(e->own_kind);
+  free(e->own_value);
+  free(e->own_off);
+  free(e->own_src);
+  free(e->work);
+  free(e->terminal);
+  free(e->lane_start);
+  free(e->lane_coef);
+  free(e->tail_buf);
+  free(e->pw);
+  free(e->nonblocking);
+  e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
+  e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
+  e->tail_buf = NULL, e->lane_alloc = 0, e->pw = NULL, e->nonblocking = NULL;
+  int rc = build_plan(e, 1, key, err, errlen);
+  if (rc) rc = build_plan(e, 1, NULL, err, errlen); /* zero-cost ties against posting order */
+  free(key);
+  if (rc == 0 && p->net) rc = build_pw(e, err, errlen);
+  return rc;
+}
+
 llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
                                     size_t errlen) {
   if (!(p->S >= 0) || !(p->L >= 0) || !(p->o >= 0) || !(p->G >= 0) || !(p->g >= 0)) {
@@ -414,8 +495,8 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   int rndv = 0;
   for (uint64_t v = 0; v < a.n && !rndv; v++)
     rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > p->S;
-  if (rndv || p->g > 0) {
-    if (build_plan(e, err, errlen)) {
+  if (rndv || p->g > 0 || p->nic) {
+    if (build_plan(e, !p->nic, NULL, err, errlen)) {
       llamp_engine_destroy(e);
       return NULL;
     }
@@ -432,6 +513,10 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     e->mask = LLAMP_EDGE_SRC_MASK;
   }
   if (p->net && build_pw(e, err, errlen)) {
+    llamp_engine_destroy(e);
+    return NULL;
+  }
+  if (p->nic && nic_replan(e, p, err, errlen)) {
     llamp_engine_destroy(e);
     return NULL;
   }
@@ -453,7 +538,14 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->tail_buf);
   free(e->pw);
   free(e->nonblocking);
+  free(e->gap_prev);
   free(e);
+}
+
+int llamp_engine_gap_chain(const llamp_engine_t *e, uint32_t *prev) {
+  uint64_t n = llamp_graph_num_vertices(e->graph);
+  for (uint64_t v = 0; v < n; v++) prev[v] = e->gap_prev ? e->gap_prev[v] : UINT32_MAX;
+  return 0;
 }
 
 /* The one-lane work arrays, one block of 3 n doubles: start times and the
@@ -472,7 +564,8 @@ static int ensure_work(llamp_engine_t *e, size_t lanes) {
 }
 
 static int proto_flags(const llamp_engine_t *e) {
-  return (e->proto.size_g_full ? F_SIZE_G_FULL : 0) | (e->proto.rndv_direct ? F_RNDV_DIRECT : 0);
+  return (e->proto.size_g_full ? F_SIZE_G_FULL : 0) | (e->proto.rndv_direct ? F_RNDV_DIRECT : 0) |
+         (e->proto.nic ? F_NIC : 0);
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {

@@ -14,6 +14,7 @@
  *       send completion    the send's `requires` successors start >= m + L + (s-1)G
  *     rndv_direct (SMPI):  RTS edge cost 0, recv cost L + (s-1)G + o, completion as above
  *   g (optional, g > 0)    consecutive sends (and receives) of a rank start >= g apart
+ *   NIC rule (p->nic)      ... >= g + bw(s_prev) G apart, receives in arrival order
  *   size-dependent costs   with p->net (llamp_netmodel.h): send cost o + cpu_send(s)
  *     (cpu_isend(s) for a send whose successor irequires it, and that
  *     successor waits cpu_isend(s) too), eager recv o + cpu_recv(s), and
@@ -45,6 +46,12 @@ typedef struct {
                       transfer starts once both sides are posted and costs one L */
   const llamp_netmodel_t *net; /* size-dependent costs (NULL: the scalar LogGPS model above);
                                   the engine copies it at creation */
+  int nic; /* 1: LogGP's NIC rule (docs/model.md, "The NIC rule"): a rank's consecutive
+              sends start at least g + bw(s_prev) G apart (posting order), and so do its
+              receives, taken in their order of arrival at the parameters the engine is
+              created with (an approximation: that order may change with L) */
+  const uint32_t *gap_prev; /* for the LP export: the previous message of each graph
+                               vertex's chain (llamp_engine_gap_chain); NULL = posting order */
 } llamp_params_t;
 
 /* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G, no net model. */
@@ -63,6 +70,12 @@ typedef struct llamp_engine llamp_engine_t;
 llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
                                     size_t errlen);
 void llamp_engine_destroy(llamp_engine_t *e);
+
+/* The chains of the gap / NIC edges: prev[v] = the graph vertex whose start
+ * vertex v's start follows (the rank's previous send, or previous receive in
+ * the engine's order), UINT32_MAX when none; prev has one entry per graph
+ * vertex.  Returns 0 (all UINT32_MAX when neither g nor the NIC rule is on). */
+int llamp_engine_gap_chain(const llamp_engine_t *e, uint32_t *prev);
 
 /* The affine costs the engine uses (DESIGN §3), in the graph's vertex ids:
  * the cost of vertex v, and of its i-th in-edge (i < in-degree from

@@ -61,6 +61,43 @@ static double r_squared(const gsl_matrix *X, const double *c, const double *v, s
   return sst > 0 ? 1 - sse / sst : 1;
 }
 
+/* The terms the calls can tell apart, in the given order: a term whose
+ * column is (numerically) a combination of the kept ones is dropped.  A
+ * kernel always called with the same sizes keeps its first term only (e.g.
+ * mnk, not also the constant): with both, least squares has no unique
+ * answer and returned huge coefficients of opposite signs.  Modified
+ * Gram-Schmidt on the columns scaled to unit norm; returns the count. */
+static unsigned select_terms(const double *dims, size_t n, const llamp_kmodel_term_t *terms, unsigned nterms,
+                             llamp_kmodel_term_t *kept) {
+  double *basis = malloc((size_t)nterms * n * sizeof *basis);
+  if (!basis) return 0;
+  unsigned k = 0;
+  for (unsigned j = 0; j < nterms; j++) {
+    double *v = basis + (size_t)k * n, norm = 0;
+    for (size_t i = 0; i < n; i++) {
+      v[i] = llamp_kmodel_term_value(&terms[j], dims[3 * i], dims[3 * i + 1], dims[3 * i + 2]);
+      norm += v[i] * v[i];
+    }
+    if (!(norm > 0) || !isfinite(norm)) continue;
+    norm = sqrt(norm);
+    for (size_t i = 0; i < n; i++) v[i] /= norm;
+    for (unsigned b = 0; b < k; b++) {
+      const double *u = basis + (size_t)b * n;
+      double dot = 0;
+      for (size_t i = 0; i < n; i++) dot += u[i] * v[i];
+      for (size_t i = 0; i < n; i++) v[i] -= dot * u[i];
+    }
+    norm = 0;
+    for (size_t i = 0; i < n; i++) norm += v[i] * v[i];
+    if (sqrt(norm) < 1e-9) continue;
+    norm = sqrt(norm);
+    for (size_t i = 0; i < n; i++) v[i] /= norm;
+    kept[k++] = terms[j];
+  }
+  free(basis);
+  return k;
+}
+
 int llamp_kmodel_fit(const double *dims, const double *y, size_t n, const llamp_kmodel_term_t *terms,
                      unsigned nterms, const char *name, const char *host, llamp_kmodel_t *out,
                      char *err, size_t errlen) {
@@ -68,16 +105,19 @@ int llamp_kmodel_fit(const double *dims, const double *y, size_t n, const llamp_
     seterr(err, errlen, "%s: expected 1 to %d terms", name, LLAMP_KMODEL_MAX_TERMS);
     return -1;
   }
-  if (n <= nterms) {
-    seterr(err, errlen, "%s on %s: %zu calls for %u terms (expected more calls than terms)", name, host, n,
-           nterms);
-    return -1;
-  }
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", name);
   snprintf(out->host, sizeof out->host, "%s", host);
-  out->nterms = nterms;
-  memcpy(out->term, terms, nterms * sizeof *terms);
+  unsigned keep = select_terms(dims, n, terms, nterms, out->term);
+  if (keep == 0) {
+    seterr(err, errlen, "%s on %s: every term is 0 at every call (expected calls with nonzero sizes)", name, host);
+    return -1;
+  }
+  if (n <= keep) {
+    seterr(err, errlen, "%s on %s: %zu calls for %u terms (expected more calls than terms)", name, host, n, keep);
+    return -1;
+  }
+  nterms = out->nterms = keep;
   gsl_error_handler_t *old = gsl_set_error_handler_off();
   gsl_matrix *X = gsl_matrix_alloc(n, nterms);
   gsl_vector *w = gsl_vector_alloc(n);
@@ -89,7 +129,8 @@ int llamp_kmodel_fit(const double *dims, const double *y, size_t n, const llamp_
   }
   for (size_t i = 0; i < n; i++)
     for (unsigned j = 0; j < nterms; j++)
-      gsl_matrix_set(X, i, j, llamp_kmodel_term_value(&terms[j], dims[3 * i], dims[3 * i + 1], dims[3 * i + 2]));
+      gsl_matrix_set(X, i, j,
+                     llamp_kmodel_term_value(&out->term[j], dims[3 * i], dims[3 * i + 1], dims[3 * i + 2]));
   /* 1. ordinary least squares: a first mu; 2. weights 1 / mu^2, so the
    * relative error counts and small calls are not drowned by large ones */
   double c0[LLAMP_KMODEL_MAX_TERMS], ymean = 0;

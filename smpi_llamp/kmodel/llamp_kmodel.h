@@ -131,7 +131,9 @@ int llamp_kmodel_generate(const llamp_kmodel_gen_t *g, const llamp_kmodel_t *bas
  * seconds y[i]) with the given terms: mu by weighted least squares (weights
  * 1 / mu^2 of an ordinary first fit, so small calls count), sigma from the
  * absolute residuals (E|y - mu| is proportional to sigma for a half-normal).
- * Sets r2 (of mu, unweighted), r2_sigma, points.  Needs n > nterms. */
+ * Sets r2 (of mu, unweighted), r2_sigma, points.  Terms the calls cannot
+ * tell apart are dropped (out->nterms <= nterms: a kernel recorded at one
+ * size keeps its first term).  Needs more calls than kept terms. */
 int llamp_kmodel_fit(const double *dims, const double *y, size_t n, const llamp_kmodel_term_t *terms,
                      unsigned nterms, const char *name, const char *host, llamp_kmodel_t *out,
                      char *err, size_t errlen);

@@ -147,6 +147,7 @@ typedef struct {
   llamp_graph_arrays_t a;
   double S;
   int full, gap, direct; /* direct: SMPI-like rendezvous (llamp_params_t.rndv_direct) */
+  int nic;               /* the NIC rule: a gap row also costs the previous message's bytes */
   uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
   uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
@@ -251,6 +252,16 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
   if (m->gap && m->prev_msg[v] != UINT32_MAX) {
     row_init(&r[k], 's', v, v, m->prev_msg[v]);
     r[k].ng = 1;
+    if (m->nic) { /* start(v) >= start(prev) + g + bw(s_prev) G */
+      uint64_t u = m->prev_msg[v];
+      if (m->net) {
+        llamp_netmodel_vertex_t x;
+        net_of(m, u, &x);
+        r[k].nG += x.k;
+      } else {
+        r[k].nG += bw_bytes(m->a.kind[u] == LLAMP_VERTEX_SEND ? m->a.value[u] : recv_size(m, u), m->full);
+      }
+    }
     k++;
   }
   if (!m->end_out[v]) {
@@ -305,7 +316,8 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   m->S = p->S;
   m->full = p->size_g_full != 0;
   m->direct = p->rndv_direct != 0;
-  m->gap = p->g > 0;
+  m->gap = p->g > 0 || p->nic;
+  m->nic = p->nic != 0;
   m->net = p->net;
   uint64_t n = m->a.n, E = m->a.m;
   if (n >= UINT32_MAX || E >= UINT32_MAX) {
@@ -326,7 +338,16 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
         m->nonblocking[u] = 1;
     }
   }
-  if (m->gap) { /* previous / next send (recv) of the same rank in posting order */
+  if (m->gap && p->gap_prev) { /* the engine's chains (the NIC rule's receive order) */
+    m->prev_msg = malloc((n ? n : 1) * 4);
+    m->next_msg = malloc((n ? n : 1) * 4);
+    if (!m->prev_msg || !m->next_msg) goto oom;
+    for (uint64_t v = 0; v < n; v++) m->next_msg[v] = UINT32_MAX;
+    for (uint64_t v = 0; v < n; v++) {
+      m->prev_msg[v] = p->gap_prev[v];
+      if (p->gap_prev[v] != UINT32_MAX) m->next_msg[p->gap_prev[v]] = (uint32_t)v;
+    }
+  } else if (m->gap) { /* previous / next send (recv) of the same rank in posting order */
     uint32_t P = llamp_graph_num_ranks(g);
     uint32_t *rank_off = calloc((size_t)P + 1, 4), *posting = malloc((n ? n : 1) * 4);
     m->prev_msg = malloc((n ? n : 1) * 4);

@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define LLAMP_NETMODEL_MAX_SEGS 32
+#define LLAMP_NETMODEL_MAX_SEGS 512 /* calibrated curves come in many short pieces */
 
 /* One piece: value(s) = offset + per_byte * s for from <= s < next from. */
 typedef struct {
@@ -111,7 +111,7 @@ typedef struct {
   /* the smpi group as SimGrid settings (smpi_llamp-run passes them as --cfg) */
   unsigned nsettings;
   char key[LLAMP_NETMODEL_MAX_SETTINGS][40];    /* "smpi/os", "smpi/lat-factor", ... */
-  char value[LLAMP_NETMODEL_MAX_SETTINGS][1024];
+  char value[LLAMP_NETMODEL_MAX_SETTINGS][16384];
 } llamp_netmodel_file_t;
 
 /* Read the `smpi` and `network` groups of a libconfig model file; a file

@@ -21,11 +21,29 @@ void llamp_netmodel_init(llamp_netmodel_t *m) {
   m->envelope = 16;
 }
 
+/* The last piece starting at or below s (binary search: calibrated curves
+ * have hundreds of pieces and every message of a graph is looked up). */
+static unsigned piece_of(const llamp_netmodel_curve_t *c, double s) {
+  unsigned lo = 0, hi = c->n - 1;
+  while (lo < hi) {
+    unsigned mid = (lo + hi + 1) / 2;
+    if (c->seg[mid].from <= s) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 double llamp_netmodel_curve_eval(const llamp_netmodel_curve_t *c, double s, double absent) {
   if (!c->n) return absent;
-  unsigned i = 0;
-  while (i + 1 < c->n && c->seg[i + 1].from <= s) i++;
+  unsigned i = piece_of(c, s);
   return c->seg[i].offset + c->seg[i].per_byte * s;
+}
+
+/* A setting's text for an error message: long calibrated strings are cut. */
+static const char *quote(const char *text, char *buf, size_t len) {
+  if (strlen(text) < 80) return text;
+  snprintf(buf, len, "%.60s...", text);
+  return buf;
 }
 
 /* One parsed section of a SimGrid setting: threshold and up to 2 values. */
@@ -38,19 +56,21 @@ typedef struct {
  * values as times ("1us"; bare numbers in seconds, as xbt_parse_get_time). */
 static int parse_sections(const char *text, const char *name, unsigned min_values, section_t *sec,
                           unsigned *count, char *err, size_t errlen) {
-  char buf[4096];
+  static char buf[65536];
+  char q[80];
   if (!text || strlen(text) >= sizeof buf) {
     seterr(err, errlen, "%s: %s", name, text ? "too long" : "missing");
     return -1;
   }
   snprintf(buf, sizeof buf, "%s", text);
+  const char *qt = quote(text, q, sizeof q);
   unsigned n = 0;
   char *save = NULL;
   for (char *t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
     while (*t == ' ') t++;
     if (!*t) continue;
     if (n == LLAMP_NETMODEL_MAX_SEGS - 1) {
-      seterr(err, errlen, "%s '%s': more than %d sections", name, text, LLAMP_NETMODEL_MAX_SEGS - 1);
+      seterr(err, errlen, "%s '%s': more than %d sections", name, qt, LLAMP_NETMODEL_MAX_SEGS - 1);
       return -1;
     }
     section_t *s = &sec[n];
@@ -59,22 +79,24 @@ static int parse_sections(const char *text, const char *name, unsigned min_value
     long thr = strtol(f, &end, 10);
     if (end == f || *end || thr < 0) {
       seterr(err, errlen, "%s '%s': section %u: threshold '%s' (expected bytes, an integer >= 0)",
-             name, text, n + 1, f);
+             name, qt, n + 1, f);
       return -1;
     }
     s->thr = (double)thr;
     for (char *v = strtok_r(NULL, ":", &save2); v; v = strtok_r(NULL, ":", &save2)) {
       double x;
       char e2[200];
-      if (llamp_units_parse(v, LLAMP_UNIT_TIME, "s", &x, e2, sizeof e2) || !isfinite(x)) {
-        seterr(err, errlen, "%s '%s': section %u: value '%s' (expected a number)", name, text, n + 1, v);
+      int neg = *v == '-'; /* SimGrid takes negative offsets (calibrated pieces) */
+      if (llamp_units_parse(v + neg, LLAMP_UNIT_TIME, "s", &x, e2, sizeof e2) || !isfinite(x)) {
+        seterr(err, errlen, "%s '%s': section %u: value '%s' (expected a number)", name, qt, n + 1, v);
         return -1;
       }
+      if (neg) x = -x;
       if (s->nv < 2) s->v[s->nv] = x;
       s->nv++; /* SimGrid ignores values past the ones it uses */
     }
     if (s->nv < min_values) {
-      seterr(err, errlen, "%s '%s': section %u has %u value%s (expected %s)", name, text, n + 1,
+      seterr(err, errlen, "%s '%s': section %u has %u value%s (expected %s)", name, qt, n + 1,
              s->nv, s->nv == 1 ? "" : "s",
              min_values == 2 ? "THRESHOLD:OFFSET:PER_BYTE" : "THRESHOLD:FACTOR");
       return -1;
@@ -82,7 +104,7 @@ static int parse_sections(const char *text, const char *name, unsigned min_value
     n++;
   }
   if (!n) {
-    seterr(err, errlen, "%s '%s': no section (expected THRESHOLD:VALUE;...)", name, text);
+    seterr(err, errlen, "%s '%s': no section (expected THRESHOLD:VALUE;...)", name, qt);
     return -1;
   }
   for (unsigned i = 1; i < n; i++) { /* insertion sort, and no threshold twice */
@@ -93,7 +115,7 @@ static int parse_sections(const char *text, const char *name, unsigned min_value
   }
   for (unsigned i = 1; i < n; i++)
     if (sec[i].thr == sec[i - 1].thr) {
-      seterr(err, errlen, "%s '%s': threshold %.0f appears twice", name, text, sec[i].thr);
+      seterr(err, errlen, "%s '%s': threshold %.0f appears twice", name, qt, sec[i].thr);
       return -1;
     }
   *count = n;
@@ -126,10 +148,14 @@ int llamp_netmodel_parse_factor(const char *text, const char *name, double envel
   memset(out, 0, sizeof *out);
   unsigned k = 0;
   if (sec[0].thr + 1 - envelope > 0) out->seg[k++] = (llamp_netmodel_seg_t){0, 1, 0};
+  char q[80];
   for (unsigned i = 0; i < n; i++) {
-    if (!(sec[i].v[0] > 0)) {
-      seterr(err, errlen, "%s '%s': factor %g for sizes above %.0f B (expected > 0)", name, text,
-             sec[i].v[0], sec[i].thr);
+    /* a latency factor may be 0 (no latency: SimGrid multiplies by it); a
+     * bandwidth factor divides, so it must be > 0 */
+    int zero_ok = strstr(name, "lat") != NULL;
+    if (!(sec[i].v[0] > 0 || (zero_ok && sec[i].v[0] == 0))) {
+      seterr(err, errlen, "%s '%s': factor %g for sizes above %.0f B (expected %s)", name,
+             quote(text, q, sizeof q), sec[i].v[0], sec[i].thr, zero_ok ? ">= 0" : "> 0");
       return -1;
     }
     double from = sec[i].thr + 1 - envelope;
@@ -155,10 +181,13 @@ int llamp_netmodel_curve_check(const llamp_netmodel_curve_t *c, const char *name
              i + 1, s->from, c->seg[i - 1].from);
       return -1;
     }
-    if (!isfinite(s->offset) || !isfinite(s->per_byte) || s->per_byte < 0 ||
-        (factor ? !(s->offset > 0) : s->offset < 0)) {
+    /* overheads: a piece may have a negative offset (calibrations match
+     * short pieces at their middles); a negative cost is charged as 0, as
+     * SMPI sleeps only positive times */
+    if (!isfinite(s->offset) || !isfinite(s->per_byte) || (factor && s->per_byte < 0) ||
+        (factor && !(s->offset > 0))) {
       seterr(err, errlen, "%s: piece %u (from %.0f B): %s", name, i + 1, s->from,
-             factor ? "expected a factor > 0" : "expected offset >= 0 and per_byte >= 0");
+             factor ? "expected a factor > 0" : "expected finite offset and per_byte");
       return -1;
     }
   }
@@ -178,9 +207,8 @@ void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
     out->c = (lf - 1) * m->L_ref;
     out->k = (s + m->envelope) / bf;
   } else {
-    unsigned i = 0;
     const llamp_netmodel_curve_t *c = &m->one_way;
-    while (i + 1 < c->n && c->seg[i + 1].from <= s) i++;
+    unsigned i = piece_of(c, s);
     out->c = c->seg[i].offset - m->L_ref;
     if (m->G_ref > 0) {
       out->k = c->seg[i].per_byte * s / m->G_ref;

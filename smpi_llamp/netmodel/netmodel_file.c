@@ -30,9 +30,10 @@ static int fail(ctx_t *c, const config_setting_t *s, const char *key, const char
   return -1;
 }
 
-/* A number (SI) or a string with a unit. */
-static int get_quantity(ctx_t *c, const config_setting_t *s, const char *key, llamp_unit_kind_t kind,
-                        const char *bare, const char *expected, double *out) {
+/* A number (SI) or a string with a unit; `signed_ok`: negative values too. */
+static int get_quantity_signed(ctx_t *c, const config_setting_t *s, const char *key,
+                               llamp_unit_kind_t kind, const char *bare, const char *expected,
+                               int signed_ok, double *out) {
   char e2[256];
   switch (config_setting_type(s)) {
   case CONFIG_TYPE_INT: *out = config_setting_get_int(s); break;
@@ -44,8 +45,14 @@ static int get_quantity(ctx_t *c, const config_setting_t *s, const char *key, ll
     break;
   default: return fail(c, s, key, "expected %s", expected);
   }
-  if (!isfinite(*out) || *out < 0) return fail(c, s, key, "%g (expected %s >= 0)", *out, expected);
+  if (!isfinite(*out) || (*out < 0 && !signed_ok))
+    return fail(c, s, key, "%g (expected %s >= 0)", *out, expected);
   return 0;
+}
+
+static int get_quantity(ctx_t *c, const config_setting_t *s, const char *key, llamp_unit_kind_t kind,
+                        const char *bare, const char *expected, double *out) {
+  return get_quantity_signed(c, s, key, kind, bare, expected, 0, out);
 }
 
 static int get_string(ctx_t *c, const config_setting_t *s, const char *key, const char *expected,
@@ -79,8 +86,10 @@ static int get_curve(ctx_t *c, const config_setting_t *s, const char *key, llamp
       char k3[200];
       snprintf(k3, sizeof k3, "%s.%s", k2, nm);
       if (which < 0) return fail(c, f, k3, "unknown key (valid: from, offset, per_byte)");
-      if (get_quantity(c, f, k3, which ? LLAMP_UNIT_TIME : LLAMP_UNIT_BYTES, which ? "s" : "B",
-                       which ? "a time" : "bytes", &v[which]))
+      /* a fitted piece may have a negative offset or slope inside its range
+       * (calibrations cut curves into short pieces): costs are clamped at 0 */
+      if (get_quantity_signed(c, f, k3, which ? LLAMP_UNIT_TIME : LLAMP_UNIT_BYTES, which ? "s" : "B",
+                              which ? "a time" : "bytes", which != 0, &v[which]))
         return -1;
     }
     if (!config_setting_get_member(p, "from")) return fail(c, p, k2, "missing 'from' (bytes)");
@@ -106,7 +115,7 @@ static int add_setting(ctx_t *c, llamp_netmodel_file_t *out, const config_settin
 static int read_smpi(ctx_t *c, const config_setting_t *g, llamp_netmodel_file_t *out) {
   static const char *const valid =
       "os, or, ois, lat_factor, bw_factor, reference_latency, reference_bandwidth, "
-      "send_is_detached_thresh";
+      "send_is_detached_thresh, overhead_scale, check";
   llamp_netmodel_t *m = &out->model;
   char e2[600];
   for (int i = 0; i < config_setting_length(g); i++) {
@@ -154,6 +163,12 @@ static int read_smpi(ctx_t *c, const config_setting_t *g, llamp_netmodel_file_t 
       if (add_setting(c, out, s, "smpi/send-is-detached-thresh", txt) ||
           add_setting(c, out, s, "smpi/async-small-thresh", txt))
         return -1;
+    } else if (!strcmp(nm, "overhead_scale")) { /* informative (docs/calib.md) */
+      int t = config_setting_type(s);
+      if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+        return fail(c, s, key, "expected a number");
+    } else if (!strcmp(nm, "check")) { /* the calibration's own check of the strings */
+      if (!config_setting_is_group(s)) return fail(c, s, key, "expected a group { ... }");
     } else {
       return fail(c, s, key, "unknown key (valid: %s)", valid);
     }
@@ -163,7 +178,8 @@ static int read_smpi(ctx_t *c, const config_setting_t *g, llamp_netmodel_file_t 
 
 static int read_network(ctx_t *c, const config_setting_t *g, llamp_netmodel_file_t *out) {
   static const char *const valid =
-      "source, scope, o_send, o_recv, o_isend, one_way, eager_max, L, G, fit, intra";
+      "source, scope, o_send, o_recv, o_isend, one_way, eager_max, L, G, fit, fits, "
+      "overhead_scale, intra, inter, intra_under_load, inter_under_load, intra_no_load, inter_no_load";
   llamp_netmodel_t *m = &out->model;
   for (int i = 0; i < config_setting_length(g); i++) {
     const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
@@ -194,8 +210,15 @@ static int read_network(ctx_t *c, const config_setting_t *g, llamp_netmodel_file
       if (get_quantity(c, s, key, LLAMP_UNIT_PER_BYTE, "s", "a time per byte (\"0.1ns\") or a bandwidth", &out->G))
         return -1;
       out->have_G = 1;
-    } else if (!strcmp(nm, "fit") || !strcmp(nm, "intra")) {
+    } else if (!strcmp(nm, "fit") || !strcmp(nm, "fits") || !strcmp(nm, "intra") || !strcmp(nm, "inter") ||
+               !strcmp(nm, "intra_under_load") || !strcmp(nm, "inter_under_load") ||
+               !strcmp(nm, "intra_no_load") || !strcmp(nm, "inter_no_load")) {
+      /* fit statistics and the other scopes' fits (llamp-calibrate): read by people */
       if (!config_setting_is_group(s)) return fail(c, s, key, "expected a group { ... }");
+    } else if (!strcmp(nm, "overhead_scale")) { /* informative (docs/calib.md) */
+      int t = config_setting_type(s);
+      if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+        return fail(c, s, key, "expected a number");
     } else {
       return fail(c, s, key, "unknown key (valid: %s)", valid);
     }

@@ -48,8 +48,8 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
   fprintf(f, "model: L=%s o=%s G=%.4g ns/B", llamp_units_format_time(q->L, b1, sizeof b1),
           llamp_units_format_time(q->o, b2, sizeof b2), q->G * 1e9);
   if (q->g > 0) fprintf(f, " g=%s", llamp_units_format_time(q->g, b3, sizeof b3));
-  fprintf(f, " S=%s, %s\n", llamp_units_format_bytes(q->S, b4, sizeof b4),
-          q->net ? "size-dependent" : q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, " S=%s, %s%s\n", llamp_units_format_bytes(q->S, b4, sizeof b4),
+          q->net ? "size-dependent" : q->size_g_full ? "s*G" : "(s-1)*G", q->nic ? ", NIC rule" : "");
   if (q->net)
     fprintf(f, "size-dependent costs: %s (L_ref=%s, G_ref=%.4g ns/B; L and o are offsets, G a scale)\n",
             q->net->source[0] ? q->net->source : "(unnamed)",
@@ -109,6 +109,7 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
       fprintf(f, "%s rank %u %.1f %%", j ? "," : "", top[j], 100 * a->path_by_rank[top[j]] / p->T);
     fprintf(f, "\n");
   }
+  if (a->classification) llamp_classify_text(f, a->classification, "", 0);
   if (a->path_len) {
     fprintf(f, "critical path (first -> last):\n");
     for (size_t i = 0; i < a->path_len; i++)
@@ -144,6 +145,7 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
   fprintf(f, ", \"S\": ");
   json_num(f, q->S);
   fprintf(f, ", \"bandwidth_term\": \"%s\"", q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, ", \"nic\": %s", q->nic ? "true" : "false");
   if (q->net) {
     fprintf(f, ", \"size_dependent\": {\"source\": \"");
     for (const char *c = q->net->source; *c; c++) {
@@ -255,6 +257,11 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
       fprintf(f, ", \"lambda_L\": %g}", a->sweep_lambda[i]);
     }
     fprintf(f, "\n  ],\n");
+  }
+  if (a->classification) {
+    fprintf(f, "  \"classification\": {\n");
+    llamp_classify_json(f, a->classification, "    ");
+    fprintf(f, "  },\n");
   }
   fprintf(f, "  \"units\": \"SI (seconds, bytes, seconds per byte)\"\n}\n");
 }

@@ -22,7 +22,7 @@ cd "$work" || exit 1
 SIM="--cfg=smpi/simulate-computation:no --log=root.thres:warning"
 unset LLAMP_OUT LLAMP_CONFIG LLAMP_L LLAMP_O LLAMP_GAP LLAMP_G LLAMP_S LLAMP_COLL LLAMP_RANGE \
   LLAMP_TOLERANCE LLAMP_SWEEP_POINTS LLAMP_GOAL LLAMP_ANALYZE LLAMP_SPILL LLAMP_QUIET \
-  LLAMP_BANDWIDTH_TERM LLAMP_REDUCE_COST
+  LLAMP_BANDWIDTH_TERM LLAMP_REDUCE_COST LLAMP_CLASSIFY
 
 fail() {
   echo "FAIL: $*"
@@ -66,6 +66,21 @@ paper_example)
   expect a2.txt "predicted runtime   T   = 2.115 us"
   "$bin/llamp" analyze out/graph.goal --o 0 --G 5ns --L 1us >a3.txt || fail "llamp analyze GOAL"
   expect a3.txt "predicted runtime   T   = 2.115 us"
+  # the classification (docs/classify.md): on by default at the model's
+  # point, at a preset on request, off on request, a bad anchor refused
+  expect run.txt "class: "
+  expect out/report.json '"classification": {'
+  expect out/report.json '"anchor": {"L": 5e-07, "G": 5e-09}'
+  "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out out2 -llamp-o 0 -llamp-classify e10g ./paper >run2.txt 2>&1 ||
+    { cat run2.txt; fail "smpi_llamp-run -llamp-classify e10g"; }
+  expect out2/report.json '"anchor": {"L": 5e-06, "G": 8e-10}'
+  "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out out3 -llamp-classify off ./paper >run3.txt 2>&1 ||
+    { cat run3.txt; fail "smpi_llamp-run -llamp-classify off"; }
+  grep -q '"classification"' out3/report.json && fail "classification written with -llamp-classify off"
+  if "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out out4 -llamp-classify ib ./paper >run4.txt 2>&1; then
+    fail "-llamp-classify ib accepted"
+  fi
+  expect run4.txt "classify 'ib' (expected auto, off, here, e1g, e10g, qdr or BW@L such as 10Gbps@5us)"
   ;;
 
 all_calls)
@@ -302,7 +317,7 @@ errors)
   check "./plain was not linked with the capture library" "$bin/smpi_llamp-run" -np 2 ./plain
   # bad settings: model file, environment, options
   printf 'loggps = { L = "2us"; Q = 1; };\n' >bad.cfg
-  check "bad.cfg:1: loggps.Q: unknown setting (valid: L, o, g, G, S, bandwidth_term, rendezvous)" \
+  check "bad.cfg:1: loggps.Q: unknown setting (valid: L, o, g, G, S, bandwidth_term, rendezvous, nic)" \
     "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o2 -llamp-config bad.cfg ./paper
   printf 'loggps = { L = "2 parsecs"; };\n' >bad2.cfg
   check "bad2.cfg:1: loggps.L: latency '2 parsecs'" \

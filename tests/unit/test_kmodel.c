@@ -121,6 +121,21 @@ static void test_fit(void) {
   /* too few calls */
   CHECK(llamp_kmodel_fit(dims, y, 5, truth.term, 5, "dgemm", "h", &fit, err, sizeof err) == -1);
   CHECK(strstr(err, "5 calls for 5 terms") != NULL);
+  /* a kernel recorded at one size (a stencil sweep): mnk and the constant
+   * cannot be told apart; the fit keeps mnk and gives the calls' mean */
+  const llamp_kmodel_term_t two[2] = {{{1, 1, 1}}, {{0, 0, 0}}};
+  double mean = 0;
+  for (size_t i = 0; i < 90; i++) {
+    dims[3 * i] = 48, dims[3 * i + 1] = 48, dims[3 * i + 2] = 48;
+    y[i] = 1.8e-3 * (1 + 0.05 * gsl_rng_uniform(r));
+    mean += y[i] / 90;
+  }
+  CHECK(llamp_kmodel_fit(dims, y, 90, two, 2, "jacobi", "*", &fit, err, sizeof err) == 0);
+  printf("one size: %u term(s), mu %.6g at 48^3 (mean of the calls %.6g)\n", fit.nterms,
+         llamp_kmodel_mu(&fit, 48, 48, 48), mean);
+  CHECK(fit.nterms == 1 && fit.term[0].e[0] == 1 && fit.term[0].e[1] == 1 && fit.term[0].e[2] == 1);
+  CHECK_NEAR(llamp_kmodel_mu(&fit, 48, 48, 48) / mean, 1, 0.01);
+  CHECK(llamp_kmodel_sigma(&fit, 48, 48, 48) > 0);
   free(dims);
   free(y);
   gsl_rng_free(r);

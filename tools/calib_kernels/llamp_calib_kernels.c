@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <cblas.h>
 #include <errno.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -320,19 +321,29 @@ int main(int argc, char **argv) {
   char prefix[4200];
   if (run) {
     snprintf(prefix, sizeof prefix, "%s.records", out);
-    if (record_run(run, prefix)) return 1;
-    /* the recorder wrote PREFIX.<host>.<pid>.txt: read them all */
-    char cmd[4400];
-    snprintf(cmd, sizeof cmd, "ls -1 '%s'.*.txt 2>/dev/null", prefix);
-    FILE *ls = popen(cmd, "r");
-    char line[4400];
-    int n = 0;
-    while (ls && fgets(line, sizeof line, ls)) {
-      line[strcspn(line, "\n")] = '\0';
-      if (read_records(line)) return 1;
-      n++;
+    /* the recorder writes PREFIX.<host>.<pid>.txt; those of an earlier run
+     * with the same -o would be fitted with this one's */
+    char pattern[4300];
+    snprintf(pattern, sizeof pattern, "%s.*.txt", prefix);
+    glob_t old;
+    if (glob(pattern, 0, NULL, &old) == 0) {
+      for (size_t i = 0; i < old.gl_pathc; i++)
+        if (unlink(old.gl_pathv[i]) != 0) {
+          fprintf(stderr, "%s: cannot remove %s (records of an earlier run): %s\n", prog, old.gl_pathv[i],
+                  strerror(errno));
+          return 1;
+        }
+      fprintf(stderr, "%s: removed %zu record file(s) of an earlier run (%s)\n", prog, old.gl_pathc, pattern);
+      globfree(&old);
     }
-    if (ls) pclose(ls);
+    if (record_run(run, prefix)) return 1;
+    glob_t found;
+    int n = 0;
+    if (glob(pattern, 0, NULL, &found) == 0) {
+      for (size_t i = 0; i < found.gl_pathc; i++, n++)
+        if (read_records(found.gl_pathv[i])) return 1;
+      globfree(&found);
+    }
     if (!n) {
       fprintf(stderr, "%s: the run wrote no records (%s.*.txt): does it call BLAS or llamp_region.h?\n", prog, prefix);
       return 1;
@@ -351,7 +362,7 @@ int main(int argc, char **argv) {
     if (!max) max = quick ? 384 : 768;
     fprintf(stderr, "%s: seed %" PRIu64 "%s\n", prog, seed, have_seed ? "" : " (--seed repeats the sizes)");
     if (sweep(kernels, calls, max, seed, "*")) return 1;
-    snprintf(set.source, sizeof set.source, "llamp_calib_kernels sweep on %s, OpenBLAS 1 thread, seed %" PRIu64,
+    snprintf(set.source, sizeof set.source, "llamp_calib_kernels sweep on %.160s, OpenBLAS 1 thread, seed %" PRIu64,
              host, seed);
   }
   /* per host, and pooled as "*" when several hosts were recorded */

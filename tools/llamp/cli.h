@@ -22,7 +22,7 @@ typedef struct {
 enum {
   OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
   OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
-  OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC, OPT_MODEL
+  OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC, OPT_MODEL, OPT_CLASSIFY, OPT_NIC
 };
 
 #define COMMON_LONG_OPTIONS                                                           \
@@ -32,7 +32,8 @@ enum {
       {"goal-time-unit", required_argument, 0, OPT_TIME_UNIT},                        \
       {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, OPT_VERSION},           \
       {"timing", no_argument, 0, OPT_TIMING},                                          \
-      {"rendezvous", required_argument, 0, OPT_RNDV}, {"model", required_argument, 0, OPT_MODEL}
+      {"rendezvous", required_argument, 0, OPT_RNDV}, {"model", required_argument, 0, OPT_MODEL}, \
+      {"nic", no_argument, 0, OPT_NIC}
 
 extern const char *prog;
 extern const char *params_help;
@@ -59,5 +60,8 @@ llamp_param_t parse_param_name(const char *opt, const char *s);
 
 /* Subcommands in files of their own. */
 int cmd_plot(int argc, char **argv);
+int cmd_classify(int argc, char **argv);
+/* --classify / --at ANCHOR: here, e1g, e10g, qdr or BW@L (classify_cmd.c) */
+void classify_anchor(const char *opt, const char *text, llamp_params_t *p);
 
 #endif

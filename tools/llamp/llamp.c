@@ -78,6 +78,8 @@ const char *params_help =
     "  --model FILE    size-dependent message costs from a model file's smpi (else\n"
     "                  network) group (docs/models.md); its reference latency,\n"
     "                  bandwidth and eager limit are L, G, S unless given above\n"
+    "  --nic           LogGP's NIC rule: a rank's consecutive sends (and receives, in\n"
+    "                  their order at these parameters) at least g + (s-1)G apart\n"
     "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
     "  --timing        print each stage's time on stderr (progress is shown on a terminal anyway)\n";
 
@@ -97,6 +99,7 @@ int common_option(int c, common_opts_t *o) {
   case OPT_G: o->params.G = parse_unit("G", optarg, LLAMP_UNIT_PER_BYTE, "ns"); o->set_G = 1; return 1;
   case OPT_S: o->params.S = parse_unit("S", optarg, LLAMP_UNIT_BYTES, "B"); o->set_S = 1; return 1;
   case OPT_MODEL: o->model_path = optarg; return 1;
+  case OPT_NIC: o->params.nic = 1; return 1;
   case OPT_BW_TERM:
     if (strcmp(optarg, "s-1") == 0) o->params.size_g_full = 0;
     else if (strcmp(optarg, "s") == 0) o->params.size_g_full = 1;
@@ -210,6 +213,8 @@ static const char *analyze_help =
     "  --sweep A:B:STEP    T and λ over many values in one pass\n"
     "  --wrt L|G|o         parameter varied by --range and --sweep (default L)\n"
     "  --critical-path     list the critical path's vertices\n"
+    "  --classify ANCHOR   classes C1-C5 (llamp classify) at here (the model), e1g,\n"
+    "                      e10g, qdr or BW@L; 19 more evaluations\n"
     "  --format text|json|csv   output format (default text)\n"
     "  -o FILE             write the report to FILE instead of stdout\n";
 
@@ -233,13 +238,16 @@ static int cmd_analyze(int argc, char **argv) {
                                {"wrt", required_argument, 0, OPT_WRT},
                                {"critical-path", no_argument, 0, OPT_PATH},
                                {"format", required_argument, 0, OPT_FORMAT},
+                               {"classify", required_argument, 0, OPT_CLASSIFY},
                                {0, 0, 0, 0}};
+  const char *classify_at = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     if (common_option(c, &co)) continue;
     switch (c) {
     case 'h': printf(analyze_help, params_help); return 0;
+    case OPT_CLASSIFY: classify_at = optarg; break;
     case 'o': out_path = optarg; break;
     case OPT_RANGE: range_str = optarg; break;
     case OPT_TOL: {
@@ -396,6 +404,15 @@ static int cmd_analyze(int argc, char **argv) {
     a.path_ranks = pr;
     a.path_kinds = pk;
   }
+  llamp_classification_t cl;
+  if (classify_at) {
+    llamp_params_t at = co.params;
+    classify_anchor("classify", classify_at, &at);
+    stage_begin("classifying (19 evaluations)", "");
+    if (llamp_classify(e, g, &at, NULL, &cl, err, sizeof err)) die("%s: %s", path, err);
+    stage_end();
+    a.classification = &cl;
+  }
   FILE *out = stdout;
   if (out_path && !(out = fopen(out_path, "w"))) die("%s: cannot write: %s", out_path, strerror(errno));
   if (strcmp(format, "json") == 0) llamp_report_json(out, &a);
@@ -464,11 +481,22 @@ static int cmd_export(int argc, char **argv) {
   common_finish(&co);
   llamp_graph_t *g = load_graph(argv[optind], &co);
   char err[1024];
+  uint32_t *chain = NULL;
+  if (co.params.nic) { /* the engine's receive order goes into the LP */
+    llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
+    if (!e) die("%s: %s", argv[optind], err);
+    chain = malloc((llamp_graph_num_vertices(g) + 1) * sizeof *chain);
+    if (!chain) die("out of memory");
+    llamp_engine_gap_chain(e, chain);
+    llamp_engine_destroy(e);
+    co.params.gap_prev = chain;
+  }
   stage_begin("writing", out_path);
   if (llamp_lp_write(g, &co.params, fmt, latency_obj ? LLAMP_LP_MAX_LATENCY : LLAMP_LP_MIN_RUNTIME,
                      budget, out_path, err, sizeof err))
     die("%s", err);
   stage_end();
+  free(chain);
   llamp_graph_destroy(g);
   return 0;
 }
@@ -877,6 +905,7 @@ static const char *main_help =
     "Latency sensitivity and tolerance of MPI execution graphs under LogGPS (LLAMP).\n\n"
     "Commands:\n"
     "  analyze GRAPH     runtime, λ_L, ρ_L, critical latencies, tolerances, sweeps\n"
+    "  classify GRAPH    computation-, imbalance-, bandwidth-, latency- or communication-bound\n"
     "  export-lp GRAPH   write the LLAMP linear program (CPLEX LP or MPS)\n"
     "  convert IN OUT    GOAL text <-> binary graph\n"
     "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n"
@@ -964,8 +993,9 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
   if (strcmp(cmd, "colls") == 0) return cmd_colls(argc - 1, argv + 1);
   if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
+  if (strcmp(cmd, "classify") == 0) return cmd_classify(argc - 1, argv + 1);
   if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build, colls, model or plot)\n",
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, classify, export-lp, convert, generate, build, colls, model or plot)\n",
           prog, cmd);
   return 1;
 }
