@@ -60,6 +60,8 @@ void llamp_params_default(llamp_params_t *p) {
   p->S = 262144;
   p->size_g_full = 0;
   p->rndv_direct = 0;
+  p->pairs = NULL;
+  memset(p->x, 0, sizeof p->x);
 }
 
 double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {

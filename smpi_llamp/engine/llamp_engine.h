@@ -29,6 +29,24 @@ extern "C" {
 typedef enum { LLAMP_PARAM_L = 0, LLAMP_PARAM_G = 1, LLAMP_PARAM_O = 2, LLAMP_PARAM_GAP = 3 } llamp_param_t;
 #define LLAMP_NUM_PARAMS 4
 
+/* Per rank pair message costs (heterogeneous L and G, topology parameters;
+ * built by smpi_llamp/topo from a platform's routes, docs/topology.md).  A
+ * message from rank i to rank j has kind k = pair_kind[i * ranks + j]; each
+ * of its latency terms costs L + c0[k] + sum_x coef[k * num_params + x] *
+ * X_x and its bandwidth term bytes * G * gscale[k].  The X_x are extra
+ * parameters (l_wire, d_switch, ...): llamp_param_t values
+ * LLAMP_PARAM_X(x), their values in llamp_params_t.x. */
+#define LLAMP_MAX_XPARAMS 8
+#define LLAMP_PARAM_X(x) ((llamp_param_t)(LLAMP_NUM_PARAMS + (x)))
+typedef struct {
+  uint32_t ranks, num_params, num_kinds;
+  char name[LLAMP_MAX_XPARAMS][24]; /* "l_wire", "d_switch", "dl_terminal", ... */
+  double ref[LLAMP_MAX_XPARAMS];    /* the parameters' reference values */
+  double L0, G0;                    /* reference L and G */
+  uint32_t *pair_kind;              /* ranks x ranks */
+  double *c0, *coef, *gscale;       /* per kind (coef: num_kinds x num_params) */
+} llamp_pairs_t;
+
 typedef struct {
   double L;        /* latency, s */
   double o;        /* CPU overhead per message, s */
@@ -38,6 +56,8 @@ typedef struct {
   int size_g_full; /* 1: bandwidth term s*G (LLAMP code); 0: (s-1)*G (paper, LogGOPSim) */
   int rndv_direct; /* rendezvous: 0 = the paper's RDMA read (3 L); 1 = direct (SMPI): the
                       transfer starts once both sides are posted and costs one L */
+  const llamp_pairs_t *pairs; /* per-pair costs (NULL: every pair alike); the engine borrows it */
+  double x[LLAMP_MAX_XPARAMS]; /* values of the pairs' extra parameters */
 } llamp_params_t;
 
 /* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G. */
