@@ -16,6 +16,7 @@
 #include "llamp_graph.h"
 #include "llamp_report.h"
 #include "llamp_sched.h"
+#include "llamp_topo.h"
 #include "llamp_units.h"
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
@@ -264,6 +265,8 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   snprintf(json_path, sizeof json_path, "%s/report.json", cfg->out_dir);
   snprintf(csv_path, sizeof csv_path, "%s/sweep.csv", cfg->out_dir);
   llamp_engine_t *e = NULL;
+  llamp_pairs_t *pairs = NULL;
+  llamp_capture_config_t *cfg_eff = NULL;
   llamp_breakpoint_t *bps = NULL;
   double *sx = NULL, *sT = NULL, *sl = NULL, *by_rank = NULL;
   llamp_tolerance_t tol[LLAMP_CAPTURE_MAX_TOL];
@@ -276,6 +279,30 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (llamp_goal_write(g, goal_path, &gopt, err, errlen)) goto out;
   }
   llamp_params_t p = cfg->params;
+  llamp_topo_ref_t ref;
+  int have_ref = 0;
+  if (cfg->topo && cfg->topology == 0) {
+    /* every message costs its route: per-pair costs around the platform's
+     * reference point, which also gives L and G unless the user did */
+    if (llamp_topo_reference(cfg->topo, NULL, &ref, err, errlen)) goto out;
+    have_ref = 1;
+    if (!cfg->L_given) p.L = ref.L0;
+    if (!cfg->G_given && ref.G0 > 0) p.G = ref.G0;
+    if (!(pairs = llamp_topo_pairs(cfg->topo, NULL, &ref, err, errlen))) goto out;
+    p.pairs = pairs;
+    for (uint32_t x = 0; x < pairs->num_params; x++) p.x[x] = pairs->ref[x];
+  }
+  /* what the rest of the report calls the model: the parameters analysed */
+  llamp_capture_config_t *ecfg = malloc(sizeof *ecfg);
+  if (!ecfg) {
+    seterr(err, errlen, "out of memory");
+    goto out;
+  }
+  *ecfg = *cfg;
+  ecfg->params.L = p.L;
+  ecfg->params.G = p.G;
+  cfg_eff = ecfg;
+  (void)have_ref;
   e = llamp_engine_create(g, &p, err, errlen);
   if (!e) goto out;
 
@@ -295,7 +322,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
   if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
   double lo, hi;
-  llamp_capture_config_range(cfg, &lo, &hi);
+  llamp_capture_config_range(cfg_eff, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
    * sweep and (when inside the range) the tolerances come from its lines */
   size_t nb = 0, nl = 0;
@@ -374,8 +401,8 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   a.sweep_lambda = sl;
   a.num_sweep = k;
   run_facts_t facts;
-  facts_of_run(cfg, &st, simulated_time, a.point.T, &facts);
-  if (write_json(json_path, &a, cfg, nranks, simulated_time, &st, res.build_seconds,
+  facts_of_run(cfg_eff, &st, simulated_time, a.point.T, &facts);
+  if (write_json(json_path, &a, cfg_eff, nranks, simulated_time, &st, res.build_seconds,
                  res.analysis_seconds, &facts, err, errlen))
     goto out;
 
@@ -453,6 +480,8 @@ out:
   free(by_rank);
   free(bps);
   if (e) llamp_engine_destroy(e);
+  llamp_pairs_free(pairs);
+  free(cfg_eff);
   llamp_graph_destroy(g);
   llamp_sched_stats_free(&st);
   if (result) *result = res;

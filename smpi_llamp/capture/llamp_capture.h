@@ -39,6 +39,7 @@ extern "C" {
  * models/default.cfg), then the LLAMP_* environment variables that
  * smpi_llamp-run sets from its options (docs/capture.md lists them). */
 typedef struct llamp_capture_colls llamp_capture_colls_t;
+struct llamp_topo;
 
 typedef struct {
   char out_dir[2048];      /* LLAMP_OUT, default "llamp-out" */
@@ -61,6 +62,15 @@ typedef struct {
    * (capture_internal.h); NULL: the DAG expands `collectives` (trace files
    * analysed outside a simulation). */
   const llamp_capture_colls_t *colls;
+  /* Topology (docs/topology.md): 0 auto = every message costs its route
+   * (per-pair costs from the platform, which also gives L and G unless the
+   * user did: L_given, G_given = set by LLAMP_L/LLAMP_G or a model file of
+   * their own); 1 off = one L and G for every message. */
+  int topology;
+  int L_given, G_given;
+  /* The routes between the ranks' hosts, read from SimGrid at the end of
+   * the run (NULL: trace files analysed outside a simulation). */
+  const struct llamp_topo *topo;
 } llamp_capture_config_t;
 
 void llamp_capture_config_default(llamp_capture_config_t *cfg);
