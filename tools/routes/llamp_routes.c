@@ -11,6 +11,11 @@
 #include <simgrid/host.h>
 
 #include "llamp_topo.h"
+
+/* libsimgrid's SMPI settings (smpi/os ...), which platforms made for SMPI
+ * set in their <config> block: declared in smpi/smpi.h, which would bring
+ * the whole MPI API along */
+void smpi_init_options(void);
 #include "llamp_topo_sg.h"
 
 static void usage(FILE *f) {
@@ -75,6 +80,7 @@ int main(int argc, char **argv) {
   char *names[2] = {argv[0], "--log=root.thres:warning"};
   int sargc = 2;
   simgrid_init(&sargc, names);
+  smpi_init_options();
   simgrid_load_platform(platform);
   size_t nh = sg_host_count();
   sg_host_t *all = sg_host_list();
