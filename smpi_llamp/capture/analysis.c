@@ -284,11 +284,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   if (cfg->topo && cfg->topology == 0) {
     /* every message costs its route: per-pair costs around the platform's
      * reference point, which also gives L and G unless the user did */
-    if (llamp_topo_reference(cfg->topo, NULL, &ref, err, errlen)) goto out;
+    if (llamp_topo_reference(cfg->topo, NULL, 0, &ref, err, errlen)) goto out;
     have_ref = 1;
     if (!cfg->L_given) p.L = ref.L0;
     if (!cfg->G_given && ref.G0 > 0) p.G = ref.G0;
-    if (!(pairs = llamp_topo_pairs(cfg->topo, NULL, &ref, err, errlen))) goto out;
+    if (!(pairs = llamp_topo_pairs(cfg->topo, NULL, 0, &ref, err, errlen))) goto out;
     p.pairs = pairs;
     for (uint32_t x = 0; x < pairs->num_params; x++) p.x[x] = pairs->ref[x];
   }

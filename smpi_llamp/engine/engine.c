@@ -22,7 +22,8 @@ enum {
   E_EAGER = 2,    /* end(u)   + L + bw(s)                 (eager message) */
   E_RTS = 3,      /* end(u)   + L                         (rendezvous request) */
   E_RNDV_DONE = 4,/* start(u) + L + bw(s), u = rndv recv  (sender completion) */
-  E_GAP = 5       /* start(u) + g                         (consecutive messages) */
+  E_GAP = 5,      /* start(u) + g                         (consecutive messages) */
+  E_NIC = 6       /* start(u) + bw(s_u)                   (messages sharing a link) */
 };
 /* Plan vertex kinds: graph kinds plus a rendezvous receive. */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
@@ -50,6 +51,11 @@ struct llamp_engine {
   /* work arrays, allocated on first use */
   double *work; /* one block: start, cmax, cmin */
   double *start, *cmax, *cmin;
+  /* per-pair costs (docs/topology.md): the borrowed table, each engine
+   * vertex's message kind, and the kinds' latencies at the current point */
+  const llamp_pairs_t *pairs;
+  uint32_t *pk;
+  double *klat;
 };
 
 void llamp_params_default(llamp_params_t *p) {
@@ -65,6 +71,8 @@ void llamp_params_default(llamp_params_t *p) {
 }
 
 double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {
+  if ((unsigned)w >= LLAMP_NUM_PARAMS && (unsigned)w < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS)
+    return p->x[w - LLAMP_NUM_PARAMS];
   switch (w) {
   case LLAMP_PARAM_L: return p->L;
   case LLAMP_PARAM_G: return p->G;
@@ -75,6 +83,10 @@ double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {
 }
 
 void llamp_params_set(llamp_params_t *p, llamp_param_t w, double x) {
+  if ((unsigned)w >= LLAMP_NUM_PARAMS && (unsigned)w < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS) {
+    p->x[w - LLAMP_NUM_PARAMS] = x;
+    return;
+  }
   switch (w) {
   case LLAMP_PARAM_L: p->L = x; break;
   case LLAMP_PARAM_G: p->G = x; break;
@@ -88,11 +100,28 @@ const char *llamp_param_name(llamp_param_t w) {
   return (unsigned)w < LLAMP_NUM_PARAMS ? names[w] : "?";
 }
 
+const char *llamp_params_name(const llamp_params_t *p, llamp_param_t w) {
+  if ((unsigned)w >= LLAMP_NUM_PARAMS && p->pairs && w - LLAMP_NUM_PARAMS < p->pairs->num_params)
+    return p->pairs->name[w - LLAMP_NUM_PARAMS];
+  return llamp_param_name(w);
+}
+
+uint32_t llamp_params_count(const llamp_params_t *p) {
+  return LLAMP_NUM_PARAMS + (p->pairs ? p->pairs->num_params : 0);
+}
+
 /* ---- costs ------------------------------------------------------------------ */
 
+/* The parameters of one evaluation.  With per-pair costs (llamp_pairs_t),
+ * pk[v] is the kind of vertex v's message (its route), klat[k] the kind's
+ * latency beyond L at the current extra parameters, gs[k] its bandwidth
+ * scale and kcoef[k * K + x] its coefficient on extra parameter x. */
 typedef struct {
   double L, G, o, g;
   int full; /* protocol flags: 1 = s*G instead of (s-1)*G, 2 = direct rendezvous */
+  const uint32_t *pk;
+  const double *klat, *gs, *kcoef;
+  uint32_t K;
 } theta_t;
 
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
@@ -106,47 +135,60 @@ static inline double bw_bytes(double s, int full) {
 static inline double rndv_recv_l(int full) { return (full & F_RNDV_DIRECT) ? 1 : 2; }
 static inline double rndv_rts_l(int full) { return (full & F_RNDV_DIRECT) ? 0 : 1; }
 
-static inline double vcost(unsigned k, double val, const theta_t *t) {
+/* Per-pair terms of vertex v's message (docs/topology.md): one latency
+ * term costs L + lat(v), a byte G x gsc(v); xcoef = a latency term's
+ * coefficient on w when w is an extra parameter (0 otherwise). */
+static inline double lat(const theta_t *t, uint64_t v) { return t->pk ? t->klat[t->pk[v]] : 0; }
+static inline double gsc(const theta_t *t, uint64_t v) { return t->pk ? t->gs[t->pk[v]] : 1; }
+static inline double xcoef(const theta_t *t, llamp_param_t w, uint64_t v) {
+  return t->pk && (unsigned)w >= LLAMP_NUM_PARAMS ? t->kcoef[(size_t)t->pk[v] * t->K + (w - LLAMP_NUM_PARAMS)]
+                                                  : 0;
+}
+/* a coefficient of n latency terms and b bytes */
+static inline double msg_coef(double n, double b, llamp_param_t w, const theta_t *t, uint64_t v) {
+  return w == LLAMP_PARAM_L ? n : w == LLAMP_PARAM_G ? b * gsc(t, v) : n * xcoef(t, w, v);
+}
+
+static inline double vcost(unsigned k, double val, const theta_t *t, uint64_t v) {
   switch (k) {
   case K_CALC: return val;
-  case K_RECV_RNDV: return rndv_recv_l(t->full) * t->L + bw_bytes(val, t->full) * t->G + t->o;
+  case K_RECV_RNDV:
+    return rndv_recv_l(t->full) * (t->L + lat(t, v)) + bw_bytes(val, t->full) * t->G * gsc(t, v) + t->o;
   default: return t->o;
   }
 }
 
-static inline double vcoef(unsigned k, double val, llamp_param_t w, int full) {
+static inline double vcoef(unsigned k, double val, llamp_param_t w, const theta_t *t, uint64_t v) {
   switch (k) {
   case K_CALC: return 0;
   case K_RECV_RNDV:
-    return w == LLAMP_PARAM_L ? rndv_recv_l(full)
-           : w == LLAMP_PARAM_G ? bw_bytes(val, full)
-           : w == LLAMP_PARAM_O ? 1
-                                : 0;
+    return w == LLAMP_PARAM_O ? 1 : msg_coef(rndv_recv_l(t->full), bw_bytes(val, t->full), w, t, v);
   default: return w == LLAMP_PARAM_O ? 1 : 0;
   }
 }
 
 static inline int from_start(unsigned type) {
-  return type == E_START || type == E_RNDV_DONE || type == E_GAP;
+  return type == E_START || type == E_RNDV_DONE || type == E_GAP || type == E_NIC;
 }
 
-static inline double ecost(unsigned type, double val_u, const theta_t *t) {
+static inline double ecost(unsigned type, double val_u, const theta_t *t, uint64_t u) {
   switch (type) {
   case E_EAGER:
-  case E_RNDV_DONE: return t->L + bw_bytes(val_u, t->full) * t->G;
-  case E_RTS: return rndv_rts_l(t->full) * t->L;
+  case E_RNDV_DONE: return t->L + lat(t, u) + bw_bytes(val_u, t->full) * t->G * gsc(t, u);
+  case E_RTS: return rndv_rts_l(t->full) * (t->L + lat(t, u));
   case E_GAP: return t->g;
+  case E_NIC: return bw_bytes(val_u, t->full) * t->G * gsc(t, u);
   default: return 0;
   }
 }
 
-static inline double ecoef(unsigned type, double val_u, llamp_param_t w, int full) {
+static inline double ecoef(unsigned type, double val_u, llamp_param_t w, const theta_t *t, uint64_t u) {
   switch (type) {
   case E_EAGER:
-  case E_RNDV_DONE:
-    return w == LLAMP_PARAM_L ? 1 : w == LLAMP_PARAM_G ? bw_bytes(val_u, full) : 0;
-  case E_RTS: return w == LLAMP_PARAM_L ? rndv_rts_l(full) : 0;
+  case E_RNDV_DONE: return msg_coef(1, bw_bytes(val_u, t->full), w, t, u);
+  case E_RTS: return msg_coef(rndv_rts_l(t->full), 0, w, t, u);
   case E_GAP: return w == LLAMP_PARAM_GAP ? 1 : 0;
+  case E_NIC: return msg_coef(0, bw_bytes(val_u, t->full), w, t, u);
   default: return 0;
   }
 }
@@ -335,6 +377,41 @@ fail:
   return -1;
 }
 
+/* Per-pair costs: every send and receive vertex gets its message's kind
+ * (sender's rank, receiver's rank). */
+static int build_pairs(llamp_engine_t *e, const llamp_pairs_t *q, char *err, size_t errlen) {
+  const llamp_graph_t *g = e->graph;
+  uint32_t P = llamp_graph_num_ranks(g);
+  if (q->ranks != P || q->num_params > LLAMP_MAX_XPARAMS || !q->pair_kind) {
+    snprintf(err, errlen, "per-pair costs for %u ranks and %u parameters, the graph has %u ranks "
+             "(at most %d parameters)", q->ranks, q->num_params, P, LLAMP_MAX_XPARAMS);
+    return -1;
+  }
+  e->pairs = q;
+  e->pk = malloc((e->n ? e->n : 1) * sizeof *e->pk);
+  e->klat = malloc((q->num_kinds ? q->num_kinds : 1) * sizeof *e->klat);
+  if (!e->pk || !e->klat) {
+    snprintf(err, errlen, "out of memory for the per-pair costs");
+    return -1;
+  }
+  for (uint64_t i = 0; i < e->n; i++) {
+    uint64_t v = e->gv ? e->gv[i] : i;
+    unsigned k = llamp_graph_kind(g, v);
+    uint32_t kind = 0;
+    if (k != LLAMP_VERTEX_CALC) {
+      uint32_t r = llamp_graph_rank(g, v), o = llamp_graph_rank(g, llamp_graph_partner(g, v));
+      kind = q->pair_kind[k == LLAMP_VERTEX_SEND ? (size_t)r * P + o : (size_t)o * P + r];
+      if (kind >= q->num_kinds) {
+        snprintf(err, errlen, "per-pair costs: kind %u of ranks %u, %u out of range (%u kinds)", kind,
+                 r, o, q->num_kinds);
+        return -1;
+      }
+    }
+    e->pk[i] = kind;
+  }
+  return 0;
+}
+
 llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
                                     size_t errlen) {
   if (!(p->S >= 0) || !(p->L >= 0) || !(p->o >= 0) || !(p->G >= 0) || !(p->g >= 0)) {
@@ -370,6 +447,10 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     e->shift = LLAMP_EDGE_KIND_SHIFT;
     e->mask = LLAMP_EDGE_SRC_MASK;
   }
+  if (p->pairs && build_pairs(e, p->pairs, err, errlen)) {
+    llamp_engine_destroy(e);
+    return NULL;
+  }
   return e;
 }
 
@@ -385,6 +466,8 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->lane_start);
   free(e->lane_coef);
   free(e->tail_buf);
+  free(e->pk);
+  free(e->klat);
   free(e);
 }
 
@@ -408,7 +491,20 @@ static int proto_flags(const llamp_engine_t *e) {
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e)};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, 0};
+  if (e->pk) {
+    const llamp_pairs_t *q = e->pairs;
+    for (uint32_t k = 0; k < q->num_kinds; k++) {
+      double l = q->c0[k];
+      for (uint32_t x = 0; x < q->num_params; x++) l += q->coef[(size_t)k * q->num_params + x] * p->x[x];
+      e->klat[k] = l;
+    }
+    t.pk = e->pk;
+    t.klat = e->klat;
+    t.gs = q->gscale;
+    t.kcoef = q->coef;
+    t.K = q->num_params;
+  }
   return t;
 }
 
@@ -433,7 +529,6 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
   const double *val = e->value;
   const uint32_t *beg = e->in_beg, *end = e->in_end, *src = e->in_src;
   const uint32_t shift = e->shift, mask = e->mask;
-  const int full = t->full;
   double *st = e->start, *ch = e->cmax, *cl = e->cmin;
   double T = 0, Th = 0, Tl = 0;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
@@ -442,22 +537,22 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
     for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & mask, type = src[i] >> shift;
       double vu = val[u];
-      double c = st[u] + ecost(type, vu, t), h = ch[u], l = cl[u];
-      double ce = ecoef(type, vu, w, full);
+      double c = st[u] + ecost(type, vu, t, u), h = ch[u], l = cl[u];
+      double ce = ecoef(type, vu, w, t, u);
       if (!from_start(type)) {
-        c += vcost(kind[u], vu, t);
-        ce += vcoef(kind[u], vu, w, full);
+        c += vcost(kind[u], vu, t, u);
+        ce += vcoef(kind[u], vu, w, t, u);
       }
       merge(c, h + ce, l + ce, &b, &bh, &bl);
     }
     st[v] = b;
     ch[v] = bh;
     cl[v] = bl;
-    double vc = vcoef(kind[v], val[v], w, full);
-    merge(b + vcost(kind[v], val[v], t), bh + vc, bl + vc, &T, &Th, &Tl);
+    double vc = vcoef(kind[v], val[v], w, t, v);
+    merge(b + vcost(kind[v], val[v], t, v), bh + vc, bl + vc, &T, &Th, &Tl);
     if (kind[v] == K_RECV_RNDV) { /* the sender's completion is an end point too */
-      double ce = ecoef(E_RNDV_DONE, val[v], w, full);
-      merge(b + ecost(E_RNDV_DONE, val[v], t), bh + ce, bl + ce, &T, &Th, &Tl);
+      double ce = ecoef(E_RNDV_DONE, val[v], w, t, v);
+      merge(b + ecost(E_RNDV_DONE, val[v], t, v), bh + ce, bl + ce, &T, &Th, &Tl);
     }
   }
   out->T = T;
@@ -479,19 +574,18 @@ int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t 
  * whose right coefficient explains the vertex's right coefficient. */
 static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, uint64_t **path,
                      uint64_t *len, int *ends_in_completion, int **from_start_flags) {
-  const int full = t->full;
   uint64_t cur = UINT64_MAX;
   *ends_in_completion = 0;
   for (uint64_t i_ = e->n; i_-- > 0;) { /* the last vertex whose end realises T */
     uint64_t v = e->topo ? e->topo[i_] : i_;
-    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, full);
-    double end = e->start[v] + vcost(e->kind[v], e->value[v], t);
+    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, t, v);
+    double end = e->start[v] + vcost(e->kind[v], e->value[v], t, v);
     if (fabs(end - T) <= tie_tol(T) && e->cmax[v] + vc == Th) {
       cur = v;
       break;
     }
     if (e->kind[v] == K_RECV_RNDV) {
-      double c = e->start[v] + ecost(E_RNDV_DONE, e->value[v], t);
+      double c = e->start[v] + ecost(E_RNDV_DONE, e->value[v], t, v);
       if (fabs(c - T) <= tie_tol(T) && e->cmax[v] + 1 == Th) {
         cur = v;
         *ends_in_completion = 1;
@@ -530,11 +624,11 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double c = e->start[u] + ecost(type, vu, t);
-      double ce = ecoef(type, vu, LLAMP_PARAM_L, full);
+      double c = e->start[u] + ecost(type, vu, t, u);
+      double ce = ecoef(type, vu, LLAMP_PARAM_L, t, u);
       if (!from_start(type)) {
-        c += vcost(e->kind[u], vu, t);
-        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, full);
+        c += vcost(e->kind[u], vu, t, u);
+        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, t, u);
       }
       if (fabs(c - e->start[v]) <= tie_tol(e->start[v]) && e->cmax[u] + ce == e->cmax[v]) {
         next = u;
@@ -604,13 +698,13 @@ static int seg_push(segbuf_t *b, uint64_t v, uint32_t rank, llamp_seg_kind_t k, 
  * compute for calc vertices, overhead for the others, latency for edges). */
 static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, double total,
                         double nL, double nG, double no, double ng, const theta_t *t,
-                        llamp_seg_kind_t rest_kind, int *bad) {
+                        llamp_seg_kind_t rest_kind, int *bad, double lat_extra) {
   double parts[LLAMP_NUM_SEGS] = {0};
-  parts[LLAMP_SEG_LATENCY] = nL * t->L;
+  parts[LLAMP_SEG_LATENCY] = nL * t->L + lat_extra; /* lat_extra: the routes' part (per-pair costs) */
   parts[LLAMP_SEG_BANDWIDTH] = nG * t->G;
   parts[LLAMP_SEG_OVERHEAD] = no * t->o;
   parts[LLAMP_SEG_GAP] = ng * t->g;
-  parts[rest_kind] += total - (nL * t->L + nG * t->G + no * t->o + ng * t->g);
+  parts[rest_kind] += total - (nL * t->L + lat_extra + nG * t->G + no * t->o + ng * t->g);
   static const llamp_seg_kind_t order[] = {LLAMP_SEG_COMPUTE, LLAMP_SEG_OVERHEAD, LLAMP_SEG_LATENCY,
                                            LLAMP_SEG_BANDWIDTH, LLAMP_SEG_GAP};
   double at = t0;
@@ -634,7 +728,6 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
   if (done) r = *done;
   else if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
   theta_t t = theta_of(e, p);
-  const int full = t.full;
   uint64_t *path = NULL, len = 0;
   int *fs = NULL, done_end = 0, bad = 0;
   if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return -1;
@@ -646,11 +739,12 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
     double s = e->value[v];
     *path_messages += (k == K_RECV || k == K_RECV_RNDV);
     if (!fs[i]) /* the path takes v's own cost */
-      seg_split(&b, gid, rank, e->start[v], vcost(k, s, &t), vcoef(k, s, LLAMP_PARAM_L, full),
-                vcoef(k, s, LLAMP_PARAM_G, full), vcoef(k, s, LLAMP_PARAM_O, full),
-                vcoef(k, s, LLAMP_PARAM_GAP, full), &t,
-                k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD, &bad);
-    double from = fs[i] ? e->start[v] : e->start[v] + vcost(k, s, &t);
+      seg_split(&b, gid, rank, e->start[v], vcost(k, s, &t, v), vcoef(k, s, LLAMP_PARAM_L, &t, v),
+                vcoef(k, s, LLAMP_PARAM_G, &t, v), vcoef(k, s, LLAMP_PARAM_O, &t, v),
+                vcoef(k, s, LLAMP_PARAM_GAP, &t, v), &t,
+                k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD, &bad,
+                k == K_RECV_RNDV ? rndv_recv_l(t.full) * lat(&t, v) : 0);
+    double from = fs[i] ? e->start[v] : e->start[v] + vcost(k, s, &t, v);
     if (i + 1 < len) { /* the edge path[i] -> path[i+1], on the next vertex's rank */
       uint64_t nx = path[i + 1], ngid = e->gv ? e->gv[nx] : nx;
       uint32_t nrank = llamp_graph_rank(e->graph, ngid);
@@ -662,21 +756,21 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
         if ((e->in_src[j] & e->mask) != v) continue;
         uint32_t type = e->in_src[j] >> e->shift;
         if ((from_start(type) != 0) != (fs[i] != 0)) continue;
-        double d = fabs(from + ecost(type, s, &t) - e->start[nx]);
+        double d = fabs(from + ecost(type, s, &t, v) - e->start[nx]);
         if (d < miss) {
           miss = d;
           best = type;
         }
       }
       if (best != UINT32_MAX)
-        seg_split(&b, ngid, nrank, from, ecost(best, s, &t), ecoef(best, s, LLAMP_PARAM_L, full),
-                  ecoef(best, s, LLAMP_PARAM_G, full), ecoef(best, s, LLAMP_PARAM_O, full),
-                  ecoef(best, s, LLAMP_PARAM_GAP, full), &t, LLAMP_SEG_LATENCY, &bad);
+        seg_split(&b, ngid, nrank, from, ecost(best, s, &t, v), ecoef(best, s, LLAMP_PARAM_L, &t, v),
+                  ecoef(best, s, LLAMP_PARAM_G, &t, v), ecoef(best, s, LLAMP_PARAM_O, &t, v),
+                  ecoef(best, s, LLAMP_PARAM_GAP, &t, v), &t, LLAMP_SEG_LATENCY, &bad, 0);
     } else if (done_end) { /* the rendezvous sender's completion ends the run */
-      seg_split(&b, gid, rank, from, ecost(E_RNDV_DONE, s, &t),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, full), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, full),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, full), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, full),
-                &t, LLAMP_SEG_LATENCY, &bad);
+      seg_split(&b, gid, rank, from, ecost(E_RNDV_DONE, s, &t, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &t, v), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &t, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, &t, v), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, &t, v),
+                &t, LLAMP_SEG_LATENCY, &bad, 0);
     }
   }
   free(path);
@@ -710,6 +804,11 @@ int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double
 int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out) {
   memset(out, 0, sizeof *out);
   llamp_eval_t r;
+  for (uint32_t x = 0; e->pk && x < e->pairs->num_params; x++) {
+    if (llamp_engine_eval(e, p, LLAMP_PARAM_X(x), &r)) return -1;
+    out->lambda_x[x] = r.slope_right;
+    out->lambda_x_left[x] = r.slope_left;
+  }
   for (int w = LLAMP_NUM_PARAMS - 1; w >= 0; w--) { /* L last: its pass feeds the path */
     if (w == LLAMP_PARAM_GAP && !(e->proto.g > 0)) continue;
     if (llamp_engine_eval(e, p, (llamp_param_t)w, &r)) return -1;
@@ -816,22 +915,22 @@ int llamp_engine_breakpoints_es(llamp_engine_t *e, const llamp_params_t *p, llam
 /* ---- budget / tolerance ------------------------------------------------------------ */
 
 /* Largest coefficient of any path: the slope of T as the parameter -> inf. */
-static double asymptotic_slope(llamp_engine_t *e, llamp_param_t w) {
-  const int full = proto_flags(e);
+static double asymptotic_slope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w) {
+  theta_t t = theta_of(e, p);
   double best = 0, *c = e->cmax;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     double b = 0;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      double x = c[u] + ecoef(type, e->value[u], w, full);
-      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, full);
+      double x = c[u] + ecoef(type, e->value[u], w, &t, u);
+      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, &t, u);
       if (x > b) b = x;
     }
     c[v] = b;
-    double end = b + vcoef(e->kind[v], e->value[v], w, full);
-    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, full) > end)
-      end = b + ecoef(E_RNDV_DONE, e->value[v], w, full);
+    double end = b + vcoef(e->kind[v], e->value[v], w, &t, v);
+    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, &t, v) > end)
+      end = b + ecoef(E_RNDV_DONE, e->value[v], w, &t, v);
     if (end > best) best = end;
   }
   return best;
@@ -853,7 +952,7 @@ int llamp_engine_budget(llamp_engine_t *e, const llamp_params_t *p, llamp_param_
     if (evaluations) *evaluations = evals;
     return -1;
   }
-  if (asymptotic_slope(e, w) == 0) {
+  if (asymptotic_slope(e, p, w) == 0) {
     *unbounded = 1;
     if (evaluations) *evaluations = evals;
     return 0;
@@ -936,7 +1035,6 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
   theta_t t = theta_of(e, &q);
   const uint8_t *kind = e->kind;
   const double *val = e->value;
-  const int full = t.full;
   double *st = e->lane_start, *ch = e->lane_coef;
   double T[K], Th[K], x[K];
   for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0, x[k] = xs[k];
@@ -948,17 +1046,17 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = val[u];
       const double *restrict su = st + (uint64_t)u * K, *restrict hu = ch + (uint64_t)u * K;
-      double base = ecost(type, vu, &t), ce = ecoef(type, vu, w, full);
+      double base = ecost(type, vu, &t, u), ce = ecoef(type, vu, w, &t, u);
       if (!from_start(type)) {
-        base += vcost(kind[u], vu, &t);
-        ce += vcoef(kind[u], vu, w, full);
+        base += vcost(kind[u], vu, &t, u);
+        ce += vcoef(kind[u], vu, w, &t, u);
       }
       for (size_t k = 0; k < K; k++) lane_merge(su[k] + (base + ce * x[k]), hu[k] + ce, &sv[k], &hv[k]);
     }
-    double vb = vcost(kind[v], val[v], &t), vc = vcoef(kind[v], val[v], w, full);
+    double vb = vcost(kind[v], val[v], &t, v), vc = vcoef(kind[v], val[v], w, &t, v);
     for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (vb + vc * x[k]), hv[k] + vc, &T[k], &Th[k]);
     if (kind[v] == K_RECV_RNDV) {
-      double rb = ecost(E_RNDV_DONE, val[v], &t), rc = ecoef(E_RNDV_DONE, val[v], w, full);
+      double rb = ecost(E_RNDV_DONE, val[v], &t, v), rc = ecoef(E_RNDV_DONE, val[v], w, &t, v);
       for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (rb + rc * x[k]), hv[k] + rc, &T[k], &Th[k]);
     }
   }
@@ -1138,7 +1236,6 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   llamp_params_t q = *p;
   llamp_params_set(&q, w, 0);
   theta_t t = theta_of(e, &q);
-  const int full = t.full;
   const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
   /* off[2v], off[2v+1]: begin and end of v's lines in the arena.  Both live in
    * the evaluation arrays (start: 2n uint32; cmax + cmin: n lines) until the
@@ -1190,10 +1287,10 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       runs[nruns++] = cnt; /* each predecessor's lines are sorted: a run */
       double vu = e->value[u];
-      double b0 = ecost(type, vu, &t), a0 = ecoef(type, vu, w, full);
+      double b0 = ecost(type, vu, &t, u), a0 = ecoef(type, vu, w, &t, u);
       if (!from_start(type)) {
-        b0 += vcost(e->kind[u], vu, &t);
-        a0 += vcoef(e->kind[u], vu, w, full);
+        b0 += vcost(e->kind[u], vu, &t, u);
+        a0 += vcoef(e->kind[u], vu, w, &t, u);
       }
       if (prune) {
         for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++) {
@@ -1218,8 +1315,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     off[2 * v + 1] = (uint32_t)arena.n;
     unsigned kv = e->kind[v];
     if (e->terminal[v] || kv == K_RECV_RNDV) {
-      double a1 = vcoef(kv, e->value[v], w, full), b1 = vcost(kv, e->value[v], &t);
-      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, full), b2 = ecost(E_RNDV_DONE, e->value[v], &t);
+      double a1 = vcoef(kv, e->value[v], w, &t, v), b1 = vcost(kv, e->value[v], &t, v);
+      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, &t, v), b2 = ecost(E_RNDV_DONE, e->value[v], &t, v);
       for (size_t j = 0; j < k; j++) {
         if (e->terminal[v] && lines_push(&total, dst[j].a + a1, dst[j].b + b1)) goto out;
         if (kv == K_RECV_RNDV && lines_push(&total, dst[j].a + a2, dst[j].b + b2)) goto out;
@@ -1279,18 +1376,17 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   theta_t tl = theta_of(e, &q);
   llamp_params_set(&q, w, hi);
   theta_t th = theta_of(e, &q);
-  const int full = tl.full;
   double Tlo = 0, Thi = 0, Slo = 0, Shi = 0;
   for (uint64_t i_ = n; i_-- > 0;) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     unsigned k = e->kind[v];
-    double val = e->value[v], vc = vcoef(k, val, w, full);
-    double tlo = vcost(k, val, &tl) + Alo[v], clo = vc + CAlo[v];
-    double thi = vcost(k, val, &th) + Ahi[v], chi = vc + CAhi[v];
+    double val = e->value[v], vc = vcoef(k, val, w, &tl, v);
+    double tlo = vcost(k, val, &tl, v) + Alo[v], clo = vc + CAlo[v];
+    double thi = vcost(k, val, &th, v) + Ahi[v], chi = vc + CAhi[v];
     if (k == K_RECV_RNDV) {
-      double rc = ecoef(E_RNDV_DONE, val, w, full);
-      tb_merge(ecost(E_RNDV_DONE, val, &tl), rc, &tlo, &clo, 1);
-      tb_merge(ecost(E_RNDV_DONE, val, &th), rc, &thi, &chi, 0);
+      double rc = ecoef(E_RNDV_DONE, val, w, &tl, v);
+      tb_merge(ecost(E_RNDV_DONE, val, &tl, v), rc, &tlo, &clo, 1);
+      tb_merge(ecost(E_RNDV_DONE, val, &th, v), rc, &thi, &chi, 0);
     }
     Alo[v] = tlo; /* A now holds the finished tail of v */
     Ahi[v] = thi;
@@ -1301,13 +1397,13 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double xl = ecost(type, vu, &tl) + tlo, xh = ecost(type, vu, &th) + thi;
-      double ec = ecoef(type, vu, w, full);
+      double xl = ecost(type, vu, &tl, u) + tlo, xh = ecost(type, vu, &th, u) + thi;
+      double ec = ecoef(type, vu, w, &tl, u);
       if (from_start(type)) { /* relative to u's end: minus u's own cost */
         unsigned ku = e->kind[u];
-        double uc = vcoef(ku, vu, w, full);
-        tb_merge(xl - vcost(ku, vu, &tl), ec + clo - uc, &Alo[u], &CAlo[u], 1);
-        tb_merge(xh - vcost(ku, vu, &th), ec + chi - uc, &Ahi[u], &CAhi[u], 0);
+        double uc = vcoef(ku, vu, w, &tl, u);
+        tb_merge(xl - vcost(ku, vu, &tl, u), ec + clo - uc, &Alo[u], &CAlo[u], 1);
+        tb_merge(xh - vcost(ku, vu, &th, u), ec + chi - uc, &Ahi[u], &CAhi[u], 0);
       } else {
         tb_merge(xl, ec + clo, &Alo[u], &CAlo[u], 1);
         tb_merge(xh, ec + chi, &Ahi[u], &CAhi[u], 0);
@@ -1452,10 +1548,10 @@ int llamp_engine_vertex_cost(const llamp_engine_t *e, uint64_t v, llamp_affine_t
   double s;
   unsigned k = plan_kind(e, v, &s);
   int full = proto_flags(e);
-  theta_t zero = {0, 0, 0, 0, full};
-  *out = affine_of(vcost(k, s, &zero), vcoef(k, s, LLAMP_PARAM_L, full),
-                   vcoef(k, s, LLAMP_PARAM_G, full), vcoef(k, s, LLAMP_PARAM_O, full),
-                   vcoef(k, s, LLAMP_PARAM_GAP, full));
+  theta_t zero = {0, 0, 0, 0, full, NULL, NULL, NULL, NULL, 0};
+  *out = affine_of(vcost(k, s, &zero, v), vcoef(k, s, LLAMP_PARAM_L, &zero, v),
+                   vcoef(k, s, LLAMP_PARAM_G, &zero, v), vcoef(k, s, LLAMP_PARAM_O, &zero, v),
+                   vcoef(k, s, LLAMP_PARAM_GAP, &zero, v));
   return 0;
 }
 
@@ -1473,10 +1569,10 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
   if (type == LLAMP_EDGE_MESSAGE) type = kv == K_RECV_RNDV ? E_RTS : E_EAGER;
   double su = llamp_graph_value(g, u); /* a message edge's source is the send: its size */
   int full = proto_flags(e);
-  theta_t zero = {0, 0, 0, 0, full};
-  *out = affine_of(ecost(type, su, &zero), ecoef(type, su, LLAMP_PARAM_L, full),
-                   ecoef(type, su, LLAMP_PARAM_G, full), ecoef(type, su, LLAMP_PARAM_O, full),
-                   ecoef(type, su, LLAMP_PARAM_GAP, full));
+  theta_t zero = {0, 0, 0, 0, full, NULL, NULL, NULL, NULL, 0};
+  *out = affine_of(ecost(type, su, &zero, 0), ecoef(type, su, LLAMP_PARAM_L, &zero, 0),
+                   ecoef(type, su, LLAMP_PARAM_G, &zero, 0), ecoef(type, su, LLAMP_PARAM_O, &zero, 0),
+                   ecoef(type, su, LLAMP_PARAM_GAP, &zero, 0));
   if (from_start_out) *from_start_out = from_start(type);
   return 0;
 }

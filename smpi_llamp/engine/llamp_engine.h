@@ -65,6 +65,10 @@ void llamp_params_default(llamp_params_t *p);
 double llamp_params_get(const llamp_params_t *p, llamp_param_t which);
 void llamp_params_set(llamp_params_t *p, llamp_param_t which, double value);
 const char *llamp_param_name(llamp_param_t which); /* "L", "G", "o", "g" */
+/* Name of any parameter of p, its per-pair extra ones included ("l_wire"),
+ * and how many there are (LLAMP_NUM_PARAMS + the pairs' extra ones). */
+const char *llamp_params_name(const llamp_params_t *p, llamp_param_t which);
+uint32_t llamp_params_count(const llamp_params_t *p);
 
 typedef struct llamp_engine llamp_engine_t;
 
@@ -102,6 +106,8 @@ typedef struct {
   double lambda[LLAMP_NUM_PARAMS];      /* right derivatives */
   double lambda_left[LLAMP_NUM_PARAMS]; /* left derivatives */
   double rho_L, rho_G;                  /* lambda*value/T */
+  /* the per-pair costs' extra parameters (p->pairs; l_wire, d_switch, ...) */
+  double lambda_x[LLAMP_MAX_XPARAMS], lambda_x_left[LLAMP_MAX_XPARAMS];
   /* breakdown of the critical path (the one whose slopes give lambda_L right) */
   double t_compute, t_overhead, t_latency, t_bandwidth, t_gap;
   uint64_t path_vertices, path_messages;

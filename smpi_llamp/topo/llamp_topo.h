@@ -94,20 +94,21 @@ const uint32_t *llamp_topo_route_links(const llamp_topo_t *t, uint32_t a, uint32
 const char *llamp_topo_link_name(const llamp_topo_t *t, uint32_t l);
 int llamp_topo_link_shared(const llamp_topo_t *t, uint32_t l);
 
-/* The reference point (docs/topology.md): L0 = the shortest route latency
+/* The reference point of a mapping of P ranks to hosts (host_of_rank NULL:
+ * the table's own; docs/topology.md): L0 = the shortest route latency
  * between two distinct hosts of the ranks (the route to oneself when every
  * rank shares one host), G0 = 1 / the largest such route bandwidth, l_wire0
  * = the most common hop-link latency, d_switch0 = 0. */
 typedef struct {
   double L0, G0, l_wire0, d_switch0;
 } llamp_topo_ref_t;
-int llamp_topo_reference(const llamp_topo_t *t, const uint32_t *host_of_rank,
+int llamp_topo_reference(const llamp_topo_t *t, const uint32_t *host_of_rank, uint32_t P,
                          llamp_topo_ref_t *out, char *err, size_t errlen);
 
-/* The engine's per-pair costs under a rank -> host mapping (NULL: the
- * table's own) around `ref`: parameters l_wire, d_switch, then dl_<class>
+/* The engine's per-pair costs under a rank -> host mapping of P ranks
+ * (host_of_rank NULL: the table's own ranks, P ignored) around `ref`: parameters l_wire, d_switch, then dl_<class>
  * for every class present.  Free with llamp_pairs_free. */
-llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *host_of_rank,
+llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *host_of_rank, uint32_t P,
                                 const llamp_topo_ref_t *ref, char *err, size_t errlen);
 void llamp_pairs_free(llamp_pairs_t *p);
 

@@ -492,9 +492,9 @@ int llamp_topo_routes_share(const llamp_topo_t *t, uint32_t a, uint32_t b, uint3
 
 /* ---- the model --------------------------------------------------------------------- */
 
-int llamp_topo_reference(const llamp_topo_t *t, const uint32_t *hr, llamp_topo_ref_t *out,
-                         char *err, size_t errlen) {
-  if (!hr) hr = t->rank_host;
+int llamp_topo_reference(const llamp_topo_t *t, const uint32_t *hr, uint32_t P,
+                         llamp_topo_ref_t *out, char *err, size_t errlen) {
+  if (!hr) hr = t->rank_host, P = t->P;
   memset(out, 0, sizeof *out);
   double Lmin = INFINITY, bwmax = 0, Lself = INFINITY, bwself = 0;
   /* distinct host pairs of the ranks */
@@ -506,7 +506,7 @@ int llamp_topo_reference(const llamp_topo_t *t, const uint32_t *hr, llamp_topo_r
     seterr(err, errlen, "out of memory");
     return -1;
   }
-  for (uint32_t r = 0; r < t->P; r++)
+  for (uint32_t r = 0; r < P; r++)
     if (!used[hr[r]]++) hosts[nu++] = hr[r];
   for (uint32_t i = 0; i < nu; i++)
     for (uint32_t j = 0; j < nu; j++) {
@@ -564,10 +564,9 @@ void llamp_pairs_free(llamp_pairs_t *p) {
   free(p);
 }
 
-llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr,
+llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr, uint32_t P,
                                 const llamp_topo_ref_t *ref, char *err, size_t errlen) {
-  if (!hr) hr = t->rank_host;
-  uint32_t P = t->P;
+  if (!hr) hr = t->rank_host, P = t->P;
   llamp_pairs_t *p = calloc(1, sizeof *p);
   if (!p) goto oom;
   /* parameters: l_wire, d_switch, then one per class used by a hop (and
