@@ -314,7 +314,7 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
       json_num(f, a->sweep_x[i]);
       fprintf(f, ", \"runtime\": ");
       json_num(f, a->sweep_T[i]);
-      fprintf(f, ", \"lambda_L\": %g}", a->sweep_lambda[i]);
+      fprintf(f, ", \"lambda_%s\": %g}", llamp_params_name(q, a->wrt), a->sweep_lambda[i]);
     }
     fprintf(f, "\n  ],\n");
   }
