@@ -25,3 +25,10 @@ add_test(NAME consistency_slow
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(consistency_slow PROPERTIES LABELS "needs-simgrid;consistency;slow"
                      SKIP_RETURN_CODE 77 TIMEOUT 3600)
+# Size-dependent message costs (a synthetic SMPI os/or/ois + factors model)
+# against SimGrid: ping-pong, halo, allreduce; T(L0 + dL), slopes (piecewise.sh)
+add_test(NAME consistency_piecewise
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/piecewise.sh ${CMAKE_BINARY_DIR}
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(consistency_piecewise PROPERTIES LABELS "needs-simgrid;consistency"
+                     SKIP_RETURN_CODE 77 TIMEOUT 600)

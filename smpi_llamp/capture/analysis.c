@@ -160,6 +160,18 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
     llamp_capture_json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
     fputs("}", f);
   }
+  fprintf(f, ",\n    \"network_model\": ");
+  if (cfg->net) {
+    llamp_capture_net_json(f, cfg->net, "    ");
+  } else {
+    fputs("{\"kind\": ", f);
+    llamp_capture_json_str(f, cfg->netfile.have_model ? "size-dependent" : "scalar");
+    if (cfg->netfile.have_model) {
+      fputs(", \"source\": ", f);
+      llamp_capture_json_str(f, cfg->netfile.model.source);
+    }
+    fputs("}", f);
+  }
   fprintf(f, ",\n");
   fprintf(f,
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
@@ -279,6 +291,12 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (llamp_goal_write(g, goal_path, &gopt, err, errlen)) goto out;
   }
   llamp_params_t p = cfg->params;
+  if (cfg->net && cfg->net->active) { /* SimGrid's per-message costs and eager limit */
+    p.net = &cfg->net->model;
+    p.S = cfg->net->S;
+  } else if (!cfg->net && cfg->netfile.have_model) { /* traces analysed outside a simulation */
+    p.net = &cfg->netfile.model;
+  }
   llamp_topo_ref_t ref;
   int have_ref = 0;
   if (cfg->topo && cfg->topology == 0) {

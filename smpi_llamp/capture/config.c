@@ -356,6 +356,15 @@ int llamp_capture_config_load(llamp_capture_config_t *cfg, const char *path, cha
     }
   }
   config_destroy(&lc);
+  /* the smpi / network groups (docs/models.md): size-dependent costs, and
+   * their reference values and eager limit are L0, G0 and S */
+  if (rc == 0 && llamp_netmodel_file_read(path, cfg->params.L, cfg->params.G, &cfg->netfile, err, errlen))
+    rc = -1;
+  if (rc == 0) {
+    if (cfg->netfile.have_L) cfg->params.L = cfg->netfile.L;
+    if (cfg->netfile.have_G) cfg->params.G = cfg->netfile.G;
+    if (cfg->netfile.have_S) cfg->params.S = cfg->netfile.S;
+  }
   if (rc == 0) snprintf(cfg->config_path, sizeof cfg->config_path, "%s", path);
   return rc;
 }

@@ -47,6 +47,12 @@ static struct {
   size_t nr, capr;
   gsl_rng **rng; /* per world rank */
   size_t nrng;
+  /* per platform host: the generated models' mean scale (leading mu
+   * coefficient over the "*" model's), what a study evicts hosts by */
+  sg_host_t *hosts;
+  double *scale_sum;
+  unsigned *scale_n;
+  size_t nhosts;
 } K;
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
@@ -84,6 +90,21 @@ static int generate_hosts(char *err, size_t errlen) {
   sg_host_t *hosts = sg_host_list();
   gsl_rng *c = gsl_rng_alloc(gsl_rng_mt19937), *d = gsl_rng_alloc(gsl_rng_mt19937);
   int rc = 0;
+  free(K.scale_sum);
+  free(K.scale_n);
+  free(K.hosts);
+  K.scale_sum = calloc(nh ? nh : 1, sizeof *K.scale_sum);
+  K.scale_n = calloc(nh ? nh : 1, sizeof *K.scale_n);
+  K.hosts = malloc((nh ? nh : 1) * sizeof *K.hosts);
+  if (!K.scale_sum || !K.scale_n || !K.hosts) {
+    gsl_rng_free(c);
+    gsl_rng_free(d);
+    free(hosts);
+    seterr(err, errlen, "out of memory (generated kernel models)");
+    return -1;
+  }
+  memcpy(K.hosts, hosts, nh * sizeof *hosts);
+  K.nhosts = nh;
   for (size_t gi = 0; gi < K.set.ngen && rc == 0; gi++) {
     const llamp_kmodel_gen_t *g = &K.set.gen[gi];
     int temporal = 0;
@@ -106,6 +127,10 @@ static int generate_hosts(char *err, size_t errlen) {
       }
       K.generated++;
       K.slow += (size_t)slow;
+      if (base->mu[0] > 0) {
+        K.scale_sum[h] += out.mu[0] / base->mu[0];
+        K.scale_n[h]++;
+      }
     }
   }
   gsl_rng_free(c);
@@ -317,7 +342,27 @@ void llamp_capture_kernels_json(FILE *f, const char *indent) {
     llamp_capture_json_str(f, names[i]);
     fprintf(f, ", \"calls\": %" PRIu64 ", \"seconds\": %.12g}", calls[i], secs[i]);
   }
-  fprintf(f, "]}");
+  fprintf(f, "]");
+  if (K.active) { /* where each rank ran, and how fast the generators made each host */
+    const sg_host_t *rh;
+    size_t nr = llamp_capture_session_hosts(&rh);
+    fprintf(f, ",\n%s  \"rank_hosts\": [", indent);
+    for (size_t i = 0; i < nr; i++) {
+      if (i) fprintf(f, ", ");
+      llamp_capture_json_str(f, rh[i] ? sg_host_get_name(rh[i]) : "?");
+    }
+    fprintf(f, "]");
+    if (K.nhosts) {
+      fprintf(f, ",\n%s  \"host_scale\": [", indent);
+      for (size_t h = 0; h < K.nhosts; h++) {
+        fprintf(f, "%s{\"host\": ", h ? ", " : "");
+        llamp_capture_json_str(f, sg_host_get_name(K.hosts[h]));
+        fprintf(f, ", \"scale\": %.9g}", K.scale_n[h] ? K.scale_sum[h] / K.scale_n[h] : 1.0);
+      }
+      fprintf(f, "]");
+    }
+  }
+  fprintf(f, "}");
 }
 
 void llamp_capture_kernels_summary(FILE *f) {

@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "llamp_engine.h"
+#include "llamp_netmodel.h"
 #include "llamp_trace.h"
 
 #ifdef __cplusplus
@@ -39,6 +40,7 @@ extern "C" {
  * models/default.cfg), then the LLAMP_* environment variables that
  * smpi_llamp-run sets from its options (docs/capture.md lists them). */
 typedef struct llamp_capture_colls llamp_capture_colls_t;
+typedef struct llamp_capture_net llamp_capture_net_t;
 struct llamp_topo;
 
 typedef struct {
@@ -62,6 +64,11 @@ typedef struct {
    * (capture_internal.h); NULL: the DAG expands `collectives` (trace files
    * analysed outside a simulation). */
   const llamp_capture_colls_t *colls;
+  /* The model file's smpi / network groups (docs/models.md), and what
+   * SimGrid charges per message, resolved at MPI_Init (capture_internal.h):
+   * NULL outside a simulation (then `netfile`'s model, if any, is used). */
+  llamp_netmodel_file_t netfile;
+  const llamp_capture_net_t *net;
   /* Topology (docs/topology.md): 0 auto = every message costs its route
    * (per-pair costs from the platform, which also gives L and G unless the
    * user did: L_given, G_given = set by LLAMP_L/LLAMP_G or a model file of
@@ -176,6 +183,9 @@ const char *llamp_capture_sg_privatization(void);
  * until the next call.  Whether a setting still has its default value (1, 0,
  * -1 unknown), and setting a boolean one (0 / -1).  (sg_config.cpp) */
 const char *llamp_capture_sg_string(const char *name);
+/* Any setting's value as text, whatever its type (numbers, booleans); NULL
+ * when SimGrid has no such setting; valid until the next call. */
+const char *llamp_capture_sg_value(const char *name);
 int llamp_capture_sg_is_default(const char *name);
 int llamp_capture_sg_set_bool(const char *name, int value);
 

@@ -54,6 +54,7 @@ static struct {
   size_t nrma, caprma;
   llamp_capture_config_t cfg;
   llamp_capture_colls_t colls; /* what SimGrid runs per collective */
+  llamp_capture_net_t net;     /* what SimGrid charges per message */
   char trace_dir[2100];
   uint32_t world;
   llamp_trace_writer_t **writers;
@@ -179,6 +180,18 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     if (llamp_capture_colls_resolve(&G.colls, llamp_capture_sg_string, G.cfg.collectives,
                                     getenv("LLAMP_SMPI_COLL"), stderr, err, errlen))
       return NULL;
+    /* the DAG charges each message what SimGrid charges */
+    if (llamp_capture_net_resolve(&G.net, &G.cfg, llamp_capture_sg_value, llamp_capture_sg_is_default,
+                                  getenv("LLAMP_SMPI_NET"), err, errlen))
+      return NULL;
+    G.cfg.net = &G.net;
+    if (G.net.active && !G.cfg.quiet)
+      fprintf(stderr,
+              "smpi_llamp: SimGrid charges size-dependent message costs (smpi/os, or, ois, lat-factor, "
+              "bw-factor): the DAG charges the same (L_ref %.6g us; report.json: capture.network_model)\n",
+              G.net.model.L_ref * 1e6);
+    if (G.net.active && G.net.note[0])
+      fprintf(stderr, "smpi_llamp: warning: %s\n", G.net.note);
     const llamp_capture_compute_t *cm = llamp_capture_compute_setup(&G.cfg, err, errlen);
     if (!cm) return NULL;
     if (!G.cfg.quiet) fprintf(stderr, "smpi_llamp: %s\n", cm->description);

@@ -51,6 +51,10 @@ struct llamp_engine {
   /* work arrays, allocated on first use */
   double *work; /* one block: start, cmax, cmin */
   double *start, *cmax, *cmin;
+  /* size-dependent costs (p->net), per engine vertex; NULL: scalar model */
+  struct pwv *pw;
+  uint8_t *nonblocking; /* graph send vertex -> 1 when a successor irequires it */
+  llamp_netmodel_t net;
   /* per-pair costs (docs/topology.md): the borrowed table, each engine
    * vertex's message kind, and the kinds' latencies at the current point */
   const llamp_pairs_t *pairs;
@@ -66,6 +70,7 @@ void llamp_params_default(llamp_params_t *p) {
   p->S = 262144;
   p->size_g_full = 0;
   p->rndv_direct = 0;
+  p->net = NULL;
   p->pairs = NULL;
   memset(p->x, 0, sizeof p->x);
 }
@@ -135,6 +140,17 @@ static inline double bw_bytes(double s, int full) {
 static inline double rndv_recv_l(int full) { return (full & F_RNDV_DIRECT) ? 1 : 2; }
 static inline double rndv_rts_l(int full) { return (full & F_RNDV_DIRECT) ? 0 : 1; }
 
+/* Size-dependent costs of one engine vertex (llamp_netmodel.h), computed
+ * once per engine: cpu = its CPU time besides o (send: os or ois, eager
+ * recv: or), c and k = its message's transfer constant and G coefficient
+ * (sends and receives), sc = what an irequires successor waits (an Isend's
+ * ois; 0 for other vertices).  The cost functions take the array (NULL in
+ * the scalar model, where the passes are compiled without it) and the
+ * vertex: every cost stays c0 + coefficients x parameters. */
+typedef struct pwv {
+  double cpu, c, k, sc;
+} pwv_t;
+
 /* Per-pair terms of vertex v's message (docs/topology.md): one latency
  * term costs L + lat(v), a byte G x gsc(v); xcoef = a latency term's
  * coefficient on w when w is an extra parameter (0 otherwise). */
@@ -144,25 +160,31 @@ static inline double xcoef(const theta_t *t, llamp_param_t w, uint64_t v) {
   return t->pk && (unsigned)w >= LLAMP_NUM_PARAMS ? t->kcoef[(size_t)t->pk[v] * t->K + (w - LLAMP_NUM_PARAMS)]
                                                   : 0;
 }
-/* a coefficient of n latency terms and b bytes */
+/* the coefficient on w of n latency terms and b bytes of vertex v's message */
 static inline double msg_coef(double n, double b, llamp_param_t w, const theta_t *t, uint64_t v) {
   return w == LLAMP_PARAM_L ? n : w == LLAMP_PARAM_G ? b * gsc(t, v) : n * xcoef(t, w, v);
 }
+/* bytes charged at G: the size-dependent model's k, else (s-1) or s */
+static inline double msg_bytes(double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
+  return pw ? pw[v].k : bw_bytes(val, t->full);
+}
 
-static inline double vcost(unsigned k, double val, const theta_t *t, uint64_t v) {
+static inline double vcost(unsigned k, double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
   switch (k) {
   case K_CALC: return val;
   case K_RECV_RNDV:
-    return rndv_recv_l(t->full) * (t->L + lat(t, v)) + bw_bytes(val, t->full) * t->G * gsc(t, v) + t->o;
-  default: return t->o;
+    return rndv_recv_l(t->full) * (t->L + lat(t, v)) + msg_bytes(val, t, pw, v) * t->G * gsc(t, v) +
+           (pw ? pw[v].c + pw[v].cpu : 0) + t->o;
+  default: return pw ? t->o + pw[v].cpu : t->o;
   }
 }
 
-static inline double vcoef(unsigned k, double val, llamp_param_t w, const theta_t *t, uint64_t v) {
+static inline double vcoef(unsigned k, double val, llamp_param_t w, const theta_t *t,
+                           const pwv_t *pw, uint64_t v) {
   switch (k) {
   case K_CALC: return 0;
   case K_RECV_RNDV:
-    return w == LLAMP_PARAM_O ? 1 : msg_coef(rndv_recv_l(t->full), bw_bytes(val, t->full), w, t, v);
+    return w == LLAMP_PARAM_O ? 1 : msg_coef(rndv_recv_l(t->full), msg_bytes(val, t, pw, v), w, t, v);
   default: return w == LLAMP_PARAM_O ? 1 : 0;
   }
 }
@@ -171,24 +193,28 @@ static inline int from_start(unsigned type) {
   return type == E_START || type == E_RNDV_DONE || type == E_GAP || type == E_NIC;
 }
 
-static inline double ecost(unsigned type, double val_u, const theta_t *t, uint64_t u) {
+static inline double ecost(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
+                           uint64_t u) {
   switch (type) {
   case E_EAGER:
-  case E_RNDV_DONE: return t->L + lat(t, u) + bw_bytes(val_u, t->full) * t->G * gsc(t, u);
+  case E_RNDV_DONE:
+    return t->L + lat(t, u) + (pw ? pw[u].c : 0) + msg_bytes(val_u, t, pw, u) * t->G * gsc(t, u);
   case E_RTS: return rndv_rts_l(t->full) * (t->L + lat(t, u));
   case E_GAP: return t->g;
-  case E_NIC: return bw_bytes(val_u, t->full) * t->G * gsc(t, u);
+  case E_NIC: return msg_bytes(val_u, t, pw, u) * t->G * gsc(t, u);
+  case E_START: return pw ? pw[u].sc : 0;
   default: return 0;
   }
 }
 
-static inline double ecoef(unsigned type, double val_u, llamp_param_t w, const theta_t *t, uint64_t u) {
+static inline double ecoef(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
+                           const pwv_t *pw, uint64_t u) {
   switch (type) {
   case E_EAGER:
-  case E_RNDV_DONE: return msg_coef(1, bw_bytes(val_u, t->full), w, t, u);
+  case E_RNDV_DONE: return msg_coef(1, msg_bytes(val_u, t, pw, u), w, t, u);
   case E_RTS: return msg_coef(rndv_rts_l(t->full), 0, w, t, u);
   case E_GAP: return w == LLAMP_PARAM_GAP ? 1 : 0;
-  case E_NIC: return msg_coef(0, bw_bytes(val_u, t->full), w, t, u);
+  case E_NIC: return msg_coef(0, msg_bytes(val_u, t, pw, u), w, t, u);
   default: return 0;
   }
 }
@@ -377,6 +403,38 @@ fail:
   return -1;
 }
 
+/* The size-dependent costs of graph vertex v (see pwv_t). */
+static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
+  const llamp_graph_t *g = e->graph;
+  unsigned k = llamp_graph_kind(g, v);
+  memset(out, 0, sizeof *out);
+  if (k == LLAMP_VERTEX_CALC) return;
+  double s = llamp_graph_value(g, k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(g, v));
+  llamp_netmodel_vertex_t x;
+  llamp_netmodel_vertex(&e->net, k == LLAMP_VERTEX_SEND, e->nonblocking[v], s, s <= e->proto.S, &x);
+  *out = (pwv_t){x.cpu, x.c, x.k, x.start};
+}
+
+static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
+  llamp_graph_arrays_t a;
+  llamp_graph_arrays(e->graph, &a);
+  e->net = *e->proto.net;
+  e->nonblocking = calloc(a.n ? a.n : 1, 1);
+  e->pw = malloc((e->n ? e->n : 1) * sizeof *e->pw);
+  if (!e->nonblocking || !e->pw) {
+    snprintf(err, errlen, "out of memory while preparing the size-dependent costs");
+    return -1;
+  }
+  for (uint64_t v = 0; v < a.n; v++)
+    for (uint32_t i = a.in_beg[v]; i < a.in_end[v]; i++) {
+      uint32_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK;
+      if ((a.in_src[i] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && a.kind[u] == LLAMP_VERTEX_SEND)
+        e->nonblocking[u] = 1;
+    }
+  for (uint64_t p = 0; p < e->n; p++) pw_vertex(e, e->gv ? e->gv[p] : p, &e->pw[p]);
+  return 0;
+}
+
 /* Per-pair costs: every send and receive vertex gets its message's kind
  * (sender's rank, receiver's rank). */
 static int build_pairs(llamp_engine_t *e, const llamp_pairs_t *q, char *err, size_t errlen) {
@@ -447,6 +505,11 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     e->shift = LLAMP_EDGE_KIND_SHIFT;
     e->mask = LLAMP_EDGE_SRC_MASK;
   }
+  if (p->net && build_pw(e, err, errlen)) {
+    llamp_engine_destroy(e);
+    return NULL;
+  }
+  e->proto.net = NULL; /* the engine's copy is e->net */
   if (p->pairs && build_pairs(e, p->pairs, err, errlen)) {
     llamp_engine_destroy(e);
     return NULL;
@@ -466,6 +529,8 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->lane_start);
   free(e->lane_coef);
   free(e->tail_buf);
+  free(e->pw);
+  free(e->nonblocking);
   free(e->pk);
   free(e->klat);
   free(e);
@@ -524,7 +589,9 @@ static inline void merge(double c, double hi, double lo, double *b, double *bh, 
 
 /* The single-lane pass: start times and both coefficients for every vertex;
  * returns T and its one-sided slopes in `w`. */
-static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out) {
+static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, const theta_t *t,
+                                                             llamp_param_t w, llamp_eval_t *out,
+                                                             const pwv_t *pw) {
   const uint8_t *kind = e->kind;
   const double *val = e->value;
   const uint32_t *beg = e->in_beg, *end = e->in_end, *src = e->in_src;
@@ -537,27 +604,33 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
     for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & mask, type = src[i] >> shift;
       double vu = val[u];
-      double c = st[u] + ecost(type, vu, t, u), h = ch[u], l = cl[u];
-      double ce = ecoef(type, vu, w, t, u);
+      double c = st[u] + ecost(type, vu, t, pw, u), h = ch[u], l = cl[u];
+      double ce = ecoef(type, vu, w, t, pw, u);
       if (!from_start(type)) {
-        c += vcost(kind[u], vu, t, u);
-        ce += vcoef(kind[u], vu, w, t, u);
+        c += vcost(kind[u], vu, t, pw, u);
+        ce += vcoef(kind[u], vu, w, t, pw, u);
       }
       merge(c, h + ce, l + ce, &b, &bh, &bl);
     }
     st[v] = b;
     ch[v] = bh;
     cl[v] = bl;
-    double vc = vcoef(kind[v], val[v], w, t, v);
-    merge(b + vcost(kind[v], val[v], t, v), bh + vc, bl + vc, &T, &Th, &Tl);
+    double vc = vcoef(kind[v], val[v], w, t, pw, v);
+    merge(b + vcost(kind[v], val[v], t, pw, v), bh + vc, bl + vc, &T, &Th, &Tl);
     if (kind[v] == K_RECV_RNDV) { /* the sender's completion is an end point too */
-      double ce = ecoef(E_RNDV_DONE, val[v], w, t, v);
-      merge(b + ecost(E_RNDV_DONE, val[v], t, v), bh + ce, bl + ce, &T, &Th, &Tl);
+      double ce = ecoef(E_RNDV_DONE, val[v], w, t, pw, v);
+      merge(b + ecost(E_RNDV_DONE, val[v], t, pw, v), bh + ce, bl + ce, &T, &Th, &Tl);
     }
   }
   out->T = T;
   out->slope_right = Th;
   out->slope_left = Tl;
+}
+
+/* The scalar model's pass is compiled without the size-dependent arrays. */
+static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out) {
+  if (e->pw) pass1_body(e, t, w, out, e->pw);
+  else pass1_body(e, t, w, out, NULL);
 }
 
 int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
@@ -578,14 +651,14 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
   *ends_in_completion = 0;
   for (uint64_t i_ = e->n; i_-- > 0;) { /* the last vertex whose end realises T */
     uint64_t v = e->topo ? e->topo[i_] : i_;
-    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, t, v);
-    double end = e->start[v] + vcost(e->kind[v], e->value[v], t, v);
+    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, t, e->pw, v);
+    double end = e->start[v] + vcost(e->kind[v], e->value[v], t, e->pw, v);
     if (fabs(end - T) <= tie_tol(T) && e->cmax[v] + vc == Th) {
       cur = v;
       break;
     }
     if (e->kind[v] == K_RECV_RNDV) {
-      double c = e->start[v] + ecost(E_RNDV_DONE, e->value[v], t, v);
+      double c = e->start[v] + ecost(E_RNDV_DONE, e->value[v], t, e->pw, v);
       if (fabs(c - T) <= tie_tol(T) && e->cmax[v] + 1 == Th) {
         cur = v;
         *ends_in_completion = 1;
@@ -624,11 +697,11 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double c = e->start[u] + ecost(type, vu, t, u);
-      double ce = ecoef(type, vu, LLAMP_PARAM_L, t, u);
+      double c = e->start[u] + ecost(type, vu, t, e->pw, u);
+      double ce = ecoef(type, vu, LLAMP_PARAM_L, t, e->pw, u);
       if (!from_start(type)) {
-        c += vcost(e->kind[u], vu, t, u);
-        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, t, u);
+        c += vcost(e->kind[u], vu, t, e->pw, u);
+        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, t, e->pw, u);
       }
       if (fabs(c - e->start[v]) <= tie_tol(e->start[v]) && e->cmax[u] + ce == e->cmax[v]) {
         next = u;
@@ -728,6 +801,7 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
   if (done) r = *done;
   else if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
   theta_t t = theta_of(e, p);
+  const pwv_t *pw = e->pw;
   uint64_t *path = NULL, len = 0;
   int *fs = NULL, done_end = 0, bad = 0;
   if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return -1;
@@ -739,12 +813,12 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
     double s = e->value[v];
     *path_messages += (k == K_RECV || k == K_RECV_RNDV);
     if (!fs[i]) /* the path takes v's own cost */
-      seg_split(&b, gid, rank, e->start[v], vcost(k, s, &t, v), vcoef(k, s, LLAMP_PARAM_L, &t, v),
-                vcoef(k, s, LLAMP_PARAM_G, &t, v), vcoef(k, s, LLAMP_PARAM_O, &t, v),
-                vcoef(k, s, LLAMP_PARAM_GAP, &t, v), &t,
+      seg_split(&b, gid, rank, e->start[v], vcost(k, s, &t, pw, v),
+                vcoef(k, s, LLAMP_PARAM_L, &t, pw, v), vcoef(k, s, LLAMP_PARAM_G, &t, pw, v),
+                vcoef(k, s, LLAMP_PARAM_O, &t, pw, v), vcoef(k, s, LLAMP_PARAM_GAP, &t, pw, v), &t,
                 k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD, &bad,
                 k == K_RECV_RNDV ? rndv_recv_l(t.full) * lat(&t, v) : 0);
-    double from = fs[i] ? e->start[v] : e->start[v] + vcost(k, s, &t, v);
+    double from = fs[i] ? e->start[v] : e->start[v] + vcost(k, s, &t, pw, v);
     if (i + 1 < len) { /* the edge path[i] -> path[i+1], on the next vertex's rank */
       uint64_t nx = path[i + 1], ngid = e->gv ? e->gv[nx] : nx;
       uint32_t nrank = llamp_graph_rank(e->graph, ngid);
@@ -756,21 +830,25 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
         if ((e->in_src[j] & e->mask) != v) continue;
         uint32_t type = e->in_src[j] >> e->shift;
         if ((from_start(type) != 0) != (fs[i] != 0)) continue;
-        double d = fabs(from + ecost(type, s, &t, v) - e->start[nx]);
+        double d = fabs(from + ecost(type, s, &t, pw, v) - e->start[nx]);
         if (d < miss) {
           miss = d;
           best = type;
         }
       }
+      /* an edge's constant is its message's size-dependent latency, except an
+       * Isend's irequires edge, whose constant is the CPU time of the call */
       if (best != UINT32_MAX)
-        seg_split(&b, ngid, nrank, from, ecost(best, s, &t, v), ecoef(best, s, LLAMP_PARAM_L, &t, v),
-                  ecoef(best, s, LLAMP_PARAM_G, &t, v), ecoef(best, s, LLAMP_PARAM_O, &t, v),
-                  ecoef(best, s, LLAMP_PARAM_GAP, &t, v), &t, LLAMP_SEG_LATENCY, &bad, 0);
+        seg_split(&b, ngid, nrank, from, ecost(best, s, &t, pw, v),
+                  ecoef(best, s, LLAMP_PARAM_L, &t, pw, v), ecoef(best, s, LLAMP_PARAM_G, &t, pw, v),
+                  ecoef(best, s, LLAMP_PARAM_O, &t, pw, v), ecoef(best, s, LLAMP_PARAM_GAP, &t, pw, v),
+                  &t, best == E_START ? LLAMP_SEG_OVERHEAD : LLAMP_SEG_LATENCY, &bad, 0);
     } else if (done_end) { /* the rendezvous sender's completion ends the run */
-      seg_split(&b, gid, rank, from, ecost(E_RNDV_DONE, s, &t, v),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &t, v), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &t, v),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, &t, v), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, &t, v),
-                &t, LLAMP_SEG_LATENCY, &bad, 0);
+      seg_split(&b, gid, rank, from, ecost(E_RNDV_DONE, s, &t, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &t, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &t, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, &t, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, &t, pw, v), &t, LLAMP_SEG_LATENCY, &bad, 0);
     }
   }
   free(path);
@@ -923,14 +1001,14 @@ static double asymptotic_slope(llamp_engine_t *e, const llamp_params_t *p, llamp
     double b = 0;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      double x = c[u] + ecoef(type, e->value[u], w, &t, u);
-      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, &t, u);
+      double x = c[u] + ecoef(type, e->value[u], w, &t, e->pw, u);
+      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, &t, e->pw, u);
       if (x > b) b = x;
     }
     c[v] = b;
-    double end = b + vcoef(e->kind[v], e->value[v], w, &t, v);
-    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, &t, v) > end)
-      end = b + ecoef(E_RNDV_DONE, e->value[v], w, &t, v);
+    double end = b + vcoef(e->kind[v], e->value[v], w, &t, e->pw, v);
+    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, &t, e->pw, v) > end)
+      end = b + ecoef(E_RNDV_DONE, e->value[v], w, &t, e->pw, v);
     if (end > best) best = end;
   }
   return best;
@@ -1035,6 +1113,7 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
   theta_t t = theta_of(e, &q);
   const uint8_t *kind = e->kind;
   const double *val = e->value;
+  const pwv_t *pw = e->pw;
   double *st = e->lane_start, *ch = e->lane_coef;
   double T[K], Th[K], x[K];
   for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0, x[k] = xs[k];
@@ -1046,17 +1125,17 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = val[u];
       const double *restrict su = st + (uint64_t)u * K, *restrict hu = ch + (uint64_t)u * K;
-      double base = ecost(type, vu, &t, u), ce = ecoef(type, vu, w, &t, u);
+      double base = ecost(type, vu, &t, pw, u), ce = ecoef(type, vu, w, &t, pw, u);
       if (!from_start(type)) {
-        base += vcost(kind[u], vu, &t, u);
-        ce += vcoef(kind[u], vu, w, &t, u);
+        base += vcost(kind[u], vu, &t, pw, u);
+        ce += vcoef(kind[u], vu, w, &t, pw, u);
       }
       for (size_t k = 0; k < K; k++) lane_merge(su[k] + (base + ce * x[k]), hu[k] + ce, &sv[k], &hv[k]);
     }
-    double vb = vcost(kind[v], val[v], &t, v), vc = vcoef(kind[v], val[v], w, &t, v);
+    double vb = vcost(kind[v], val[v], &t, pw, v), vc = vcoef(kind[v], val[v], w, &t, pw, v);
     for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (vb + vc * x[k]), hv[k] + vc, &T[k], &Th[k]);
     if (kind[v] == K_RECV_RNDV) {
-      double rb = ecost(E_RNDV_DONE, val[v], &t, v), rc = ecoef(E_RNDV_DONE, val[v], w, &t, v);
+      double rb = ecost(E_RNDV_DONE, val[v], &t, pw, v), rc = ecoef(E_RNDV_DONE, val[v], w, &t, pw, v);
       for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (rb + rc * x[k]), hv[k] + rc, &T[k], &Th[k]);
     }
   }
@@ -1236,6 +1315,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   llamp_params_t q = *p;
   llamp_params_set(&q, w, 0);
   theta_t t = theta_of(e, &q);
+  const pwv_t *pw = e->pw;
   const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
   /* off[2v], off[2v+1]: begin and end of v's lines in the arena.  Both live in
    * the evaluation arrays (start: 2n uint32; cmax + cmin: n lines) until the
@@ -1287,10 +1367,10 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       runs[nruns++] = cnt; /* each predecessor's lines are sorted: a run */
       double vu = e->value[u];
-      double b0 = ecost(type, vu, &t, u), a0 = ecoef(type, vu, w, &t, u);
+      double b0 = ecost(type, vu, &t, pw, u), a0 = ecoef(type, vu, w, &t, pw, u);
       if (!from_start(type)) {
-        b0 += vcost(e->kind[u], vu, &t, u);
-        a0 += vcoef(e->kind[u], vu, w, &t, u);
+        b0 += vcost(e->kind[u], vu, &t, pw, u);
+        a0 += vcoef(e->kind[u], vu, w, &t, pw, u);
       }
       if (prune) {
         for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++) {
@@ -1315,8 +1395,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     off[2 * v + 1] = (uint32_t)arena.n;
     unsigned kv = e->kind[v];
     if (e->terminal[v] || kv == K_RECV_RNDV) {
-      double a1 = vcoef(kv, e->value[v], w, &t, v), b1 = vcost(kv, e->value[v], &t, v);
-      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, &t, v), b2 = ecost(E_RNDV_DONE, e->value[v], &t, v);
+      double a1 = vcoef(kv, e->value[v], w, &t, pw, v), b1 = vcost(kv, e->value[v], &t, pw, v);
+      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, &t, pw, v), b2 = ecost(E_RNDV_DONE, e->value[v], &t, pw, v);
       for (size_t j = 0; j < k; j++) {
         if (e->terminal[v] && lines_push(&total, dst[j].a + a1, dst[j].b + b1)) goto out;
         if (kv == K_RECV_RNDV && lines_push(&total, dst[j].a + a2, dst[j].b + b2)) goto out;
@@ -1376,17 +1456,18 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   theta_t tl = theta_of(e, &q);
   llamp_params_set(&q, w, hi);
   theta_t th = theta_of(e, &q);
+  const pwv_t *pw = e->pw;
   double Tlo = 0, Thi = 0, Slo = 0, Shi = 0;
   for (uint64_t i_ = n; i_-- > 0;) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     unsigned k = e->kind[v];
-    double val = e->value[v], vc = vcoef(k, val, w, &tl, v);
-    double tlo = vcost(k, val, &tl, v) + Alo[v], clo = vc + CAlo[v];
-    double thi = vcost(k, val, &th, v) + Ahi[v], chi = vc + CAhi[v];
+    double val = e->value[v], vc = vcoef(k, val, w, &tl, pw, v);
+    double tlo = vcost(k, val, &tl, pw, v) + Alo[v], clo = vc + CAlo[v];
+    double thi = vcost(k, val, &th, pw, v) + Ahi[v], chi = vc + CAhi[v];
     if (k == K_RECV_RNDV) {
-      double rc = ecoef(E_RNDV_DONE, val, w, &tl, v);
-      tb_merge(ecost(E_RNDV_DONE, val, &tl, v), rc, &tlo, &clo, 1);
-      tb_merge(ecost(E_RNDV_DONE, val, &th, v), rc, &thi, &chi, 0);
+      double rc = ecoef(E_RNDV_DONE, val, w, &tl, pw, v);
+      tb_merge(ecost(E_RNDV_DONE, val, &tl, pw, v), rc, &tlo, &clo, 1);
+      tb_merge(ecost(E_RNDV_DONE, val, &th, pw, v), rc, &thi, &chi, 0);
     }
     Alo[v] = tlo; /* A now holds the finished tail of v */
     Ahi[v] = thi;
@@ -1397,13 +1478,13 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double xl = ecost(type, vu, &tl, u) + tlo, xh = ecost(type, vu, &th, u) + thi;
-      double ec = ecoef(type, vu, w, &tl, u);
+      double xl = ecost(type, vu, &tl, pw, u) + tlo, xh = ecost(type, vu, &th, pw, u) + thi;
+      double ec = ecoef(type, vu, w, &tl, pw, u);
       if (from_start(type)) { /* relative to u's end: minus u's own cost */
         unsigned ku = e->kind[u];
-        double uc = vcoef(ku, vu, w, &tl, u);
-        tb_merge(xl - vcost(ku, vu, &tl, u), ec + clo - uc, &Alo[u], &CAlo[u], 1);
-        tb_merge(xh - vcost(ku, vu, &th, u), ec + chi - uc, &Ahi[u], &CAhi[u], 0);
+        double uc = vcoef(ku, vu, w, &tl, pw, u);
+        tb_merge(xl - vcost(ku, vu, &tl, pw, u), ec + clo - uc, &Alo[u], &CAlo[u], 1);
+        tb_merge(xh - vcost(ku, vu, &th, pw, u), ec + chi - uc, &Ahi[u], &CAhi[u], 0);
       } else {
         tb_merge(xl, ec + clo, &Alo[u], &CAlo[u], 1);
         tb_merge(xh, ec + chi, &Ahi[u], &CAhi[u], 0);
@@ -1549,9 +1630,11 @@ int llamp_engine_vertex_cost(const llamp_engine_t *e, uint64_t v, llamp_affine_t
   unsigned k = plan_kind(e, v, &s);
   int full = proto_flags(e);
   theta_t zero = {0, 0, 0, 0, full, NULL, NULL, NULL, NULL, 0};
-  *out = affine_of(vcost(k, s, &zero, v), vcoef(k, s, LLAMP_PARAM_L, &zero, v),
-                   vcoef(k, s, LLAMP_PARAM_G, &zero, v), vcoef(k, s, LLAMP_PARAM_O, &zero, v),
-                   vcoef(k, s, LLAMP_PARAM_GAP, &zero, v));
+  pwv_t one, *pw = NULL;
+  if (e->pw) pw_vertex(e, v, pw = &one);
+  *out = affine_of(vcost(k, s, &zero, pw, 0), vcoef(k, s, LLAMP_PARAM_L, &zero, pw, 0),
+                   vcoef(k, s, LLAMP_PARAM_G, &zero, pw, 0), vcoef(k, s, LLAMP_PARAM_O, &zero, pw, 0),
+                   vcoef(k, s, LLAMP_PARAM_GAP, &zero, pw, 0));
   return 0;
 }
 
@@ -1570,9 +1653,11 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
   double su = llamp_graph_value(g, u); /* a message edge's source is the send: its size */
   int full = proto_flags(e);
   theta_t zero = {0, 0, 0, 0, full, NULL, NULL, NULL, NULL, 0};
-  *out = affine_of(ecost(type, su, &zero, 0), ecoef(type, su, LLAMP_PARAM_L, &zero, 0),
-                   ecoef(type, su, LLAMP_PARAM_G, &zero, 0), ecoef(type, su, LLAMP_PARAM_O, &zero, 0),
-                   ecoef(type, su, LLAMP_PARAM_GAP, &zero, 0));
+  pwv_t one, *pw = NULL;
+  if (e->pw) pw_vertex(e, u, pw = &one);
+  *out = affine_of(ecost(type, su, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_L, &zero, pw, 0),
+                   ecoef(type, su, LLAMP_PARAM_G, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_O, &zero, pw, 0),
+                   ecoef(type, su, LLAMP_PARAM_GAP, &zero, pw, 0));
   if (from_start_out) *from_start_out = from_start(type);
   return 0;
 }

@@ -14,6 +14,10 @@
  *       send completion    the send's `requires` successors start >= m + L + (s-1)G
  *     rndv_direct (SMPI):  RTS edge cost 0, recv cost L + (s-1)G + o, completion as above
  *   g (optional, g > 0)    consecutive sends (and receives) of a rank start >= g apart
+ *   size-dependent costs   with p->net (llamp_netmodel.h): send cost o + cpu_send(s)
+ *     (cpu_isend(s) for a send whose successor irequires it, and that
+ *     successor waits cpu_isend(s) too), eager recv o + cpu_recv(s), and
+ *     every L + (s-1)G above becomes L + c(s) + k(s) G (docs/model.md)
  *
  * T(theta) = max over vertices of end(v) = the LLAMP LP optimum (Algorithm 1).
  * T is convex, piecewise linear and non-decreasing in each of L, G, o, g. */
@@ -21,6 +25,7 @@
 #define LLAMP_ENGINE_H
 
 #include "llamp_graph.h"
+#include "llamp_netmodel.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,11 +61,13 @@ typedef struct {
   int size_g_full; /* 1: bandwidth term s*G (LLAMP code); 0: (s-1)*G (paper, LogGOPSim) */
   int rndv_direct; /* rendezvous: 0 = the paper's RDMA read (3 L); 1 = direct (SMPI): the
                       transfer starts once both sides are posted and costs one L */
+  const llamp_netmodel_t *net; /* size-dependent costs (NULL: the scalar LogGPS model above);
+                                  the engine copies it at creation */
   const llamp_pairs_t *pairs; /* per-pair costs (NULL: every pair alike); the engine borrows it */
   double x[LLAMP_MAX_XPARAMS]; /* values of the pairs' extra parameters */
 } llamp_params_t;
 
-/* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G. */
+/* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G, no net model. */
 void llamp_params_default(llamp_params_t *p);
 double llamp_params_get(const llamp_params_t *p, llamp_param_t which);
 void llamp_params_set(llamp_params_t *p, llamp_param_t which, double value);
@@ -75,7 +82,8 @@ typedef struct llamp_engine llamp_engine_t;
 /* Prepare a graph for evaluation under the protocol choice implied by
  * p->S, p->size_g_full and whether g is modelled (p->g > 0).  The engine
  * borrows g: keep it alive.  Later calls may change L, o, G, g freely;
- * changing S, size_g_full or switching g on/off needs a new engine. */
+ * changing S, size_g_full, net or switching g on/off needs a new engine
+ * (the size-dependent costs are computed once per vertex here). */
 llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
                                     size_t errlen);
 void llamp_engine_destroy(llamp_engine_t *e);

@@ -84,7 +84,11 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
           llamp_units_format_time(q->o, b2, sizeof b2), q->G * 1e9);
   if (q->g > 0) fprintf(f, " g=%s", llamp_units_format_time(q->g, b3, sizeof b3));
   fprintf(f, " S=%s, %s\n", llamp_units_format_bytes(q->S, b4, sizeof b4),
-          q->size_g_full ? "s*G" : "(s-1)*G");
+          q->net ? "size-dependent" : q->size_g_full ? "s*G" : "(s-1)*G");
+  if (q->net)
+    fprintf(f, "size-dependent costs: %s (L_ref=%s, G_ref=%.4g ns/B; L and o are offsets, G a scale)\n",
+            q->net->source[0] ? q->net->source : "(unnamed)",
+            llamp_units_format_time(q->net->L_ref, b1, sizeof b1), q->net->G_ref * 1e9);
   fprintf(f, "predicted runtime   T   = %s\n", llamp_units_format_time(p->T, b1, sizeof b1));
   fprintf(f, "latency sensitivity λ_L = %g", p->lambda[LLAMP_PARAM_L]);
   if (p->lambda_left[LLAMP_PARAM_L] != p->lambda[LLAMP_PARAM_L])
@@ -217,7 +221,20 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
   json_num(f, q->G);
   fprintf(f, ", \"S\": ");
   json_num(f, q->S);
-  fprintf(f, ", \"bandwidth_term\": \"%s\"},\n", q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, ", \"bandwidth_term\": \"%s\"", q->size_g_full ? "s*G" : "(s-1)*G");
+  if (q->net) {
+    fprintf(f, ", \"size_dependent\": {\"source\": \"");
+    for (const char *c = q->net->source; *c; c++) {
+      if (*c == '"' || *c == '\\') fputc('\\', f);
+      if ((unsigned char)*c >= 0x20) fputc(*c, f);
+    }
+    fprintf(f, "\", \"L_ref\": ");
+    json_num(f, q->net->L_ref);
+    fprintf(f, ", \"G_ref\": ");
+    json_num(f, q->net->G_ref);
+    fprintf(f, "}");
+  }
+  fprintf(f, "},\n");
   struct {
     const char *key;
     double v;

@@ -28,9 +28,26 @@ typedef struct {
   double lambda_L, rho_L;
   double tol_dL[LLAMP_STUDY_NTOL]; /* tolerated extra latency, s */
   int tol_unbounded[LLAMP_STUDY_NTOL];
+  int measured_compute; /* the run timed this machine's CPU (compute mode not "none") */
   double *path_share; /* per rank: share of T the critical path spends there (NULL: not reported) */
   uint32_t ranks;
+  /* kernel models (capture.kernels): the host of each rank, and every
+   * platform host with its generated models' scale (1 = the "*" model) */
+  char **rank_hosts;
+  size_t nrank_hosts;
+  char **hosts;
+  double *host_scale;
+  size_t nhosts;
 } llamp_study_sample_t;
+
+/* The node-eviction study (seed 004 §5.3): the sample's hosts with the
+ * `k` slowest (largest scale) replaced by the fastest unused hosts of the
+ * platform, in rank order (a hostfile for smpirun); the evicted names in
+ * *evicted.  Both are arrays of the sample's strings (free the arrays only).
+ * -1 with a message when the report has no host scales or the platform has
+ * fewer than k spare hosts. */
+int llamp_study_evict(const llamp_study_sample_t *s, unsigned k, const char ***hostlist,
+                      const char ***evicted, char *err, size_t errlen);
 
 /* Release what llamp_study_read_sample allocated. */
 void llamp_study_sample_free(llamp_study_sample_t *s);
@@ -77,6 +94,10 @@ typedef struct {
    * llamp_study_free */
   double *rank_share;
   uint32_t ranks;
+  /* node eviction (optional): the same seeds rerun without the k slowest hosts */
+  unsigned evict_k;
+  const llamp_study_sample_t *evicted; /* n entries, or NULL */
+  llamp_study_stats_t evict_T, evict_gain; /* gain = 1 - T_evicted / T */
 } llamp_study_t;
 void llamp_study_free(llamp_study_t *st);
 

@@ -21,9 +21,20 @@ static int need(const char *file, const llamp_json_t *obj, const char *key, doub
   return -1;
 }
 
+static void free_strings(char **v, size_t n) {
+  for (size_t i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
 void llamp_study_sample_free(llamp_study_sample_t *s) {
   free(s->path_share);
   s->path_share = NULL;
+  free_strings(s->rank_hosts, s->nrank_hosts);
+  free_strings(s->hosts, s->nhosts);
+  free(s->host_scale);
+  s->rank_hosts = s->hosts = NULL;
+  s->host_scale = NULL;
+  s->nrank_hosts = s->nhosts = 0;
 }
 
 void llamp_study_free(llamp_study_t *st) {
@@ -67,6 +78,8 @@ int llamp_study_read_sample(const char *path, llamp_study_sample_t *s, char *err
     else if (need(path, hit, "delta_L", &s->tol_dL[k], err, errlen))
       goto out;
   }
+  const char *mode = llamp_json_string(llamp_json_get(llamp_json_get(cap, "compute"), "mode"));
+  s->measured_compute = mode && strcmp(mode, "none") != 0;
   /* optional: the critical path's time per rank */
   const llamp_json_t *br = llamp_json_get(llamp_json_get(r, "critical_path"), "by_rank");
   size_t nr = llamp_json_size(br);
@@ -85,11 +98,96 @@ int llamp_study_read_sample(const char *path, llamp_study_sample_t *s, char *err
         s->path_share[i] /= s->T;
     s->ranks = (uint32_t)nr;
   }
+  /* optional: where the ranks ran and the generated hosts' scales */
+  const llamp_json_t *kern = llamp_json_get(cap, "kernels");
+  const llamp_json_t *rh = llamp_json_get(kern, "rank_hosts"), *hs = llamp_json_get(kern, "host_scale");
+  if (llamp_json_size(rh) && llamp_json_size(hs)) {
+    s->nrank_hosts = llamp_json_size(rh);
+    s->nhosts = llamp_json_size(hs);
+    s->rank_hosts = calloc(s->nrank_hosts, sizeof *s->rank_hosts);
+    s->hosts = calloc(s->nhosts, sizeof *s->hosts);
+    s->host_scale = calloc(s->nhosts, sizeof *s->host_scale);
+    if (!s->rank_hosts || !s->hosts || !s->host_scale) {
+      snprintf(err, errlen, "%s: out of memory", path);
+      llamp_study_sample_free(s);
+      goto out;
+    }
+    for (size_t i = 0; i < s->nrank_hosts; i++) {
+      const char *h = llamp_json_string(llamp_json_at(rh, i));
+      if (!h || !(s->rank_hosts[i] = strdup(h))) {
+        snprintf(err, errlen, "%s:%d: \"rank_hosts\": expected host names", path, llamp_json_line(rh));
+        llamp_study_sample_free(s);
+        goto out;
+      }
+    }
+    for (size_t i = 0; i < s->nhosts; i++) {
+      const llamp_json_t *e = llamp_json_at(hs, i);
+      const char *h = llamp_json_string(llamp_json_get(e, "host"));
+      if (!h || !(s->hosts[i] = strdup(h)) ||
+          llamp_json_get_number(e, "scale", &s->host_scale[i])) {
+        snprintf(err, errlen, "%s:%d: \"host_scale\": expected {\"host\": NAME, \"scale\": NUMBER}",
+                 path, llamp_json_line(e));
+        llamp_study_sample_free(s);
+        goto out;
+      }
+    }
+  }
   s->done = 1;
   rc = 0;
 out:
   llamp_json_free(r);
   return rc;
+}
+
+int llamp_study_evict(const llamp_study_sample_t *s, unsigned k, const char ***hostlist,
+                      const char ***evicted, char *err, size_t errlen) {
+  *hostlist = *evicted = NULL;
+  if (!s->nrank_hosts || !s->nhosts) {
+    snprintf(err, errlen, "sample %llu: its report has no host scales (eviction needs kernel models "
+             "with a generator: docs/studies.md)", (unsigned long long)s->seed);
+    return -1;
+  }
+  size_t nh = s->nhosts, nr = s->nrank_hosts;
+  int *used = calloc(nh, sizeof *used);
+  const char **list = malloc(nr * sizeof *list), **ev = calloc(k ? k : 1, sizeof *ev);
+  if (!used || !list || !ev) goto oom;
+  for (size_t r = 0; r < nr; r++) {
+    list[r] = s->rank_hosts[r];
+    for (size_t h = 0; h < nh; h++)
+      if (!strcmp(s->hosts[h], s->rank_hosts[r])) used[h] = 1;
+  }
+  size_t spare = 0;
+  for (size_t h = 0; h < nh; h++) spare += !used[h];
+  if (spare < k) {
+    snprintf(err, errlen, "the platform has %zu hosts for %zu ranks: evicting %u needs %u spare hosts",
+             nh, nr, k, k);
+    goto fail;
+  }
+  for (unsigned j = 0; j < k; j++) {
+    /* the slowest used host, and the fastest spare one (ties: the first) */
+    size_t worst = nh, best = nh;
+    for (size_t h = 0; h < nh; h++) {
+      if (used[h] == 1 && (worst == nh || s->host_scale[h] > s->host_scale[worst])) worst = h;
+      if (used[h] == 0 && (best == nh || s->host_scale[h] < s->host_scale[best])) best = h;
+    }
+    if (worst == nh || best == nh) break;
+    used[worst] = 2; /* evicted */
+    used[best] = 3;  /* taken in */
+    ev[j] = s->hosts[worst];
+    for (size_t r = 0; r < nr; r++)
+      if (!strcmp(list[r], s->hosts[worst])) list[r] = s->hosts[best];
+  }
+  free(used);
+  *hostlist = list;
+  *evicted = ev;
+  return 0;
+oom:
+  snprintf(err, errlen, "out of memory");
+fail:
+  free(used);
+  free(list);
+  free(ev);
+  return -1;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -177,6 +275,26 @@ int llamp_study_summarise(llamp_study_t *st) {
     }
   }
   free(x);
+  if (st->evicted) { /* the same seeds without the slowest hosts */
+    double *a = malloc((st->n ? st->n : 1) * sizeof *a), *g = malloc((st->n ? st->n : 1) * sizeof *g);
+    size_t m = 0;
+    if (!a || !g) {
+      free(a);
+      free(g);
+      return -1;
+    }
+    for (size_t i = 0; i < st->n; i++)
+      if (st->samples[i].done && st->evicted[i].done && st->samples[i].T > 0) {
+        a[m] = st->evicted[i].T;
+        g[m] = 1 - st->evicted[i].T / st->samples[i].T;
+        m++;
+      }
+    int bad = llamp_study_stats(a, m, st->base_seed * 31 + 101, 0, &st->evict_T) ||
+              llamp_study_stats(g, m, st->base_seed * 31 + 102, 0, &st->evict_gain);
+    free(a);
+    free(g);
+    if (bad) return -1;
+  }
   /* ranks that matter: mean share of the critical path over the samples that report it */
   free(st->rank_share);
   st->rank_share = NULL;
@@ -263,6 +381,32 @@ void llamp_study_write_json(FILE *f, const llamp_study_t *st) {
     }
     fprintf(f, "],\n");
   }
+  if (st->evicted) {
+    fprintf(f, "  \"eviction\": {\"hosts_evicted\": %u, \"samples_done\": %zu,", st->evict_k,
+            st->evict_T.n);
+    const llamp_study_stats_t *es[2] = {&st->evict_T, &st->evict_gain};
+    static const char *ek[2] = {"runtime", "gain"};
+    for (int q = 0; q < 2; q++) {
+      const llamp_study_stats_t *x = es[q];
+      fprintf(f, "%s\n    \"%s\": {\"n\": %zu", q ? "," : "", ek[q], x->n);
+      double vals[] = {x->mean, x->median, x->sd, x->ci_lo, x->ci_hi, x->min, x->max};
+      static const char *keys[] = {"mean", "median", "sd", "ci95_lo", "ci95_hi", "min", "max"};
+      for (int j = 0; j < 7; j++) {
+        fprintf(f, ", \"%s\": ", keys[j]);
+        if (x->n) num(f, vals[j]);
+        else fprintf(f, "null");
+      }
+      fprintf(f, "}");
+    }
+    fprintf(f, ",\n    \"samples\": [");
+    for (size_t i = 0; i < st->n; i++) {
+      fprintf(f, "%s{\"sample\": %zu, \"runtime\": ", i ? ", " : "", i);
+      if (st->evicted[i].done) num(f, st->evicted[i].T);
+      else fprintf(f, "null");
+      fprintf(f, "}");
+    }
+    fprintf(f, "]},\n");
+  }
   fprintf(f, "  \"samples\": [");
   for (size_t i = 0; i < st->n; i++) {
     const llamp_study_sample_t *s = &st->samples[i];
@@ -301,6 +445,12 @@ void llamp_study_write_text(FILE *f, const llamp_study_t *st) {
   fprintf(f, "  %zu of %zu samples done, seeds %llu .. %llu, variability: %s\n", done, st->n,
           (unsigned long long)st->base_seed, (unsigned long long)(st->base_seed + (st->n ? st->n - 1 : 0)),
           st->variability ? st->variability : "?");
+  size_t measured = 0;
+  for (size_t i = 0; i < st->n; i++) measured += st->samples[i].done && st->samples[i].measured_compute;
+  if (measured)
+    fprintf(f, "  note: %zu sample(s) also timed this machine's CPU for compute outside the kernel\n"
+               "        models, so a rerun will not reproduce them bit for bit (-llamp-compute none\n"
+               "        leaves the compute to the models alone)\n", measured);
   time_line(f, "runtime T(L0)", &st->stats[LLAMP_STUDY_T]);
   time_line(f, "simulated (SimGrid)", &st->stats[LLAMP_STUDY_SIMULATED]);
   static const char *tl[] = {"latency tolerance 1 %", "latency tolerance 2 %", "latency tolerance 5 %"};
@@ -314,6 +464,16 @@ void llamp_study_write_text(FILE *f, const llamp_study_t *st) {
   if (lam->n)
     fprintf(f, "  %-22s median %.6g  range %.6g .. %.6g;  rho_L median %.3g %%  range %.3g .. %.3g %%\n",
             "lambda_L", lam->median, lam->min, lam->max, 100 * rho->median, 100 * rho->min, 100 * rho->max);
+  if (st->evicted && st->evict_gain.n) {
+    char a[32], b[32];
+    const llamp_study_stats_t *g = &st->evict_gain;
+    fprintf(f, "  %-22s T(L0) median %s -> %s: %.2f %% faster (mean %.2f %%, 95 %% CI %.2f .. %.2f %%, "
+               "range %.2f .. %.2f %%) over %zu samples\n",
+            "evicting slowest hosts", llamp_units_format_time(st->stats[LLAMP_STUDY_T].median, a, sizeof a),
+            llamp_units_format_time(st->evict_T.median, b, sizeof b), 100 * g->median, 100 * g->mean,
+            100 * g->ci_lo, 100 * g->ci_hi, 100 * g->min, 100 * g->max, g->n);
+    fprintf(f, "  %-22s (%u host(s) per sample, replaced by the fastest spare ones)\n", "", st->evict_k);
+  }
   if (st->rank_share && st->ranks > 1) { /* the three ranks the critical path spends most time on */
     uint32_t top[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
     for (uint32_t r = 0; r < st->ranks; r++)
@@ -323,9 +483,23 @@ void llamp_study_write_text(FILE *f, const llamp_study_t *st) {
           top[j] = r;
           break;
         }
+    /* the host of each rank, when every sample ran the rank on the same one */
+    const llamp_study_sample_t *first = NULL;
+    int same = 1;
+    for (size_t i = 0; i < st->n; i++) {
+      const llamp_study_sample_t *s = &st->samples[i];
+      if (!s->done) continue;
+      if (!first) first = s;
+      else if (s->nrank_hosts != first->nrank_hosts) same = 0;
+      else
+        for (size_t r = 0; r < s->nrank_hosts && same; r++) same = !strcmp(s->rank_hosts[r], first->rank_hosts[r]);
+    }
     fprintf(f, "  %-22s", "ranks that matter most");
-    for (int j = 0; j < 3 && top[j] != UINT32_MAX; j++)
-      fprintf(f, "%s rank %u (%.1f %%)", j ? "," : "", top[j], 100 * st->rank_share[top[j]]);
+    for (int j = 0; j < 3 && top[j] != UINT32_MAX; j++) {
+      fprintf(f, "%s rank %u", j ? "," : "", top[j]);
+      if (same && first && top[j] < first->nrank_hosts) fprintf(f, " on %s", first->rank_hosts[top[j]]);
+      fprintf(f, " (%.1f %%)", 100 * st->rank_share[top[j]]);
+    }
     fprintf(f, " of the critical path, mean over samples\n");
   }
 }

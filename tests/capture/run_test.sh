@@ -504,7 +504,7 @@ kernels_compute_accuracy)
     awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' ||
       fail "blas $blas: T(L0) differs from SimGrid's time by $d (bound 1e-3)"
     # the modelled seconds are in the DAG's compute
-    k=$(sed -n 's/.*"calls": \[\(.*\)\]}.*/\1/p' out/report.json | grep -o '"seconds": [-0-9.eE+]*' | awk '{ s += $2 } END { printf "%.9g", s }')
+    k=$(python3 -c 'import json,sys; print("%.9g" % sum(c["seconds"] for c in json.load(open(sys.argv[1]))["capture"]["kernels"]["calls"]))' out/report.json)
     sim=$(json_num out/report.json simulated_seconds)
     echo "blas $blas: modelled $k s of the DAG's $sim s of compute"
     awk -v k="$k" -v s="$sim" 'BEGIN { exit !(k > 0 && s >= k) }' || fail "modelled $k s exceed the DAG's compute $sim s"

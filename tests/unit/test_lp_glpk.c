@@ -25,7 +25,7 @@ static const double US = 1e6;
 typedef struct {
   long l_exact, l_kinked, exact_resolved, bp_exact, bp_too_close;
   long graphs, glpsol_runs, min_checks, max_checks, infeasible, unbounded, breakpoints,
-      bp_glpk_confirmed, tolerances, rndv_graphs, gap_graphs;
+      bp_glpk_confirmed, tolerances, rndv_graphs, gap_graphs, net_graphs;
   double max_rel_T, max_rel_budget;
 } stats_t;
 
@@ -360,6 +360,14 @@ int main(int argc, char **argv) {
     lp_rng_t r = {seed * 1000003u + (uint64_t)id};
     llamp_params_t p;
     lp_random_params(&r, &p);
+    /* every third graph: size-dependent costs, from an rng of their own */
+    llamp_netmodel_t net;
+    if (id % 3 == 2) {
+      lp_rng_t rn = {seed * 7919u + (uint64_t)id};
+      lp_random_netmodel(&rn, &net, p.S, p.L, p.G);
+      p.net = &net;
+      S.net_graphs++;
+    }
     uint32_t ranks = 2 + lp_rng_int(&r, 5);
     uint32_t ops = 4 + lp_rng_int(&r, max_ops);
     char err[256];
@@ -398,8 +406,8 @@ int main(int argc, char **argv) {
   }
   if (getenv("LLAMP_LP_KEEP")) printf("files kept in %s\n", work);
   else lp_scratch_cleanup(work);
-  printf("graphs %ld (rendezvous %ld, gap %ld), glpsol runs %ld\n", S.graphs, S.rndv_graphs,
-         S.gap_graphs, S.glpsol_runs);
+  printf("graphs %ld (rendezvous %ld, gap %ld, size-dependent costs %ld), glpsol runs %ld\n",
+         S.graphs, S.rndv_graphs, S.gap_graphs, S.net_graphs, S.glpsol_runs);
   printf("min-runtime LPs %ld (max rel. error of T %.3g), max-latency LPs %ld (%ld infeasible, "
          "%ld unbounded; max rel. error %.3g)\n",
          S.min_checks, S.max_rel_T, S.max_checks, S.infeasible, S.unbounded, S.max_rel_budget);

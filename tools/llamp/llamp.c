@@ -76,6 +76,9 @@ const char *params_help =
     "  --bandwidth-term s-1|s   charge (s-1)*G (paper, LogGOPSim; default) or s*G\n"
     "  --rendezvous rdma-read|direct  messages above S: the paper's RDMA read (3 L,\n"
     "                  default) or SMPI's direct transfer once both sides are posted (1 L)\n"
+    "  --model FILE    size-dependent message costs from a model file's smpi (else\n"
+    "                  network) group (docs/models.md); its reference latency,\n"
+    "                  bandwidth and eager limit are L, G, S unless given above\n"
     "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
     "  --timing        print each stage's time on stderr (progress is shown on a terminal anyway)\n";
 
@@ -89,11 +92,12 @@ double parse_unit(const char *opt, const char *text, llamp_unit_kind_t kind, con
 /* Handle one shared option; returns 1 if it was one. */
 int common_option(int c, common_opts_t *o) {
   switch (c) {
-  case OPT_L: o->params.L = parse_unit("L", optarg, LLAMP_UNIT_TIME, "us"); return 1;
+  case OPT_L: o->params.L = parse_unit("L", optarg, LLAMP_UNIT_TIME, "us"); o->set_L = 1; return 1;
   case OPT_O: o->params.o = parse_unit("o", optarg, LLAMP_UNIT_TIME, "us"); return 1;
   case OPT_SMALLG: o->params.g = parse_unit("g", optarg, LLAMP_UNIT_TIME, "us"); return 1;
-  case OPT_G: o->params.G = parse_unit("G", optarg, LLAMP_UNIT_PER_BYTE, "ns"); return 1;
-  case OPT_S: o->params.S = parse_unit("S", optarg, LLAMP_UNIT_BYTES, "B"); return 1;
+  case OPT_G: o->params.G = parse_unit("G", optarg, LLAMP_UNIT_PER_BYTE, "ns"); o->set_G = 1; return 1;
+  case OPT_S: o->params.S = parse_unit("S", optarg, LLAMP_UNIT_BYTES, "B"); o->set_S = 1; return 1;
+  case OPT_MODEL: o->model_path = optarg; return 1;
   case OPT_BW_TERM:
     if (strcmp(optarg, "s-1") == 0) o->params.size_g_full = 0;
     else if (strcmp(optarg, "s") == 0) o->params.size_g_full = 1;
@@ -115,8 +119,29 @@ int common_option(int c, common_opts_t *o) {
 }
 
 void common_init(common_opts_t *o) {
+  memset(o, 0, sizeof *o);
   llamp_params_default(&o->params);
   llamp_goal_options_default(&o->goal);
+}
+
+/* After the options: --model's size-dependent costs; the file's reference
+ * values are L0, G0 and its eager limit S unless given as options. */
+void common_finish(common_opts_t *o) {
+  if (!o->model_path) return;
+#ifdef LLAMP_HAVE_NETMODEL_FILE
+  static llamp_netmodel_file_t f;
+  char err[1024];
+  if (llamp_netmodel_file_read(o->model_path, o->params.L, o->params.G, &f, err, sizeof err))
+    die("%s", err);
+  if (!f.have_model) die("%s: no smpi or network group (docs/models.md)", o->model_path);
+  if (f.have_L && !o->set_L) o->params.L = f.L;
+  if (f.have_G && !o->set_G) o->params.G = f.G;
+  if (f.have_S && !o->set_S) o->params.S = f.S;
+  o->net = f.model;
+  o->params.net = &o->net;
+#else
+  die("--model: this llamp was built without libconfig");
+#endif
 }
 
 llamp_graph_t *load_graph(const char *path, const common_opts_t *o) {
@@ -332,6 +357,7 @@ static int cmd_analyze(int argc, char **argv) {
     bad_usage("analyze");
   }
   const char *path = argv[optind];
+  common_finish(&co);
   llamp_graph_t *g = load_graph(path, &co);
   char err[1024];
   llamp_topo_t *topo = NULL;
@@ -544,6 +570,7 @@ static int cmd_export(int argc, char **argv) {
   if (len > 3 && strcmp(out_path + len - 3, ".lp") == 0) fmt = LLAMP_LP_CPLEX;
   else if (len > 4 && strcmp(out_path + len - 4, ".mps") == 0) fmt = LLAMP_LP_MPS;
   else die("%s: unknown LP format (expected a .lp or .mps file name)", out_path);
+  common_finish(&co);
   llamp_graph_t *g = load_graph(argv[optind], &co);
   char err[1024];
   stage_begin("writing", out_path);
@@ -583,6 +610,7 @@ static int cmd_convert(int argc, char **argv) {
     fprintf(stderr, "%s: convert needs IN and OUT\n", prog);
     bad_usage("convert");
   }
+  common_finish(&co);
   llamp_graph_t *g = load_graph(argv[optind], &co);
   const char *out = argv[optind + 1];
   char err[1024];
@@ -963,8 +991,66 @@ static const char *main_help =
     "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n"
     "  build DIR         the graph of per-rank traces (llamp-trace, smpi_llamp-run)\n"
     "  colls             collective algorithms and their SimGrid equivalents\n"
+    "  model FILE        check a model file's size-dependent costs; --smpi-cfg\n"
     "  plot KIND INPUT   pictures: runtime vs L, critical path timeline, histograms, CDFs\n\n"
     "'llamp COMMAND --help' describes each command. --version prints the version.\n";
+
+/* ---- model ------------------------------------------------------------------------ */
+
+static const char *model_help =
+    "usage: llamp model FILE [--smpi-cfg]\n"
+    "Read a model file's smpi and network groups (docs/models.md) and print the\n"
+    "size-dependent costs the DAG charges at a few message sizes; errors name\n"
+    "file:line, the key and what was expected.\n"
+    "  --smpi-cfg   print the smpi group as SimGrid settings instead, one\n"
+    "               'KEY VALUE' line each (what smpi_llamp-run passes as --cfg)\n";
+
+static int cmd_model(int argc, char **argv) {
+  int cfg = 0, c;
+  static struct option lo[] = {{"smpi-cfg", no_argument, 0, 'c'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'h': fputs(model_help, stdout); return 0;
+    case 'c': cfg = 1; break;
+    default: bad_usage("model");
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "%s: model needs exactly one FILE argument\n", prog);
+    bad_usage("model");
+  }
+#ifdef LLAMP_HAVE_NETMODEL_FILE
+  static llamp_netmodel_file_t f;
+  char err[1024];
+  llamp_params_t p;
+  llamp_params_default(&p);
+  if (llamp_netmodel_file_read(argv[optind], p.L, p.G, &f, err, sizeof err)) die("%s", err);
+  if (cfg) {
+    for (unsigned i = 0; i < f.nsettings; i++) printf("%s %s\n", f.key[i], f.value[i]);
+    return 0;
+  }
+  if (!f.have_model) {
+    printf("%s: no smpi or network group: the scalar LogGPS model\n", argv[optind]);
+    return 0;
+  }
+  double S = f.have_S ? f.S : p.S;
+  printf("%s: %s group; L_ref %.6g us, G_ref %.6g ns/B, eager up to S = %.0f B\n", argv[optind],
+         f.group, f.model.L_ref * 1e6, f.model.G_ref * 1e9, S);
+  printf("%12s %12s %12s %12s %12s %14s\n", "bytes", "send us", "isend us", "recv us", "c us", "k B (xG)");
+  static const double sizes[] = {0, 1, 64, 1024, 8192, 65535, 65536, 1048576};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    llamp_netmodel_msg_t m;
+    llamp_netmodel_message(&f.model, sizes[i], sizes[i] <= S, &m);
+    printf("%12.0f %12.6g %12.6g %12.6g %12.6g %14.10g\n", sizes[i], m.cpu_send * 1e6, m.cpu_isend * 1e6,
+           m.cpu_recv * 1e6, m.c * 1e6, m.k);
+  }
+  return 0;
+#else
+  (void)cfg;
+  die("model: this llamp was built without libconfig");
+#endif
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -987,7 +1073,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
   if (strcmp(cmd, "colls") == 0) return cmd_colls(argc - 1, argv + 1);
   if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build, colls or plot)\n",
+  if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build, colls, model or plot)\n",
           prog, cmd);
   return 1;
 }

@@ -30,7 +30,10 @@ static const char *plot_help =
     "  timeline  INPUT: a graph. The critical path as a per-rank timeline: compute,\n"
     "            overhead, latency and bandwidth segments.\n"
     "  hist      INPUT: a CSV file with a header (e.g. study.csv): histogram of --column.\n"
-    "  cdf       INPUT: a CSV file: empirical CDF of --column.\n\n"
+    "  cdf       INPUT: a CSV file: empirical CDF of --column.\n"
+    "  validate  INPUT: llamp-validate's validate.csv. Predicted runtime vs injected dL\n"
+    "            (and anchored at the measured dL = 0), the measured median, min and\n"
+    "            max, the prediction's 1/2/5 %% tolerance zones.\n\n"
     "Options:\n"
     "  -o FILE           the picture, .svg or .png (required)\n"
     "  --range LMIN:LMAX runtime from a graph: the L interval (default 0:10 L)\n"
@@ -416,12 +419,36 @@ static double *read_column(const char *path, const char *column, size_t *n, char
   return vals;
 }
 
+/* Columns of seconds (a study's times and tolerances) read better in a time
+ * unit that suits their size. */
+static double time_scale(const char *name, const double *v, size_t n, const char **unit) {
+  static const char *time_cols[] = {"runtime", "simulated_time", "tolerance_", "T", "L", "delta_L"};
+  int is_time = 0;
+  for (size_t i = 0; i < sizeof time_cols / sizeof *time_cols; i++)
+    is_time |= strncmp(name, time_cols[i], strlen(time_cols[i])) == 0 &&
+               (time_cols[i][strlen(time_cols[i]) - 1] == '_' || !name[strlen(time_cols[i])]);
+  *unit = NULL;
+  if (!is_time) return 1;
+  double m = fmax(fabs(v[0]), fabs(v[n - 1]));
+  if (m >= 1) return *unit = "s", 1;
+  if (m >= 1e-3) return *unit = "ms", 1e3;
+  if (m >= 1e-6) return *unit = "us", 1e6;
+  return *unit = "ns", 1e9;
+}
+
 static llamp_plot_t *plot_distribution(const char *input, const plot_opts_t *po, int cdf) {
-  char name[256];
+  char name[256], label[300];
   size_t n;
   double *v = read_column(input, po->column, &n, name, sizeof name);
-  llamp_plot_t *p = llamp_plot_create(po->title ? po->title : name, po->width, po->height);
-  llamp_plot_xlabel(p, name);
+  const char *unit;
+  double scale = time_scale(name, v, n, &unit);
+  for (size_t i = 0; i < n; i++) v[i] *= scale;
+  if (unit) snprintf(label, sizeof label, "%s (%s)", name, unit);
+  else snprintf(label, sizeof label, "%s", name);
+  llamp_plot_t *p = llamp_plot_create(po->title ? po->title : label, po->width, po->height);
+  llamp_plot_xlabel(p, label);
+  double pad = (v[n - 1] - v[0]) * 0.03; /* the first and last steps stay inside the frame */
+  if (pad > 0) llamp_plot_xrange(p, v[0] - pad, v[n - 1] + pad);
   double mean = gsl_stats_mean(v, 1, n), med = gsl_stats_median_from_sorted_data(v, 1, n);
   if (cdf) {
     int pan = llamp_plot_panel(p, 1, "fraction of samples");
@@ -505,6 +532,76 @@ static void write_picture(const llamp_plot_t *p, const char *out) {
         WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "rsvg-convert not found" : "rsvg-convert failed");
 }
 
+/* ---- validate: llamp-validate's validate.csv -------------------------------------- */
+
+/* Predicted (line) and measured (median and min..max) runtime vs dL, with
+ * the 1/2/5 % tolerance zones of the prediction (docs/validation.md). */
+static llamp_plot_t *plot_validate(const char *path, const plot_opts_t *po) {
+  FILE *f = fopen(path, "r");
+  if (!f) die("%s: cannot open: %s", path, strerror(errno));
+  char line[1024];
+  size_t n = 0, cap = 0;
+  double *v[6] = {0};
+  int ln = 0;
+  while (fgets(line, sizeof line, f)) {
+    ln++;
+    if (ln == 1) {
+      if (strncmp(line, "dL,predicted,anchored,measured,min,max", 38))
+        die("%s:1: expected the header dL,predicted,anchored,measured,min,max,...", path);
+      continue;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      for (int k = 0; k < 6; k++) {
+        v[k] = realloc(v[k], cap * sizeof *v[k]);
+        if (!v[k]) die("out of memory");
+      }
+    }
+    double r[6];
+    if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &r[0], &r[1], &r[2], &r[3], &r[4], &r[5]) != 6)
+      die("%s:%d: expected six numbers dL,predicted,anchored,measured,min,max", path, ln);
+    for (int k = 0; k < 6; k++) v[k][n] = r[k];
+    n++;
+  }
+  fclose(f);
+  if (n < 2) die("%s: fewer than two rows", path);
+  double scale = v[3][0] >= 1e-3 ? 1e3 : 1e6;
+  const char *unit = scale == 1e3 ? "ms" : "us";
+  for (size_t i = 0; i < n; i++) {
+    v[0][i] *= 1e6;
+    for (int k = 1; k < 6; k++) v[k][i] *= scale;
+  }
+  llamp_plot_t *p = llamp_plot_create(po->title ? po->title : "Predicted vs measured runtime",
+                                      po->width, po->height);
+  char ylab[64];
+  snprintf(ylab, sizeof ylab, "runtime (%s)", unit);
+  int top = llamp_plot_panel(p, 1, ylab);
+  llamp_plot_xlabel(p, "injected dL (us)");
+  /* tolerance zones of the prediction: T(dL) <= (1 + x %) T(0) */
+  static const double pct[] = {5, 2, 1};
+  static const char *shades[] = {"#D55E00", "#E69F00", "#009E73"};
+  for (int j = 0; j < 3; j++) {
+    double lim = v[1][0] * (1 + pct[j] / 100), hi = v[0][n - 1];
+    for (size_t i = 1; i < n; i++)
+      if (v[1][i] > lim) {
+        double a = v[1][i - 1], b = v[1][i];
+        hi = v[0][i - 1] + (b > a ? (lim - a) / (b - a) : 0) * (v[0][i] - v[0][i - 1]);
+        break;
+      }
+    char lab[64];
+    snprintf(lab, sizeof lab, "%g %% tolerance", pct[j]);
+    llamp_plot_band(p, top, 'x', v[0][0], hi, lab, shades[j], 0.18);
+  }
+  llamp_plot_series(p, top, "predicted", LLAMP_PLOT_LINE, v[0], v[1], NULL, n, "#0072B2");
+  llamp_plot_series(p, top, "predicted, anchored at measured dL=0", LLAMP_PLOT_LINE, v[0], v[2],
+                    NULL, n, "#56B4E9");
+  llamp_plot_series(p, top, "measured", LLAMP_PLOT_POINTS, v[0], v[3], NULL, n, "#000000");
+  llamp_plot_series(p, top, "measured min", LLAMP_PLOT_POINTS, v[0], v[4], NULL, n, "#999999");
+  llamp_plot_series(p, top, "measured max", LLAMP_PLOT_POINTS, v[0], v[5], NULL, n, "#CC79A7");
+  for (int k = 0; k < 6; k++) free(v[k]);
+  return p;
+}
+
 int cmd_plot(int argc, char **argv) {
   common_opts_t co;
   common_init(&co);
@@ -550,6 +647,7 @@ int cmd_plot(int argc, char **argv) {
     default: bad_usage("plot");
     }
   }
+  common_finish(&co);
   if (optind != argc - 2) {
     fprintf(stderr, "%s: plot needs KIND and INPUT\n", prog);
     bad_usage("plot");
@@ -573,8 +671,10 @@ int cmd_plot(int argc, char **argv) {
     p = plot_timeline(input, &co, &po);
   } else if (strcmp(kind, "hist") == 0 || strcmp(kind, "cdf") == 0) {
     p = plot_distribution(input, &po, kind[0] == 'c');
+  } else if (strcmp(kind, "validate") == 0) {
+    p = plot_validate(input, &po);
   } else {
-    die("plot: unknown kind '%s' (expected runtime, timeline, hist or cdf)", kind);
+    die("plot: unknown kind '%s' (expected runtime, timeline, hist, cdf or validate)", kind);
   }
   if (!p) die("out of memory");
   write_picture(p, po.out);

@@ -51,10 +51,14 @@ static const char *help =
     "                     DIR/sample-k/, the study DIR/study.{json,csv,txt}\n"
     "  --variability MODE what a seed varies: spatial (a synthetic cluster of\n"
     "                     per-host kernel models), temporal (noise on fixed host\n"
-    "                     models), both (default), passed to smpi_llamp-run as\n"
-    "                     -llamp-variability MODE\n"
+    "                     models), both (default), or none; passed to smpi_llamp-run as\n"
+    "                     -llamp-kernel-noise MODE (docs/models.md)\n"
     "  --slurm FILE       write a Slurm job-array script for this study (one task\n"
     "                     per sample, then a merge job) and exit\n"
+    "  --evict K          then rerun every sample without its K slowest hosts (by the\n"
+    "                     generated kernel models), replaced by the fastest spare\n"
+    "                     hosts of the platform (needs -platform with more hosts\n"
+    "                     than ranks); reports the gain (seed 004, Sec. 5.3)\n"
     "  --merge            only summarise the samples already done\n"
     "  --runner PATH      the command run per sample (default: smpi_llamp-run\n"
     "                     beside this program)\n"
@@ -64,6 +68,7 @@ static const char *help =
 typedef struct {
   size_t n;
   int jobs;
+  unsigned evict;
   uint64_t seed;
   int have_seed, merge_only;
   const char *out, *variability, *slurm, *runner;
@@ -71,8 +76,11 @@ typedef struct {
   int npass;
 } opts_t;
 
+/* Sample k's directory: OUT/sample-k, or OUT/evict-K/sample-k in the eviction pass. */
+static unsigned phase_evict; /* 0: the study itself; K: the eviction pass */
 static void sample_dir(const opts_t *o, size_t k, char *buf, size_t len) {
-  snprintf(buf, len, "%s/sample-%04zu", o->out, k);
+  if (phase_evict) snprintf(buf, len, "%s/evict-%u/sample-%04zu", o->out, phase_evict, k);
+  else snprintf(buf, len, "%s/sample-%04zu", o->out, k);
 }
 
 static char *joined_command(const opts_t *o) {
@@ -124,12 +132,31 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return remove(path);
 }
 
+/* The eviction pass: each sample's hostfile without its slowest hosts. */
+static const llamp_study_sample_t *evict_from;
+
 /* Start sample k: a child running the runner, output in its directory. */
 static pid_t start_sample(const opts_t *o, size_t k) {
-  char dir[PATH_MAX], seed[32], log[PATH_MAX + 16];
+  char dir[PATH_MAX], seed[32], log[PATH_MAX + 16], hostfile[PATH_MAX + 16];
   sample_dir(o, k, dir, sizeof dir);
   nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); /* an interrupted attempt starts afresh */
   if (mkdir(dir, 0777) != 0) die("%s: cannot create: %s", dir, strerror(errno));
+  if (phase_evict) {
+    const char **list, **ev;
+    char err[512];
+    if (llamp_study_evict(&evict_from[k], phase_evict, &list, &ev, err, sizeof err)) die("%s", err);
+    snprintf(hostfile, sizeof hostfile, "%s/hostfile", dir);
+    FILE *f = fopen(hostfile, "w");
+    if (!f) die("%s: cannot write: %s", hostfile, strerror(errno));
+    for (size_t r = 0; r < evict_from[k].nrank_hosts; r++) fprintf(f, "%s\n", list[r]);
+    if (fclose(f) != 0) die("%s: write failed", hostfile);
+    snprintf(log, sizeof log, "%s/evicted", dir);
+    f = fopen(log, "w");
+    for (unsigned j = 0; f && j < phase_evict; j++) fprintf(f, "%s\n", ev[j]);
+    if (f) fclose(f);
+    free(list);
+    free(ev);
+  }
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)(o->seed + k));
   snprintf(log, sizeof log, "%s/run.log", dir);
   char out[PATH_MAX + 8];
@@ -152,9 +179,11 @@ static pid_t start_sample(const opts_t *o, size_t k) {
     argv[a++] = seed;
     argv[a++] = "-llamp-out";
     argv[a++] = out;
-    if (strcmp(o->variability, "none") != 0) {
-      argv[a++] = "-llamp-variability";
-      argv[a++] = (char *)o->variability;
+    argv[a++] = "-llamp-kernel-noise";
+    argv[a++] = (char *)o->variability;
+    if (phase_evict) {
+      argv[a++] = "-hostfile";
+      argv[a++] = hostfile;
     }
     for (int i = 0; i < o->npass; i++) argv[a++] = o->pass[i];
     argv[a] = NULL;
@@ -224,15 +253,61 @@ static void write_slurm(const opts_t *o, const char *cmd) {
           "d=$(printf '%%s/sample-%%04d' \"$OUT\" \"$k\")\n"
           "rm -rf \"$d\"; mkdir -p \"$d\"\n"
           "seed=$((BASE_SEED + k))\n"
-          "smpi_llamp-run -llamp-seed \"$seed\" -llamp-out \"$d/out\"%s%s %s > \"$d/run.log\" 2>&1\n"
+          "smpi_llamp-run -llamp-seed \"$seed\" -llamp-out \"$d/out\" -llamp-kernel-noise %s %s > \"$d/run.log\" 2>&1\n"
           "echo \"seed $seed\" > \"$d/done\"\n",
           o->slurm, o->n - 1, o->out, o->out, (unsigned long long)o->seed, o->n, o->variability,
-          cmd, strcmp(o->variability, "none") ? " -llamp-variability " : "",
-          strcmp(o->variability, "none") ? o->variability : "", cmd);
+          cmd, o->variability, cmd);
   if (fclose(f) != 0) die("%s: write failed", o->slurm);
   chmod(o->slurm, 0755);
   fprintf(stderr, "%s: wrote %s (%zu tasks); submit with: bash %s submit\n", prog, o->slurm, o->n,
           o->slurm);
+}
+
+/* Run samples todo[0..ntodo) JOBS at a time; returns how many failed. */
+static size_t run_pool(const opts_t *op, const size_t *todo, size_t ntodo, llamp_study_sample_t *s) {
+  opts_t o = *op;
+  size_t failed = 0;
+  if (ntodo) {
+    int tty = isatty(2);
+    fprintf(stderr, "%s: %zu sample(s) to run (%zu already done), %d at a time, in %s\n", prog,
+            ntodo, o.n - ntodo, o.jobs, o.out);
+    pid_t *pids = calloc((size_t)o.jobs, sizeof *pids);
+    size_t *slot_k = calloc((size_t)o.jobs, sizeof *slot_k);
+    if (!pids || !slot_k) die("out of memory");
+    size_t next = 0, finished = 0;
+    int running = 0;
+    double t0 = now();
+    while (finished < ntodo) {
+      while (running < o.jobs && next < ntodo) {
+        int slot = 0;
+        while (pids[slot]) slot++;
+        slot_k[slot] = todo[next];
+        pids[slot] = start_sample(&o, todo[next++]);
+        running++;
+      }
+      if (tty) progress(finished, ntodo, running, failed, t0);
+      int status;
+      pid_t pid = wait(&status);
+      if (pid < 0) {
+        if (errno == EINTR) continue;
+        die("wait: %s", strerror(errno));
+      }
+      int slot = 0;
+      while (slot < o.jobs && pids[slot] != pid) slot++;
+      if (slot == o.jobs) continue;
+      pids[slot] = 0;
+      running--;
+      finished++;
+      if (finish_sample(&o, slot_k[slot], status, &s[slot_k[slot]])) failed++;
+    }
+    if (tty) {
+      progress(finished, ntodo, 0, failed, t0);
+      fputc('\n', stderr);
+    }
+    free(pids);
+    free(slot_k);
+  }
+  return failed;
 }
 
 static void default_runner(opts_t *o) {
@@ -253,7 +328,7 @@ static void default_runner(opts_t *o) {
 }
 
 int main(int argc, char **argv) {
-  opts_t o = {32, 0, 0, 0, 0, "llamp-study", "both", NULL, NULL, NULL, 0};
+  opts_t o = {.n = 32, .out = "llamp-study", .variability = "both"};
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -287,6 +362,11 @@ int main(int argc, char **argv) {
         die("--variability: '%s' (expected spatial, temporal, both or none)", o.variability);
     } else if (!strcmp(a, "--slurm")) {
       o.slurm = VALUE();
+    } else if (!strcmp(a, "--evict")) {
+      const char *v = VALUE();
+      long k = strtol(v, &end, 10);
+      if (*end || k < 1 || k > 100000) die("--evict: '%s' (expected a number of hosts >= 1)", v);
+      o.evict = (unsigned)k;
     } else if (!strcmp(a, "--merge")) {
       o.merge_only = 1;
     } else if (!strcmp(a, "--runner")) {
@@ -332,48 +412,40 @@ int main(int argc, char **argv) {
     }
     if (!o.merge_only) todo[ntodo++] = k;
   }
-  size_t failed = 0;
-  if (ntodo) {
-    int tty = isatty(2);
-    fprintf(stderr, "%s: %zu sample(s) to run (%zu already done), %d at a time, in %s\n", prog,
-            ntodo, o.n - ntodo, o.jobs, o.out);
-    pid_t *pids = calloc((size_t)o.jobs, sizeof *pids);
-    size_t *slot_k = calloc((size_t)o.jobs, sizeof *slot_k);
-    if (!pids || !slot_k) die("out of memory");
-    size_t next = 0, finished = 0;
-    int running = 0;
-    double t0 = now();
-    while (finished < ntodo) {
-      while (running < o.jobs && next < ntodo) {
-        int slot = 0;
-        while (pids[slot]) slot++;
-        slot_k[slot] = todo[next];
-        pids[slot] = start_sample(&o, todo[next++]);
-        running++;
-      }
-      if (tty) progress(finished, ntodo, running, failed, t0);
-      int status;
-      pid_t pid = wait(&status);
-      if (pid < 0) {
-        if (errno == EINTR) continue;
-        die("wait: %s", strerror(errno));
-      }
-      int slot = 0;
-      while (slot < o.jobs && pids[slot] != pid) slot++;
-      if (slot == o.jobs) continue;
-      pids[slot] = 0;
-      running--;
-      finished++;
-      if (finish_sample(&o, slot_k[slot], status, &s[slot_k[slot]])) failed++;
-    }
-    if (tty) {
-      progress(finished, ntodo, 0, failed, t0);
-      fputc('\n', stderr);
-    }
-    free(pids);
-    free(slot_k);
+  size_t failed = run_pool(&o, todo, ntodo, s);
+  if (o.evict) {
+    int plat = 0;
+    for (int i = 0; i < o.npass; i++) plat |= !strcmp(o.pass[i], "-platform") || !strcmp(o.pass[i], "--platform");
+    if (!plat) die("--evict needs -platform FILE (the hostfile's hosts must be on a known platform)");
   }
-  llamp_study_t st = {cmd, o.seed, o.variability, s, o.n, {{0}}, NULL, 0};
+  llamp_study_sample_t *ev = NULL;
+  if (o.evict) {
+    size_t done_all = 0;
+    for (size_t k = 0; k < o.n; k++) done_all += s[k].done;
+    if (done_all < o.n) die("%zu sample(s) missing: the eviction pass needs every sample (rerun)", o.n - done_all);
+    phase_evict = o.evict;
+    evict_from = s;
+    ev = calloc(o.n, sizeof *ev);
+    if (!ev) die("out of memory");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/evict-%u", o.out, o.evict);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) die("%s: cannot create: %s", dir, strerror(errno));
+    ntodo = 0;
+    for (size_t k = 0; k < o.n; k++) {
+      ev[k].seed = o.seed + k;
+      char path[PATH_MAX + 32], err[1024];
+      if (is_done(&o, k, ev[k].seed)) {
+        sample_dir(&o, k, path, sizeof path);
+        strncat(path, "/out/report.json", sizeof path - strlen(path) - 1);
+        if (llamp_study_read_sample(path, &ev[k], err, sizeof err) == 0) continue;
+      }
+      if (!o.merge_only) todo[ntodo++] = k;
+    }
+    if (ntodo) fprintf(stderr, "%s: eviction pass: %zu sample(s) without their %u slowest host(s)\n", prog, ntodo, o.evict);
+    failed += run_pool(&o, todo, ntodo, ev);
+    phase_evict = 0;
+  }
+  llamp_study_t st = {cmd, o.seed, o.variability, s, o.n, {{0}}, NULL, 0, o.evict, ev, {0}, {0}};
   if (llamp_study_summarise(&st)) die("out of memory");
   static const char *names[] = {"study.json", "study.csv", "study.txt"};
   for (int w = 0; w < 3; w++) {
@@ -391,7 +463,11 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < o.n; k++) done += s[k].done;
   printf("  files: %s/study.json, study.csv, study.txt\n", o.out);
   free(todo);
-  for (size_t k = 0; k < o.n; k++) llamp_study_sample_free(&s[k]);
+  for (size_t k = 0; k < o.n; k++) {
+    llamp_study_sample_free(&s[k]);
+    if (ev) llamp_study_sample_free(&ev[k]);
+  }
+  free(ev);
   llamp_study_free(&st);
   free(s);
   free(cmd);
