@@ -55,11 +55,15 @@ struct llamp_engine {
   struct pwv *pw;
   uint8_t *nonblocking; /* graph send vertex -> 1 when a successor irequires it */
   llamp_netmodel_t net;
-  /* per-pair costs (docs/topology.md): the borrowed table, each engine
-   * vertex's message kind, and the kinds' latencies at the current point */
-  const llamp_pairs_t *pairs;
-  uint32_t *pk;
-  double *klat;
+  /* message kinds (docs/model.md, "Per-pair costs", "Messages to oneself"),
+   * built with per-pair costs or when a rank sends to itself (pk NULL:
+   * every message costs L + bytes G).  pk[v]: engine vertex v's kind; per
+   * kind: kl its coefficient on L (1, or 0 for a message to oneself), kc0 +
+   * kcoef . x its latency beyond kl L, kg its coefficient on G per byte, kb
+   * a constant time per byte; klat = kc0 + kcoef . x at the current point. */
+  const llamp_pairs_t *pairs; /* borrowed, NULL without per-pair costs */
+  uint32_t *pk, nk, K;
+  double *kl, *kc0, *kcoef, *kg, *kb, *klat;
 };
 
 void llamp_params_default(llamp_params_t *p) {
@@ -117,15 +121,13 @@ uint32_t llamp_params_count(const llamp_params_t *p) {
 
 /* ---- costs ------------------------------------------------------------------ */
 
-/* The parameters of one evaluation.  With per-pair costs (llamp_pairs_t),
- * pk[v] is the kind of vertex v's message (its route), klat[k] the kind's
- * latency beyond L at the current extra parameters, gs[k] its bandwidth
- * scale and kcoef[k * K + x] its coefficient on extra parameter x. */
+/* The parameters of one evaluation, and the message kinds (see struct
+ * llamp_engine: NULL pk = every message L + bytes G). */
 typedef struct {
   double L, G, o, g;
   int full; /* protocol flags: 1 = s*G instead of (s-1)*G, 2 = direct rendezvous */
   const uint32_t *pk;
-  const double *klat, *gs, *kcoef;
+  const double *kl, *klat, *kg, *kb, *kcoef;
   uint32_t K;
 } theta_t;
 
@@ -151,18 +153,28 @@ typedef struct pwv {
   double cpu, c, k, sc;
 } pwv_t;
 
-/* Per-pair terms of vertex v's message (docs/topology.md): one latency
- * term costs L + lat(v), a byte G x gsc(v); xcoef = a latency term's
- * coefficient on w when w is an extra parameter (0 otherwise). */
+/* The terms of vertex v's message: one latency term costs lterm(v) =
+ * lcf(v) L + lat(v) (L + its route's latency beyond L; a constant for a
+ * message to oneself), one byte bterm(v) = gsc(v) G + bconst(v); xcoef = a
+ * latency term's coefficient on w when w is an extra parameter (0 otherwise). */
+static inline double lcf(const theta_t *t, uint64_t v) { return t->pk ? t->kl[t->pk[v]] : 1; }
 static inline double lat(const theta_t *t, uint64_t v) { return t->pk ? t->klat[t->pk[v]] : 0; }
-static inline double gsc(const theta_t *t, uint64_t v) { return t->pk ? t->gs[t->pk[v]] : 1; }
+static inline double gsc(const theta_t *t, uint64_t v) { return t->pk ? t->kg[t->pk[v]] : 1; }
+static inline double bconst(const theta_t *t, uint64_t v) { return t->pk ? t->kb[t->pk[v]] : 0; }
+static inline double lterm(const theta_t *t, uint64_t v) {
+  return t->pk ? t->kl[t->pk[v]] * t->L + t->klat[t->pk[v]] : t->L;
+}
+static inline double bterm(const theta_t *t, uint64_t v) {
+  return t->pk ? t->kg[t->pk[v]] * t->G + t->kb[t->pk[v]] : t->G;
+}
 static inline double xcoef(const theta_t *t, llamp_param_t w, uint64_t v) {
-  return t->pk && (unsigned)w >= LLAMP_NUM_PARAMS ? t->kcoef[(size_t)t->pk[v] * t->K + (w - LLAMP_NUM_PARAMS)]
-                                                  : 0;
+  return t->pk && t->K && (unsigned)w >= LLAMP_NUM_PARAMS
+             ? t->kcoef[(size_t)t->pk[v] * t->K + (w - LLAMP_NUM_PARAMS)]
+             : 0;
 }
 /* the coefficient on w of n latency terms and b bytes of vertex v's message */
 static inline double msg_coef(double n, double b, llamp_param_t w, const theta_t *t, uint64_t v) {
-  return w == LLAMP_PARAM_L ? n : w == LLAMP_PARAM_G ? b * gsc(t, v) : n * xcoef(t, w, v);
+  return w == LLAMP_PARAM_L ? n * lcf(t, v) : w == LLAMP_PARAM_G ? b * gsc(t, v) : n * xcoef(t, w, v);
 }
 /* bytes charged at G: the size-dependent model's k, else (s-1) or s */
 static inline double msg_bytes(double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
@@ -173,7 +185,7 @@ static inline double vcost(unsigned k, double val, const theta_t *t, const pwv_t
   switch (k) {
   case K_CALC: return val;
   case K_RECV_RNDV:
-    return rndv_recv_l(t->full) * (t->L + lat(t, v)) + msg_bytes(val, t, pw, v) * t->G * gsc(t, v) +
+    return rndv_recv_l(t->full) * lterm(t, v) + msg_bytes(val, t, pw, v) * bterm(t, v) +
            (pw ? pw[v].c + pw[v].cpu : 0) + t->o;
   default: return pw ? t->o + pw[v].cpu : t->o;
   }
@@ -198,10 +210,10 @@ static inline double ecost(unsigned type, double val_u, const theta_t *t, const 
   switch (type) {
   case E_EAGER:
   case E_RNDV_DONE:
-    return t->L + lat(t, u) + (pw ? pw[u].c : 0) + msg_bytes(val_u, t, pw, u) * t->G * gsc(t, u);
-  case E_RTS: return rndv_rts_l(t->full) * (t->L + lat(t, u));
+    return lterm(t, u) + (pw ? pw[u].c : 0) + msg_bytes(val_u, t, pw, u) * bterm(t, u);
+  case E_RTS: return rndv_rts_l(t->full) * lterm(t, u);
   case E_GAP: return t->g;
-  case E_NIC: return msg_bytes(val_u, t, pw, u) * t->G * gsc(t, u);
+  case E_NIC: return msg_bytes(val_u, t, pw, u) * bterm(t, u);
   case E_START: return pw ? pw[u].sc : 0;
   default: return 0;
   }
@@ -435,37 +447,90 @@ static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
   return 0;
 }
 
-/* Per-pair costs: every send and receive vertex gets its message's kind
- * (sender's rank, receiver's rank). */
-static int build_pairs(llamp_engine_t *e, const llamp_pairs_t *q, char *err, size_t errlen) {
+/* A send or receive vertex's message goes from a rank to itself. */
+static int to_self(const llamp_graph_t *g, uint64_t gv) {
+  unsigned k = llamp_graph_kind(g, gv);
+  return k != LLAMP_VERTEX_CALC && llamp_graph_rank(g, gv) == llamp_graph_rank(g, llamp_graph_partner(g, gv));
+}
+
+/* The kind of graph vertex gv's message (0 for a calc vertex); the tables
+ * must be built.  Kinds: the per-pair table's (or one, L + bytes G), then
+ * the messages to oneself, one per rank with per-pair costs (its host's
+ * route to itself), else one. */
+static uint32_t vertex_kind(const llamp_engine_t *e, uint64_t gv) {
+  const llamp_graph_t *g = e->graph;
+  unsigned k = llamp_graph_kind(g, gv);
+  if (k == LLAMP_VERTEX_CALC) return 0;
+  const llamp_pairs_t *q = e->pairs;
+  uint32_t r = llamp_graph_rank(g, gv), o = llamp_graph_rank(g, llamp_graph_partner(g, gv));
+  uint32_t base = q ? q->num_kinds : 1;
+  if (r == o) return base + (q ? r : 0);
+  return q ? q->pair_kind[k == LLAMP_VERTEX_SEND ? (size_t)r * q->ranks + o : (size_t)o * q->ranks + r] : 0;
+}
+
+/* The size-dependent transfer constant of a message to oneself: SimGrid
+ * multiplies its route's latency by lat_factor, so c(s) = (lat_factor - 1)
+ * L_ref becomes (lat_factor - 1) x the route's latency (0 without routes). */
+static double self_c(const llamp_engine_t *e, double c, double self_lat) {
+  return e->net.L_ref > 0 ? c * self_lat / e->net.L_ref : 0;
+}
+
+/* Message kinds (see struct llamp_engine), built with per-pair costs or
+ * when some rank sends to itself.  A message to oneself never crosses the
+ * network (docs/model.md, "Messages to oneself"): no L, no topology
+ * parameter; its latency and time per byte are the constants of its host's
+ * route to itself (SimGrid's loopback) when the routes are known, else 0. */
+static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
   uint32_t P = llamp_graph_num_ranks(g);
-  if (q->ranks != P || q->num_params > LLAMP_MAX_XPARAMS || !q->pair_kind) {
+  if (q && (q->ranks != P || q->num_params > LLAMP_MAX_XPARAMS || !q->pair_kind)) {
     snprintf(err, errlen, "per-pair costs for %u ranks and %u parameters, the graph has %u ranks "
              "(at most %d parameters)", q->ranks, q->num_params, P, LLAMP_MAX_XPARAMS);
     return -1;
   }
+  int self = 0;
+  for (uint64_t i = 0; i < e->n && !self; i++) self = to_self(g, e->gv ? e->gv[i] : i);
+  if (!q && !self) return 0;
   e->pairs = q;
+  uint32_t base = q ? q->num_kinds : 1, K = q ? q->num_params : 0;
+  uint32_t nk = base + (self ? (q ? P : 1) : 0);
+  e->nk = nk;
+  e->K = K;
   e->pk = malloc((e->n ? e->n : 1) * sizeof *e->pk);
-  e->klat = malloc((q->num_kinds ? q->num_kinds : 1) * sizeof *e->klat);
-  if (!e->pk || !e->klat) {
+  e->kl = malloc(nk * sizeof *e->kl);
+  e->kc0 = malloc(nk * sizeof *e->kc0);
+  e->kg = malloc(nk * sizeof *e->kg);
+  e->kb = malloc(nk * sizeof *e->kb);
+  e->klat = malloc(nk * sizeof *e->klat);
+  e->kcoef = calloc((size_t)nk * K + 1, sizeof *e->kcoef);
+  if (!e->pk || !e->kl || !e->kc0 || !e->kg || !e->kb || !e->klat || !e->kcoef) {
     snprintf(err, errlen, "out of memory for the per-pair costs");
     return -1;
   }
+  for (uint32_t k = 0; k < base; k++) { /* messages between two ranks */
+    e->kl[k] = 1;
+    e->kc0[k] = q ? q->c0[k] : 0;
+    e->kg[k] = q ? q->gscale[k] : 1;
+    e->kb[k] = 0;
+    if (q) memcpy(e->kcoef + (size_t)k * K, q->coef + (size_t)k * K, K * sizeof *e->kcoef);
+  }
+  for (uint32_t k = base; k < nk; k++) { /* to oneself: constants only */
+    uint32_t r = k - base;
+    e->kl[k] = 0;
+    e->kg[k] = 0;
+    e->kc0[k] = q && q->self_lat ? q->self_lat[r] : 0;
+    e->kb[k] = q && q->self_G ? q->self_G[r] : 0;
+  }
   for (uint64_t i = 0; i < e->n; i++) {
     uint64_t v = e->gv ? e->gv[i] : i;
-    unsigned k = llamp_graph_kind(g, v);
-    uint32_t kind = 0;
-    if (k != LLAMP_VERTEX_CALC) {
-      uint32_t r = llamp_graph_rank(g, v), o = llamp_graph_rank(g, llamp_graph_partner(g, v));
-      kind = q->pair_kind[k == LLAMP_VERTEX_SEND ? (size_t)r * P + o : (size_t)o * P + r];
-      if (kind >= q->num_kinds) {
-        snprintf(err, errlen, "per-pair costs: kind %u of ranks %u, %u out of range (%u kinds)", kind,
-                 r, o, q->num_kinds);
-        return -1;
-      }
+    uint32_t kind = vertex_kind(e, v);
+    if (kind >= nk) {
+      snprintf(err, errlen, "per-pair costs: kind %u of rank %u's message out of range (%u kinds)", kind,
+               llamp_graph_rank(g, v), q ? q->num_kinds : 1);
+      return -1;
     }
     e->pk[i] = kind;
+    if (e->pw && kind >= base) e->pw[i].c = self_c(e, e->pw[i].c, e->kc0[kind]);
   }
   return 0;
 }
@@ -510,7 +575,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     return NULL;
   }
   e->proto.net = NULL; /* the engine's copy is e->net */
-  if (p->pairs && build_pairs(e, p->pairs, err, errlen)) {
+  if (build_kinds(e, p->pairs, err, errlen)) {
     llamp_engine_destroy(e);
     return NULL;
   }
@@ -532,7 +597,12 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->pw);
   free(e->nonblocking);
   free(e->pk);
+  free(e->kl);
+  free(e->kc0);
+  free(e->kg);
+  free(e->kb);
   free(e->klat);
+  free(e->kcoef);
   free(e);
 }
 
@@ -556,19 +626,20 @@ static int proto_flags(const llamp_engine_t *e) {
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, 0};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
   if (e->pk) {
-    const llamp_pairs_t *q = e->pairs;
-    for (uint32_t k = 0; k < q->num_kinds; k++) {
-      double l = q->c0[k];
-      for (uint32_t x = 0; x < q->num_params; x++) l += q->coef[(size_t)k * q->num_params + x] * p->x[x];
+    for (uint32_t k = 0; k < e->nk; k++) {
+      double l = e->kc0[k];
+      for (uint32_t x = 0; x < e->K; x++) l += e->kcoef[(size_t)k * e->K + x] * p->x[x];
       e->klat[k] = l;
     }
     t.pk = e->pk;
+    t.kl = e->kl;
     t.klat = e->klat;
-    t.gs = q->gscale;
-    t.kcoef = q->coef;
-    t.K = q->num_params;
+    t.kg = e->kg;
+    t.kb = e->kb;
+    t.kcoef = e->kcoef;
+    t.K = e->K;
   }
   return t;
 }
@@ -771,13 +842,14 @@ static int seg_push(segbuf_t *b, uint64_t v, uint32_t rank, llamp_seg_kind_t k, 
  * compute for calc vertices, overhead for the others, latency for edges). */
 static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, double total,
                         double nL, double nG, double no, double ng, const theta_t *t,
-                        llamp_seg_kind_t rest_kind, int *bad, double lat_extra) {
+                        llamp_seg_kind_t rest_kind, int *bad, double lat_extra, double bw_extra) {
+  /* lat_extra, bw_extra: the routes' parts (per-pair costs, messages to oneself) */
   double parts[LLAMP_NUM_SEGS] = {0};
-  parts[LLAMP_SEG_LATENCY] = nL * t->L + lat_extra; /* lat_extra: the routes' part (per-pair costs) */
-  parts[LLAMP_SEG_BANDWIDTH] = nG * t->G;
+  parts[LLAMP_SEG_LATENCY] = nL * t->L + lat_extra;
+  parts[LLAMP_SEG_BANDWIDTH] = nG * t->G + bw_extra;
   parts[LLAMP_SEG_OVERHEAD] = no * t->o;
   parts[LLAMP_SEG_GAP] = ng * t->g;
-  parts[rest_kind] += total - (nL * t->L + lat_extra + nG * t->G + no * t->o + ng * t->g);
+  parts[rest_kind] += total - (nL * t->L + lat_extra + nG * t->G + bw_extra + no * t->o + ng * t->g);
   static const llamp_seg_kind_t order[] = {LLAMP_SEG_COMPUTE, LLAMP_SEG_OVERHEAD, LLAMP_SEG_LATENCY,
                                            LLAMP_SEG_BANDWIDTH, LLAMP_SEG_GAP};
   double at = t0;
@@ -788,6 +860,11 @@ static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, d
     if (len > 0) at += len;
   }
   return t0 + total;
+}
+
+/* The constant per-byte part of an edge's cost (a message to oneself). */
+static double edge_bw_extra(unsigned type, double s, const theta_t *t, const pwv_t *pw, uint64_t u) {
+  return type == E_EAGER || type == E_RNDV_DONE || type == E_NIC ? msg_bytes(s, t, pw, u) * bconst(t, u) : 0;
 }
 
 /* `done`: the pass in L at p has just run (its start times are in e->start). */
@@ -817,7 +894,8 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
                 vcoef(k, s, LLAMP_PARAM_L, &t, pw, v), vcoef(k, s, LLAMP_PARAM_G, &t, pw, v),
                 vcoef(k, s, LLAMP_PARAM_O, &t, pw, v), vcoef(k, s, LLAMP_PARAM_GAP, &t, pw, v), &t,
                 k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD, &bad,
-                k == K_RECV_RNDV ? rndv_recv_l(t.full) * lat(&t, v) : 0);
+                k == K_RECV_RNDV ? rndv_recv_l(t.full) * lat(&t, v) : 0,
+                k == K_RECV_RNDV ? msg_bytes(s, &t, pw, v) * bconst(&t, v) : 0);
     double from = fs[i] ? e->start[v] : e->start[v] + vcost(k, s, &t, pw, v);
     if (i + 1 < len) { /* the edge path[i] -> path[i+1], on the next vertex's rank */
       uint64_t nx = path[i + 1], ngid = e->gv ? e->gv[nx] : nx;
@@ -842,13 +920,15 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
         seg_split(&b, ngid, nrank, from, ecost(best, s, &t, pw, v),
                   ecoef(best, s, LLAMP_PARAM_L, &t, pw, v), ecoef(best, s, LLAMP_PARAM_G, &t, pw, v),
                   ecoef(best, s, LLAMP_PARAM_O, &t, pw, v), ecoef(best, s, LLAMP_PARAM_GAP, &t, pw, v),
-                  &t, best == E_START ? LLAMP_SEG_OVERHEAD : LLAMP_SEG_LATENCY, &bad, 0);
+                  &t, best == E_START ? LLAMP_SEG_OVERHEAD : LLAMP_SEG_LATENCY, &bad, 0,
+                  edge_bw_extra(best, s, &t, pw, v));
     } else if (done_end) { /* the rendezvous sender's completion ends the run */
       seg_split(&b, gid, rank, from, ecost(E_RNDV_DONE, s, &t, pw, v),
                 ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &t, pw, v),
                 ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &t, pw, v),
                 ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, &t, pw, v),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, &t, pw, v), &t, LLAMP_SEG_LATENCY, &bad, 0);
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, &t, pw, v), &t, LLAMP_SEG_LATENCY, &bad, 0,
+                edge_bw_extra(E_RNDV_DONE, s, &t, pw, v));
     }
   }
   free(path);
@@ -882,7 +962,7 @@ int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double
 int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out) {
   memset(out, 0, sizeof *out);
   llamp_eval_t r;
-  for (uint32_t x = 0; e->pk && x < e->pairs->num_params; x++) {
+  for (uint32_t x = 0; e->pairs && x < e->pairs->num_params; x++) {
     if (llamp_engine_eval(e, p, LLAMP_PARAM_X(x), &r)) return -1;
     out->lambda_x[x] = r.slope_right;
     out->lambda_x_left[x] = r.slope_left;
@@ -1624,14 +1704,42 @@ static unsigned plan_kind(const llamp_engine_t *e, uint64_t v, double *bytes) {
   return k;
 }
 
+/* For the affine forms: theta at L = G = o = g = 0 whose only message kind
+ * is graph vertex gv's (its extra parameters at the creation point's
+ * values), and gv's size-dependent costs in *pw (when the engine has them). */
+typedef struct {
+  uint32_t pk;
+  double kl, klat, kg, kb;
+} kview_t;
+static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv_t *pw) {
+  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  uint32_t k = e->pk ? vertex_kind(e, gv) : 0;
+  if (e->pw) {
+    pw_vertex(e, gv, pw);
+    if (e->pk && k >= (e->pairs ? e->pairs->num_kinds : 1)) pw->c = self_c(e, pw->c, e->kc0[k]);
+  }
+  if (!e->pk) return t;
+  kv->pk = 0;
+  kv->kl = e->kl[k];
+  kv->klat = e->kc0[k];
+  for (uint32_t x = 0; x < e->K; x++) kv->klat += e->kcoef[(size_t)k * e->K + x] * e->proto.x[x];
+  kv->kg = e->kg[k];
+  kv->kb = e->kb[k];
+  t.pk = &kv->pk;
+  t.kl = &kv->kl;
+  t.klat = &kv->klat;
+  t.kg = &kv->kg;
+  t.kb = &kv->kb;
+  return t;
+}
+
 int llamp_engine_vertex_cost(const llamp_engine_t *e, uint64_t v, llamp_affine_t *out) {
   if (v >= llamp_graph_num_vertices(e->graph)) return -1;
   double s;
   unsigned k = plan_kind(e, v, &s);
-  int full = proto_flags(e);
-  theta_t zero = {0, 0, 0, 0, full, NULL, NULL, NULL, NULL, 0};
-  pwv_t one, *pw = NULL;
-  if (e->pw) pw_vertex(e, v, pw = &one);
+  kview_t kw;
+  pwv_t one, *pw = e->pw ? &one : NULL;
+  theta_t zero = zero_theta(e, v, &kw, &one);
   *out = affine_of(vcost(k, s, &zero, pw, 0), vcoef(k, s, LLAMP_PARAM_L, &zero, pw, 0),
                    vcoef(k, s, LLAMP_PARAM_G, &zero, pw, 0), vcoef(k, s, LLAMP_PARAM_O, &zero, pw, 0),
                    vcoef(k, s, LLAMP_PARAM_GAP, &zero, pw, 0));
@@ -1651,10 +1759,9 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
   unsigned kv = plan_kind(e, v, &s);
   if (type == LLAMP_EDGE_MESSAGE) type = kv == K_RECV_RNDV ? E_RTS : E_EAGER;
   double su = llamp_graph_value(g, u); /* a message edge's source is the send: its size */
-  int full = proto_flags(e);
-  theta_t zero = {0, 0, 0, 0, full, NULL, NULL, NULL, NULL, 0};
-  pwv_t one, *pw = NULL;
-  if (e->pw) pw_vertex(e, u, pw = &one);
+  kview_t kw;
+  pwv_t one, *pw = e->pw ? &one : NULL;
+  theta_t zero = zero_theta(e, u, &kw, &one);
   *out = affine_of(ecost(type, su, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_L, &zero, pw, 0),
                    ecoef(type, su, LLAMP_PARAM_G, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_O, &zero, pw, 0),
                    ecoef(type, su, LLAMP_PARAM_GAP, &zero, pw, 0));

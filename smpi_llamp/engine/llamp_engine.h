@@ -18,6 +18,14 @@
  *     (cpu_isend(s) for a send whose successor irequires it, and that
  *     successor waits cpu_isend(s) too), eager recv o + cpu_recv(s), and
  *     every L + (s-1)G above becomes L + c(s) + k(s) G (docs/model.md)
+ *   per-pair costs         with p->pairs: each L above is L + the route's latency
+ *     (affine in the topology parameters) and each G, G x the route's scale
+ *   messages to oneself    (sender rank = receiver rank) never cross the
+ *     network: each L above is a constant, the latency of the host's route
+ *     to itself with p->pairs (SimGrid's loopback), else 0, and each G the
+ *     route's time per byte (else 0); no coefficient on L, G or a topology
+ *     parameter (lambda_L counts zero for them); o stays.  c(s) becomes
+ *     (lat_factor - 1) x that latency.
  *
  * T(theta) = max over vertices of end(v) = the LLAMP LP optimum (Algorithm 1).
  * T is convex, piecewise linear and non-decreasing in each of L, G, o, g. */
@@ -50,6 +58,10 @@ typedef struct {
   double L0, G0;                    /* reference L and G */
   uint32_t *pair_kind;              /* ranks x ranks */
   double *c0, *coef, *gscale;       /* per kind (coef: num_kinds x num_params) */
+  /* per rank: its host's route to itself, latency (s) and time per byte (s/B;
+   * NULL: 0).  A message from a rank to itself costs these constants, not
+   * pair_kind[i * ranks + i]'s costs (see "Messages to oneself" below). */
+  double *self_lat, *self_G;
 } llamp_pairs_t;
 
 typedef struct {

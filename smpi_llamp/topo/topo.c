@@ -561,6 +561,8 @@ void llamp_pairs_free(llamp_pairs_t *p) {
   free(p->c0);
   free(p->coef);
   free(p->gscale);
+  free(p->self_lat);
+  free(p->self_G);
   free(p);
 }
 
@@ -589,7 +591,9 @@ llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr, uint3
   p->L0 = ref->L0;
   p->G0 = ref->G0;
   p->pair_kind = malloc(((size_t)P * P + 1) * sizeof *p->pair_kind);
-  if (!p->pair_kind) goto oom;
+  p->self_lat = calloc(P + 1, sizeof *p->self_lat);
+  p->self_G = calloc(P + 1, sizeof *p->self_G);
+  if (!p->pair_kind || !p->self_lat || !p->self_G) goto oom;
   /* kinds per distinct host pair: the route decides everything */
   llamp_map_t seen, kinds;
   if (llamp_map_init(&kinds, 64)) goto oom;
@@ -675,6 +679,12 @@ llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr, uint3
     }
   llamp_map_free(&seen);
   llamp_map_free(&kinds);
+  for (uint32_t i = 0; i < P; i++) { /* a message to oneself: its host's loopback, as constants */
+    llamp_topo_route_t ro;
+    if (llamp_topo_route(t, hr[i], hr[i], &ro)) continue; /* checked above */
+    p->self_lat[i] = ro.latency;
+    p->self_G[i] = isfinite(ro.bandwidth) && ro.bandwidth > 0 ? 1 / ro.bandwidth : 0;
+  }
   return p;
 oom:
   seterr(err, errlen, "out of memory for the per-pair costs");
