@@ -450,7 +450,10 @@ static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
 /* A send or receive vertex's message goes from a rank to itself. */
 static int to_self(const llamp_graph_t *g, uint64_t gv) {
   unsigned k = llamp_graph_kind(g, gv);
-  return k != LLAMP_VERTEX_CALC && llamp_graph_rank(g, gv) == llamp_graph_rank(g, llamp_graph_partner(g, gv));
+  if (k == LLAMP_VERTEX_CALC || llamp_graph_rank(g, gv) != llamp_graph_rank(g, llamp_graph_partner(g, gv)))
+    return 0;
+  int32_t tag = llamp_graph_tag(g, gv); /* sched's stand-ins for a transfer cost L (llamp_graph.h) */
+  return !(tag >= LLAMP_TAG_NET_SELF && tag < LLAMP_TAG_NET_SELF_END);
 }
 
 /* The kind of graph vertex gv's message (0 for a calc vertex); the tables
@@ -464,7 +467,7 @@ static uint32_t vertex_kind(const llamp_engine_t *e, uint64_t gv) {
   const llamp_pairs_t *q = e->pairs;
   uint32_t r = llamp_graph_rank(g, gv), o = llamp_graph_rank(g, llamp_graph_partner(g, gv));
   uint32_t base = q ? q->num_kinds : 1;
-  if (r == o) return base + (q ? r : 0);
+  if (r == o && to_self(g, gv)) return base + (q ? r : 0);
   return q ? q->pair_kind[k == LLAMP_VERTEX_SEND ? (size_t)r * q->ranks + o : (size_t)o * q->ranks + r] : 0;
 }
 

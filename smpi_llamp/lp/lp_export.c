@@ -177,8 +177,11 @@ static void net_of(const model_t *m, uint64_t v, llamp_netmodel_vertex_t *x) {
  * nothing at all: the engine's constants are 0 and its c(s) (lat_factor - 1)
  * x 0 (docs/model.md, "Messages to oneself"). */
 static inline int to_self(const model_t *m, uint64_t v) {
-  return m->a.kind[v] != LLAMP_VERTEX_CALC &&
-         llamp_graph_rank(m->g, v) == llamp_graph_rank(m->g, llamp_graph_partner(m->g, v));
+  if (m->a.kind[v] == LLAMP_VERTEX_CALC ||
+      llamp_graph_rank(m->g, v) != llamp_graph_rank(m->g, llamp_graph_partner(m->g, v)))
+    return 0;
+  int32_t tag = llamp_graph_tag(m->g, v); /* sched's stand-ins for a transfer cost l (llamp_graph.h) */
+  return !(tag >= LLAMP_TAG_NET_SELF && tag < LLAMP_TAG_NET_SELF_END);
 }
 
 /* A message's transfer l + bw(s) G, or l + c(s) + k(s) G (s sent by v). */
