@@ -80,7 +80,7 @@ void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, d
 /* ---- setting values, shared by the file and the environment ------------------- */
 
 typedef enum {
-  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
+  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_TOPO, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
   V_COMPUTE, V_FLOPS
 } vkind_t;
 
@@ -108,6 +108,8 @@ static const setting_t settings[] = {
      "classes C1-C5 at here, e1g, e10g, qdr or BW@L; auto (here, up to 2 M events) or off"},
     {"analysis", "reduce_cost", "LLAMP_REDUCE_COST", V_COST, "seconds per byte reduced"},
     {"analysis", "goal", "LLAMP_GOAL", V_BOOL, "also write graph.goal"},
+    {"analysis", "topology", "LLAMP_TOPOLOGY", V_TOPO,
+     "auto: per-pair costs from the platform's routes; off: one L and G for every message"},
     {"analysis", "enabled", "LLAMP_ANALYZE", V_BOOL, "0: write the traces only"},
     {"capture", "spill", "LLAMP_SPILL", V_BYTES, "trace memory per rank before spilling"},
     {"capture", "quiet", "LLAMP_QUIET", V_BOOL, "no summary on stdout"},
@@ -137,10 +139,10 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
              llamp_units_parse(text, k, def, &v, e2, sizeof e2) ? e2 : "expected a value >= 0");
       return -1;
     }
-    if (strcmp(s->name, "L") == 0) cfg->params.L = v;
+    if (strcmp(s->name, "L") == 0) cfg->params.L = v, cfg->L_given = 1;
     else if (strcmp(s->name, "o") == 0) cfg->params.o = v;
     else if (strcmp(s->name, "g") == 0) cfg->params.g = v;
-    else if (strcmp(s->name, "G") == 0) cfg->params.G = v;
+    else if (strcmp(s->name, "G") == 0) cfg->params.G = v, cfg->G_given = 1;
     else if (strcmp(s->name, "S") == 0) cfg->params.S = v;
     else if (strcmp(s->name, "spill") == 0) cfg->spill_bytes = (size_t)v;
     return 0;
@@ -155,6 +157,16 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     }
     cfg->reduce_cost = v;
     return 0;
+  }
+  case V_TOPO: {
+    static const char *const names[] = {"auto", "off"};
+    for (int i = 0; i < 2; i++)
+      if (strcmp(text, names[i]) == 0) {
+        cfg->topology = i;
+        return 0;
+      }
+    seterr(err, errlen, "%s: topology '%s' (expected auto or off)", where, text);
+    return -1;
   }
   case V_COMPUTE: {
     static const char *const names[] = {"auto", "replay", "measured", "none"};
@@ -385,8 +397,16 @@ int llamp_capture_config_from_env(llamp_capture_config_t *cfg, char *err, size_t
   const char *path = getenv("LLAMP_CONFIG");
   if (path && *path && strcmp(path, "none") != 0) {
     if (llamp_capture_config_load(cfg, path, err, errlen)) return -1;
+    /* the bundled defaults (smpi_llamp-run names them) give way to the
+     * platform's routes; a model file of the user's does not */
+    char *a = realpath(path, NULL), *b = realpath(LLAMP_CAPTURE_DEFAULT_CONFIG, NULL);
+    if (a && b && strcmp(a, b) == 0) cfg->L_given = cfg->G_given = 0;
+    free(a);
+    free(b);
   } else if (!path && LLAMP_CAPTURE_DEFAULT_CONFIG[0] && access(LLAMP_CAPTURE_DEFAULT_CONFIG, R_OK) == 0) {
     if (llamp_capture_config_load(cfg, LLAMP_CAPTURE_DEFAULT_CONFIG, err, errlen)) return -1;
+    /* the bundled defaults give way to the platform's routes */
+    cfg->L_given = cfg->G_given = 0;
   }
   for (size_t k = 0; k < NSETTINGS; k++) {
     const char *v = getenv(settings[k].env);

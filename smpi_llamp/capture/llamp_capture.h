@@ -41,6 +41,7 @@ extern "C" {
  * smpi_llamp-run sets from its options (docs/capture.md lists them). */
 typedef struct llamp_capture_colls llamp_capture_colls_t;
 typedef struct llamp_capture_net llamp_capture_net_t;
+struct llamp_topo;
 
 typedef struct {
   char out_dir[2048];      /* LLAMP_OUT, default "llamp-out" */
@@ -72,6 +73,15 @@ typedef struct {
    * NULL outside a simulation (then `netfile`'s model, if any, is used). */
   llamp_netmodel_file_t netfile;
   const llamp_capture_net_t *net;
+  /* Topology (docs/topology.md): 0 auto = every message costs its route
+   * (per-pair costs from the platform, which also gives L and G unless the
+   * user did: L_given, G_given = set by LLAMP_L/LLAMP_G or a model file of
+   * their own); 1 off = one L and G for every message. */
+  int topology;
+  int L_given, G_given;
+  /* The routes between the ranks' hosts, read from SimGrid at the end of
+   * the run (NULL: trace files analysed outside a simulation). */
+  const struct llamp_topo *topo;
 } llamp_capture_config_t;
 
 void llamp_capture_config_default(llamp_capture_config_t *cfg);

@@ -18,6 +18,7 @@
 #include <simgrid/host.h>
 
 #include "capture_internal.h"
+#include "llamp_topo_sg.h"
 #include "llamp_capture.h"
 #include "llamp_coll.h"
 
@@ -478,13 +479,26 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
   G.left++;
   if (G.left < G.world) return 0;
   int rc = 0;
+  /* the routes between the ranks' hosts, while SimGrid still has the platform */
+  llamp_topo_t *topo = llamp_topo_from_simgrid(G.hosts, G.world, err, errlen);
+  char rpath[2300];
+  snprintf(rpath, sizeof rpath, "%s/routes.txt", G.cfg.out_dir);
+  if (!topo || llamp_topo_write(topo, rpath, err, errlen)) {
+    llamp_topo_destroy(topo);
+    session_free();
+    return -1;
+  }
+  G.cfg.topo = topo;
   if (G.cfg.analyze && !G.analysed) {
     G.analysed = 1;
     rc = run_analysis(simulated_time, err, errlen);
   } else if (!G.cfg.quiet) {
-    printf("smpi_llamp: traces of %u ranks written to %s (analysis off)\n", G.world, G.trace_dir);
+    printf("smpi_llamp: traces of %u ranks written to %s, their hosts' routes to %s (analysis off)\n",
+           G.world, G.trace_dir, rpath);
     fflush(stdout);
   }
+  G.cfg.topo = NULL;
+  llamp_topo_destroy(topo);
   session_free();
   return rc < 0 ? -1 : 1;
 }
