@@ -392,9 +392,6 @@ int llamp_whatif_explain(llamp_whatif_t *w) {
         cat(&s, &len, &cap, "; %llu back-to-back sends to one peer (%s of transfer sharing the pair's "
             "link)", (unsigned long long)r->bursts,
             llamp_units_format_time(r->burst_time, b1, sizeof b1));
-      int contention = 0;
-      for (size_t k = 0; k < r->ncauses; k++) contention |= strstr(r->causes[k], "contention") != NULL;
-      if (contention) cat(&s, &len, &cap, "; contention: routes share links");
       for (size_t k = 0; k < r->ncauses; k++) cat(&s, &len, &cap, "; %s", r->causes[k]);
       if (!r->ncauses && !r->bursts) cat(&s, &len, &cap, "; the capture named no known cause");
     }
@@ -634,6 +631,9 @@ int llamp_whatif_write_svg(FILE *f, const llamp_whatif_t *w, char *err, size_t e
     x2[i] = r->predicted_ok ? 1e6 * r->predicted : NAN;
   }
   llamp_plot_rows(p, pan, (const char *const *)labels, rows);
+  double xmax = 0;
+  for (size_t i = 0; i < n; i++) xmax = fmax(xmax, fmax(isfinite(x1[i]) ? x1[i] : 0, isfinite(x2[i]) ? x2[i] : 0));
+  if (xmax > 0) llamp_plot_xrange(p, 0, 1.05 * xmax);
   if (llamp_plot_series(p, pan, "SimGrid", LLAMP_PLOT_SEGMENTS, x0, ys, x1, n, "#1f77b4") ||
       llamp_plot_series(p, pan, "predicted (LLAMP)", LLAMP_PLOT_SEGMENTS, x0, yp, x2, n, "#ff7f0e")) {
     seterr(err, errlen, "out of memory");

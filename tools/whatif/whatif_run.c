@@ -235,16 +235,30 @@ static void expand(opts_t *o, const char *opt, const char *list) {
   free(copy);
 }
 
+/* smpirun / smpi_llamp-run options that take no value. */
+static int flag_option(const char *a) {
+  static const char *const flags[] = {"-llamp-goal", "-llamp-no-analysis", "-llamp-quiet",
+                                      "-llamp-help", "-llamp-version", "-trace", "-keep-temps",
+                                      "-analyze", "-help", "-version", "-quiet", "-map", "-foreground"};
+  if (!strncmp(a, "--cfg", 5) || !strncmp(a, "--log", 5) || strchr(a, '=')) return 1;
+  for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+    if (!strcmp(a, flags[i]) || (a[0] == '-' && a[1] == '-' && !strcmp(a + 1, flags[i]))) return 1;
+  return 0;
+}
+
+/* What the what-if runner must know of the pass-through options: scanned up
+ * to the program (the first word that is neither an option nor a value). */
 static void parse_pass(opts_t *o) {
   o->np = -1;
   for (int i = 0; i < o->npass; i++) {
     const char *a = o->pass[i];
+    if (a[0] != '-') break; /* the program */
     const char *next = i + 1 < o->npass ? o->pass[i + 1] : NULL;
     if (!strcmp(a, "-platform") || !strcmp(a, "--platform"))
       die("-platform: give the platforms with --variant (see --help)");
     if (!strcmp(a, "-llamp-out") || !strcmp(a, "--llamp-out"))
       die("-llamp-out: each variant's run goes to --out DIR/vK/run");
-    if (!next) break;
+    if (flag_option(a) || !next) continue;
     if (!strcmp(a, "-np")) {
       char *end;
       o->np = strtol(next, &end, 10);
@@ -258,9 +272,7 @@ static void parse_pass(opts_t *o) {
     } else if (!strcmp(a, "-llamp-seed") || !strcmp(a, "--llamp-seed")) {
       o->pass_seed = 1;
     }
-    /* the program and its arguments start at the first word that is no option
-     * (smpi_llamp-run knows exactly; options after it are the program's) */
-    if (a[0] != '-') break;
+    i++; /* its value */
   }
 }
 
@@ -496,11 +508,7 @@ int main(int argc, char **argv) {
   expand(&o, "--switch", o.sw);
   find_bindir();
   if (!o.runner) o.runner = strdup(tool("smpi_llamp-run")); /* tool() reuses its buffers */
-  if (!o.pass_seed && !o.have_seed) {
-    o.seed = (uint64_t)time(NULL) % 1000000000u;
-    fprintf(stderr, "%s: seed %llu (--seed %llu reproduces this study)\n", prog,
-            (unsigned long long)o.seed, (unsigned long long)o.seed);
-  }
+  if (!o.pass_seed && !o.have_seed) o.seed = (uint64_t)time(NULL) % 1000000000u;
   tty = isatty(2);
   t_start = now();
 
@@ -525,6 +533,9 @@ int main(int argc, char **argv) {
       if (routes(&o, k, plat[k], o.np, msg, sizeof msg)) die("%s", msg);
     }
 
+  if (!o.pass_seed && !o.have_seed) /* told once the input is known to be good */
+    fprintf(stderr, "%s%s: seed %llu (--seed %llu reproduces this study)\n", tty ? "\r\033[K" : "",
+            prog, (unsigned long long)o.seed, (unsigned long long)o.seed);
   /* the capture, on the base variant */
   progress("variant 1/%zu (%s): capture and SimGrid run", o.n, o.v[0].name);
   if (simulate(&o, 0, plat[0], msg, sizeof msg)) die("base variant (%s): %s", o.v[0].name, msg);
