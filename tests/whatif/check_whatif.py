@@ -9,7 +9,7 @@ usage: check_whatif.py DIR CHECK...  with CHECK one of
   same=I:COL1:COL2       two columns of row I agree to 1e-9 (relative)
   why=I:TEXT|none        row I's why contains TEXT (none: every why is empty)
   name=I:TEXT            row I is the variant named TEXT
-  own=I,J..              predicted equals the run's own DAG (own_T) to 1e-9
+  own=I,J..[:TOL]        predicted equals the run's own DAG (own_T) to TOL (default 1e-9)
   capture                row 0 is the capture: its simulated and own_T are report.json's
 """
 import csv
@@ -93,8 +93,9 @@ for chk in sys.argv[2:]:
         if rows[int(i)]["variant"] != text:
             fail(f"row {i} is '{rows[int(i)]['variant']}', expected '{text}'")
     elif k == "own":
+        v, _, tol = v.partition(":")
         for i in idx(v):
-            if not close(num(rows[i], "predicted"), num(rows[i], "own_T"), 1e-9):
+            if not close(num(rows[i], "predicted"), num(rows[i], "own_T"), float(tol) if tol else 1e-9):
                 fail(f"row {i}: predicted {rows[i]['predicted']} from the base capture, own DAG {rows[i]['own_T']}")
     elif k == "capture":
         rep = json.load(open(f"{d}/v0/run/report.json"))

@@ -70,13 +70,16 @@ p64)
     ./stencil3d --weak 8 --iters 20 >p.out 2>p.err || { cat p.out p.err; exit 1; }
   cat p.out
   # The graph does not depend on the platform (kernel models, no wildcards):
-  # the one capture predicts exactly what each variant's own capture does.
-  # SimGrid is slower where concurrent halo messages share host links
-  # (contention, issue 9 section 2b): up to 1 % on fat tree and dragonfly,
-  # 3 % on the torus, each explained as such.
-  $CHK p rows=6 ran=0,1,2,3,4,5 capture own=0,1,2,3,4,5 'diff<=1:0,1,2,3' 'diff<=3.5:4,5' \
+  # the one capture predicts what each variant's own capture does, to 1e-3:
+  # the NIC rule (on by itself: hosts share their link to the network)
+  # breaks ties between receives that start together by their order in the
+  # trace, which follows the run (0.03 % on the torus).  With the rule,
+  # SimGrid agrees within 0.5 % (without it, concurrent halo messages on a
+  # host link made it up to 1 % slower on fat tree and dragonfly, 3 % on
+  # the torus); what remains is explained as contention.
+  $CHK p rows=6 ran=0,1,2,3,4,5 capture own=0,1,2,3,4,5:1e-3 'diff<=0.5:0,1,2,3,4,5' \
     same=1:predicted:predicted_shift \
-    why=0:contention why=2:contention why=4:contention why=5:contention || fail=1
+    why=none || fail=1
   ;;
 errors)
   # expect_err TEXT ARGS...: exit 1 and exactly one line on stderr containing TEXT

@@ -361,6 +361,7 @@ static int simulate(const opts_t *o, size_t k, const char *plat, char *msg, size
 typedef struct {
   double o, g, S;
   const char *term, *rndv;
+  int nic; /* the capture's DAG had the NIC rule (params.nic) */
 } model_t;
 
 /* llamp analyze of the base graph with a routes file and extra --set's;
@@ -391,6 +392,7 @@ static int analyze(const opts_t *o, const model_t *m, const char *routes_file, c
   argv[a++] = (char *)m->rndv;
   argv[a++] = "--tolerance";
   argv[a++] = "none";
+  if (m->nic) argv[a++] = "--nic";
   if (set1) {
     argv[a++] = "--set";
     argv[a++] = (char *)set1;
@@ -418,6 +420,8 @@ static void capture_model(const opts_t *o, const char *report, model_t *m, char 
   if (llamp_json_get_number(p, "o", &m->o) || llamp_json_get_number(p, "g", &m->g) ||
       llamp_json_get_number(p, "S", &m->S))
     die("%s: \"params\": expected o, g and S (a capture's report.json)", report);
+  m->nic = 0; /* reports before the NIC rule have no params.nic */
+  llamp_json_bool(llamp_json_get(p, "nic"), &m->nic);
   const char *t = llamp_json_string(llamp_json_get(p, "bandwidth_term"));
   m->term = t && !strcmp(t, "s*G") ? "s" : "s-1";
   const char *c = llamp_json_string(llamp_json_get(llamp_json_get(j, "capture"), "config"));
