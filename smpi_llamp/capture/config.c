@@ -112,11 +112,19 @@ static const setting_t settings[] = {
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
+/* A value as error messages quote it: one line, at most 60 characters. */
+static const char *shown(const char *text, char *buf, size_t len) {
+  size_t n = 0;
+  for (; text[n] && n + 4 < len && n < 60; n++) buf[n] = (unsigned char)text[n] < 0x20 ? '?' : text[n];
+  snprintf(buf + n, len - n, "%s", text[n] ? "..." : "");
+  return buf;
+}
+
 /* Apply one textual value.  `bare` is the unit of a number without suffix:
  * SI in the model file, the CLI's units (us, ns/B) in the environment. */
 static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const char *text, int si,
                       const char *where, char *err, size_t errlen) {
-  char e2[256];
+  char e2[256], q[72];
   double v;
   switch (s->kind) {
   case V_TIME:
@@ -127,7 +135,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
                                                  : LLAMP_UNIT_BYTES;
     const char *def = s->kind == V_BYTES ? "B" : s->kind == V_TIME ? (si ? "s" : "us") : (si ? "s" : "ns");
     if (llamp_units_parse(text, k, def, &v, e2, sizeof e2) || !(v >= 0) || !isfinite(v)) {
-      seterr(err, errlen, "%s: %s '%s': %s", where, s->help, text,
+      seterr(err, errlen, "%s: %s '%s': %s", where, s->help, shown(text, q, sizeof q),
              llamp_units_parse(text, k, def, &v, e2, sizeof e2) ? e2 : "expected a value >= 0");
       return -1;
     }
@@ -143,8 +151,8 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     char *end;
     errno = 0;
     v = strtod(text, &end);
-    if (end == text || *end || errno || !(v >= 0)) {
-      seterr(err, errlen, "%s: %s '%s' (expected a number >= 0)", where, s->help, text);
+    if (end == text || *end || errno || !(v >= 0) || !isfinite(v)) {
+      seterr(err, errlen, "%s: %s '%s' (expected a number >= 0)", where, s->help, shown(text, q, sizeof q));
       return -1;
     }
     cfg->reduce_cost = v;
@@ -157,13 +165,13 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
         cfg->compute = i;
         return 0;
       }
-    seterr(err, errlen, "%s: compute '%s' (expected auto, replay, measured or none)", where, text);
+    seterr(err, errlen, "%s: compute '%s' (expected auto, replay, measured or none)", where, shown(text, q, sizeof q));
     return -1;
   }
   case V_FLOPS:
     if (llamp_capture_parse_flops(text, &v) || !(v > 0)) {
       seterr(err, errlen, "%s: %s '%s' (expected a positive flop rate, e.g. 6.8e9 or 6.8Gf)", where,
-             s->help, text);
+             s->help, shown(text, q, sizeof q));
       return -1;
     }
     cfg->measured_host_speed = v;
@@ -172,7 +180,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     if (strcmp(text, "rdma-read") == 0) cfg->params.rndv_direct = 0;
     else if (strcmp(text, "direct") == 0) cfg->params.rndv_direct = 1;
     else {
-      seterr(err, errlen, "%s: rendezvous '%s' (expected rdma-read or direct)", where, text);
+      seterr(err, errlen, "%s: rendezvous '%s' (expected rdma-read or direct)", where, shown(text, q, sizeof q));
       return -1;
     }
     return 0;
@@ -180,7 +188,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     if (strcmp(text, "s-1") == 0) cfg->params.size_g_full = 0;
     else if (strcmp(text, "s") == 0) cfg->params.size_g_full = 1;
     else {
-      seterr(err, errlen, "%s: bandwidth term '%s' (expected s-1 or s)", where, text);
+      seterr(err, errlen, "%s: bandwidth term '%s' (expected s-1 or s)", where, shown(text, q, sizeof q));
       return -1;
     }
     return 0;
@@ -188,7 +196,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     char *dst = strcmp(s->name, "out") == 0 ? cfg->out_dir : cfg->collectives;
     size_t cap = strcmp(s->name, "out") == 0 ? sizeof cfg->out_dir : sizeof cfg->collectives;
     if (strlen(text) >= cap || (dst == cfg->out_dir && !*text)) {
-      seterr(err, errlen, "%s: %s '%s' is %s", where, s->help, text, *text ? "too long" : "empty");
+      seterr(err, errlen, "%s: %s '%s' is %s", where, s->help, shown(text, q, sizeof q), *text ? "too long" : "empty");
       return -1;
     }
     snprintf(dst, cap, "%s", text);
@@ -202,7 +210,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
         llamp_units_parse(a, LLAMP_UNIT_TIME, def, &lo, e2, sizeof e2) ||
         llamp_units_parse(b, LLAMP_UNIT_TIME, def, &hi, e2, sizeof e2) || !(lo >= 0) || !(hi >= lo)) {
       seterr(err, errlen, "%s: range '%s' (expected LMIN:LMAX with 0 <= LMIN <= LMAX, e.g. 0:50us)",
-             where, text);
+             where, shown(text, q, sizeof q));
       return -1;
     }
     cfg->have_range = 1;
@@ -218,9 +226,9 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
       char *end;
       double x = strtod(t, &end);
-      if (end == t || *end || !(x > 0) || n == LLAMP_CAPTURE_MAX_TOL) {
+      if (end == t || *end || !(x > 0) || !isfinite(x) || n == LLAMP_CAPTURE_MAX_TOL) {
         seterr(err, errlen, "%s: tolerance '%s' (expected up to %d positive percentages, e.g. 1,2,5)",
-               where, text, LLAMP_CAPTURE_MAX_TOL);
+               where, shown(text, q, sizeof q), LLAMP_CAPTURE_MAX_TOL);
         return -1;
       }
       cfg->tolerance[n++] = x;
@@ -236,7 +244,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     char *end;
     long n = strtol(text, &end, 10);
     if (end == text || *end || n < 2 || n > 1000000) {
-      seterr(err, errlen, "%s: sweep points '%s' (expected 2 .. 1000000)", where, text);
+      seterr(err, errlen, "%s: sweep points '%s' (expected 2 .. 1000000)", where, shown(text, q, sizeof q));
       return -1;
     }
     cfg->sweep_points = (unsigned)n;
@@ -247,7 +255,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     if (!strcmp(text, "1") || !strcmp(text, "yes") || !strcmp(text, "true") || !strcmp(text, "on")) b = 1;
     else if (!strcmp(text, "0") || !strcmp(text, "no") || !strcmp(text, "false") || !strcmp(text, "off")) b = 0;
     else {
-      seterr(err, errlen, "%s: '%s' (expected yes or no)", where, text);
+      seterr(err, errlen, "%s: '%s' (expected yes or no)", where, shown(text, q, sizeof q));
       return -1;
     }
     if (strcmp(s->name, "goal") == 0) cfg->write_goal = b;

@@ -918,7 +918,7 @@ llamp_trace_reader_t *llamp_trace_reader_open(const char *path, char *err, size_
     goto fail;
   }
   if (h.names_offset != LLT_HEADER_BYTES + h.data_bytes || h.names_bytes < 4 ||
-      h.data_bytes / 2 < h.num_records) {
+      h.data_bytes / 2 < h.num_records || (uint64_t)h.num_names * 5u > h.names_bytes - 4u) {
     seterr(err, errlen, "%s: corrupt header (inconsistent sizes)", path);
     goto fail;
   }
@@ -995,7 +995,8 @@ static int next_block(llamp_trace_reader_t *r, char *err, size_t errlen) {
   size_t got = read_full(r->fd, &b, sizeof b);
   if (got < sizeof b) goto truncated;
   if (b.magic != LLT_BLOCK_MAGIC || b.first != r->index || b.nrec == 0 ||
-      b.bytes > r->file_left - sizeof b || b.nrec > r->file_records - r->index) {
+      b.bytes > r->file_left - sizeof b || b.nrec > r->file_records - r->index ||
+      b.bytes < 2u * (uint64_t)b.nrec /* every record takes 2 bytes or more */) {
     seterr(err, errlen, "%s: record %llu: corrupt block header", r->path, idx);
     return -1;
   }
