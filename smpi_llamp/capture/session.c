@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,6 +130,24 @@ static int check_out_dir(const char *dir, char *trace_dir, size_t len, char *err
     return -1;
   }
   unlink(probe);
+  /* one run per directory: smpi_llamp-run holds this lock already (it says
+   * so in LLAMP_OUT_LOCKED); a plain smpirun takes it here, until exit */
+  const char *locked = getenv("LLAMP_OUT_LOCKED");
+  if (!locked || strcmp(locked, dir) != 0) {
+    snprintf(probe, sizeof probe, "%s/.llamp-lock", dir);
+    int fd = open(probe, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+      char pid[32] = "";
+      ssize_t k = read(fd, pid, sizeof pid - 1);
+      pid[k > 0 ? k : 0] = 0;
+      pid[strcspn(pid, "\n")] = 0;
+      seterr(err, errlen, "'%s' is in use by another run (pid %s): wait for it to end, or choose another -llamp-out DIR",
+             dir, pid);
+      close(fd);
+      return -1;
+    }
+    if (fd >= 0 && ftruncate(fd, 0) == 0) dprintf(fd, "%ld\n", (long)getpid());
+  }
   snprintf(trace_dir, len, "%s/trace", dir);
   if (mkdirs(trace_dir) != 0) {
     seterr(err, errlen, "cannot create '%s': %s", trace_dir, strerror(errno));

@@ -914,7 +914,18 @@ llamp_trace_reader_t *llamp_trace_reader_open(const char *path, char *err, size_
     goto fail;
   }
   if (h.num_records == LLT_INCOMPLETE) {
-    seterr(err, errlen, "%s: incomplete trace (the writer was never flushed)", path);
+    /* what a run that stopped early left: the blocks spilled so far */
+    uint64_t nrec = 0, off = LLT_HEADER_BYTES;
+    llt_block_t b;
+    while (pread_full(r->fd, &b, sizeof b, (off_t)off) == sizeof b && b.magic == LLT_BLOCK_MAGIC &&
+           b.first == nrec && b.bytes <= (uint64_t)st.st_size - off - sizeof b) {
+      nrec += b.nrec;
+      off += sizeof b + b.bytes;
+    }
+    seterr(err, errlen,
+           "%s: incomplete trace: rank %u of %u stopped before MPI_Finalize (the run was interrupted "
+           "or died); %llu records on file, the rest of the rank's calls are missing",
+           path, h.rank, h.world_size, (unsigned long long)nrec);
     goto fail;
   }
   if (h.names_offset != LLT_HEADER_BYTES + h.data_bytes || h.names_bytes < 4 ||

@@ -23,7 +23,7 @@ expect 1 "unknown option" "$bin/llamp-trace" --bogus true
 expect 1 "no rank wrote a trace" "$bin/llamp-trace" -o "$d/none" true
 expect 3 "" "$bin/llamp-trace" -o "$d/none" sh -c 'exit 3'
 mkdir -p "$d/empty"
-expect 1 "no rank-0.llt" "$bin/llamp" build "$d/empty"
+expect 1 "no rank-R.llt here" "$bin/llamp" build "$d/empty"
 expect 1 "cannot open the trace directory" "$bin/llamp" build "$d/does-not-exist"
 # two runs, then one directory mixing them
 expect 0 "2 rank trace" "$bin/llamp-trace" -o "$d/a" "$mpiexec" -n 2 "$reqs"

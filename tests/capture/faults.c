@@ -1,0 +1,43 @@
+/* A program for the fault tests (run_test.sh faults): every rank loops over
+ * an allreduce and a ring exchange.
+ *   faults slow N     N iterations, each sleeping 0.1 s of real time (rank 0)
+ *                     so that the run can be interrupted or raced
+ *   faults kill N R   rank R kills itself with SIGKILL at iteration N / 2 */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  int rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int n = argc > 2 ? atoi(argv[2]) : 10;
+  int victim = argc > 3 ? atoi(argv[3]) : -1;
+  int slow = argc > 1 && strcmp(argv[1], "slow") == 0;
+  for (int i = 0; i < n; i++) {
+    double x = rank + i, y;
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Sendrecv(&x, 1, MPI_DOUBLE, (rank + 1) % size, 0, &y, 1, MPI_DOUBLE, (rank + size - 1) % size, 0,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (slow && rank == 0) {
+      /* real time (SMPI's sleep would be simulated time) */
+      struct timespec ts = {0, 100000000};
+      syscall(SYS_nanosleep, &ts, NULL);
+    }
+    if (rank == victim && i == n / 2) {
+      printf("rank %d: SIGKILL at iteration %d\n", rank, i);
+      fflush(stdout);
+      raise(SIGKILL); /* not kill(getpid()): SMPI's getpid is the rank's */
+    }
+  }
+  if (rank == 0) printf("faults: done\n");
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,5 @@
+# Faults of capture runs (tests/capture/faults.sh, docs/hardening.md): a
+# killed rank, two runs in one -llamp-out, SIGINT.  Needs SimGrid.
+add_test(NAME capture_faults COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/capture/faults.sh ${CMAKE_BINARY_DIR}
+                                     ${PROJECT_SOURCE_DIR})
+set_tests_properties(capture_faults PROPERTIES LABELS "needs-simgrid;capture" SKIP_RETURN_CODE 77 TIMEOUT 300)
