@@ -3,6 +3,7 @@
  * smpi_llamp-run passes).  Each setting is declared once below with its
  * name, unit and check; errors name the file and line, or the variable. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <libconfig.h>
 #include <math.h>
@@ -356,13 +357,31 @@ int llamp_capture_config_load(llamp_capture_config_t *cfg, const char *path, cha
   return rc;
 }
 
+/* models/default.cfg when LLAMP_CONFIG is not set (a plain smpirun):
+ * installed, next to this library (LLAMP_CAPTURE_LIB_TO_MODELS, relative to
+ * its directory); in the build tree, the source tree's.  1 when found. */
+static int default_config(char *buf, size_t len) {
+#ifdef LLAMP_CAPTURE_LIB_TO_MODELS
+  Dl_info info;
+  if (dladdr((void *)default_config, &info) && info.dli_fname) {
+    const char *slash = strrchr(info.dli_fname, '/');
+    int n = slash ? (int)(slash - info.dli_fname) : 1;
+    snprintf(buf, len, "%.*s/%s/default.cfg", n, slash ? info.dli_fname : ".", LLAMP_CAPTURE_LIB_TO_MODELS);
+    if (access(buf, R_OK) == 0) return 1;
+  }
+#endif
+  snprintf(buf, len, "%s", LLAMP_CAPTURE_DEFAULT_CONFIG);
+  return buf[0] && access(buf, R_OK) == 0;
+}
+
 int llamp_capture_config_from_env(llamp_capture_config_t *cfg, char *err, size_t errlen) {
   llamp_capture_config_default(cfg);
   const char *path = getenv("LLAMP_CONFIG");
   if (path && *path && strcmp(path, "none") != 0) {
     if (llamp_capture_config_load(cfg, path, err, errlen)) return -1;
-  } else if (!path && LLAMP_CAPTURE_DEFAULT_CONFIG[0] && access(LLAMP_CAPTURE_DEFAULT_CONFIG, R_OK) == 0) {
-    if (llamp_capture_config_load(cfg, LLAMP_CAPTURE_DEFAULT_CONFIG, err, errlen)) return -1;
+  } else if (!path) {
+    char def[4096];
+    if (default_config(def, sizeof def) && llamp_capture_config_load(cfg, def, err, errlen)) return -1;
   }
   for (size_t k = 0; k < NSETTINGS; k++) {
     const char *v = getenv(settings[k].env);
