@@ -17,6 +17,8 @@ command -v gfortran >/dev/null || need="$need gfortran"   # Fortran: smpif90, mp
 [ -f /usr/include/gsl/gsl_rng.h ] || need="$need libgsl-dev"   # fits, RNG, statistics (calib, kernel models)
 command -v gnuplot >/dev/null || need="$need gnuplot-nox"   # plots (calibration fits, llamp plot)
 command -v ip >/dev/null || need="$need iproute2"   # calibration across two network namespaces
+command -v pkg-config >/dev/null || need="$need pkgconf"   # install_package: the installed .pc file
+command -v dpkg-deb >/dev/null || need="$need dpkg"   # install_package: cpack -G DEB, dpkg-deb -x
 if [ -n "$need" ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$need (run as root or install them)" >&2
