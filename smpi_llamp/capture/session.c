@@ -52,7 +52,7 @@ static struct {
   llamp_trace_writer_t **writers;
   const void **states;
   sg_host_t *hosts; /* each rank's host */
-  uint32_t joined, left;
+  uint32_t joined, left, first; /* first: the first rank that joined */
   int analysed;
   /* communicator registry: open addressing on a key hash */
   comm_key_t *keys;
@@ -215,18 +215,19 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     return NULL;
   }
   /* Under a privatization that shares the program's data, every rank sees
-   * its state at the same address.  mmap privatization also maps each rank's
-   * copy at one address, but switches the contents: accept it by name. */
+   * its state at the same address: comparing with the first rank that
+   * joined is enough (O(1) per rank, not O(ranks)).  mmap privatization also
+   * maps each rank's copy at one address, but switches the contents: accept
+   * it by name. */
   const char *mode = llamp_capture_sg_privatization();
-  if (strcmp(mode, "mmap") != 0)
-    for (uint32_t r = 0; r < G.world; r++)
-      if (G.states[r] == rank_state) {
-        seterr(err, errlen,
-               "ranks %u and %u share the program's globals (SMPI privatization '%s'); run with "
-               "--cfg=smpi/privatization:dlopen (the default)",
-               r, rank, mode[0] ? mode : "unknown");
-        return NULL;
-      }
+  if (strcmp(mode, "mmap") != 0 && G.joined && G.states[G.first] == rank_state) {
+    seterr(err, errlen,
+           "ranks %u and %u share the program's globals (SMPI privatization '%s'); run with "
+           "--cfg=smpi/privatization:dlopen (the default)",
+           G.first, rank, mode[0] ? mode : "unknown");
+    return NULL;
+  }
+  if (!G.joined) G.first = rank;
   G.states[rank] = rank_state;
   G.hosts[rank] = sg_host_self(); /* the rank's own actor runs this */
   llamp_trace_writer_t *w =
