@@ -140,6 +140,10 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
              llamp_units_parse(text, k, def, &v, e2, sizeof e2) ? e2 : "expected a value >= 0");
       return -1;
     }
+    if (strcmp(s->name, "spill") == 0 && v > 0x1p60) { /* (size_t)v must be defined */
+      seterr(err, errlen, "%s: %s '%s' is too large (at most 1 EiB)", where, s->help, shown(text, q, sizeof q));
+      return -1;
+    }
     if (strcmp(s->name, "L") == 0) cfg->params.L = v;
     else if (strcmp(s->name, "o") == 0) cfg->params.o = v;
     else if (strcmp(s->name, "g") == 0) cfg->params.g = v;
