@@ -596,7 +596,18 @@ static llamp_trace_reader_t **open_rank_traces(const char *tdir, uint32_t *nrank
   snprintf(path, sizeof path, "%s/rank-0.llt", tdir);
   llamp_trace_reader_t *r0 = access(path, F_OK) == 0 ? llamp_trace_reader_open(path, err, sizeof err) : NULL;
   long maxr = max_rank_file(tdir);
+  /* P from rank 0's header, else from any other readable one */
+  int knowP = r0 != NULL;
   uint32_t P = r0 ? llamp_trace_reader_world_size(r0) : (uint32_t)(maxr + 1);
+  for (long r = 1; !knowP && r <= maxr; r++) {
+    snprintf(path, sizeof path, "%s/rank-%ld.llt", tdir, r);
+    llamp_trace_reader_t *x = access(path, F_OK) == 0 ? llamp_trace_reader_open(path, err, sizeof err) : NULL;
+    if (x) {
+      P = llamp_trace_reader_world_size(x);
+      knowP = 1;
+      llamp_trace_reader_destroy(x);
+    }
+  }
   if (P == 0) die("%s: world size 0", path);
   llamp_trace_reader_t **rd = calloc(P, sizeof *rd);
   if (!rd) die("out of memory for %u trace readers", P);
@@ -618,7 +629,7 @@ static llamp_trace_reader_t **open_rank_traces(const char *tdir, uint32_t *nrank
   if (missing + bad) {
     if (missing + bad > 16) fprintf(stderr, "%s: ... and %u more\n", prog, missing + bad - 16);
     die("%s: %u of %u%s ranks have no usable trace (%u missing, %u unreadable or incomplete): no DAG "
-        "of a partial run (rerun it to the end)", tdir, missing + bad, P, r0 ? "" : " (or more)", missing, bad);
+        "of a partial run (rerun it to the end)", tdir, missing + bad, P, knowP ? "" : " (or more)", missing, bad);
   }
   for (uint32_t r = 0; r < P; r++) {
     if (llamp_trace_reader_rank(rd[r]) != r || llamp_trace_reader_world_size(rd[r]) != P)
