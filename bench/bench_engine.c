@@ -125,6 +125,38 @@ int main(int argc, char **argv) {
          lo * 1e6, hi * 1e6, nbp, t_bp, t_bp / t_eval, t_es / t_eval, nbp != nbp_es ? "  MISMATCH" : "");
   bad += nbp != nbp_es;
   free(bp);
+  if (!getenv("BENCH_NO_NET")) {
+    /* size-dependent costs (SimGrid's default factors and some overheads):
+     * computed once per vertex at creation, then the same passes */
+    llamp_netmodel_t net;
+    llamp_netmodel_init(&net);
+    net.L_ref = p.L;
+    net.G_ref = p.G;
+    llamp_netmodel_parse_factor("65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;"
+                                "1426:1.61075;732:1.9503;257:1.95341;0:2.01467", "lat", 16, &net.lat_factor, err, sizeof err);
+    llamp_netmodel_parse_factor("65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;"
+                                "1426:0.608902;732:0.341987;257:0.338112;0:0.812084", "bw", 16, &net.bw_factor, err, sizeof err);
+    llamp_netmodel_parse_overhead("0:1e-6:1e-10;1024:2e-6:0", "os", &net.o_send, err, sizeof err);
+    llamp_netmodel_parse_overhead("0:1e-6:1e-10;1024:2e-6:0", "or", &net.o_recv, err, sizeof err);
+    llamp_params_t q = p;
+    q.net = &net;
+    double t_create, t_pw = INFINITY, t_pw_sweep = INFINITY;
+    llamp_engine_t *ep = NULL;
+    TIME_BEST(1, t_create, ep = llamp_engine_create(g, &q, err, sizeof err));
+    if (ep) {
+      llamp_engine_eval(ep, &q, LLAMP_PARAM_L, &r);
+      for (int round = 0; round < rounds; round++) {
+        double t;
+        TIME_BEST(1, t, llamp_engine_eval(ep, &q, LLAMP_PARAM_L, &r));
+        t_pw = fmin(t_pw, t);
+        TIME_BEST(1, t, llamp_engine_sweep(ep, &q, LLAMP_PARAM_L, xs, 11, T, sl));
+        t_pw_sweep = fmin(t_pw_sweep, t);
+      }
+      printf("size-dependent costs: engine creation %.3f s, one evaluation %8.3f s = %5.2f x the scalar one, "
+             "11-point sweep %.2f x (T=%.6g s)\n", t_create, t_pw, t_pw / t_eval, t_pw_sweep / t_eval, r.T);
+      llamp_engine_destroy(ep);
+    }
+  }
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
   return bad;

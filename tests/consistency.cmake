@@ -7,7 +7,7 @@
 add_executable(consistency_coll_cases ${CMAKE_CURRENT_SOURCE_DIR}/consistency/coll_cases.c)
 target_link_libraries(consistency_coll_cases PRIVATE smpi_llamp)
 set_target_properties(consistency_coll_cases PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-foreach(s p2p coll defaults ranks diff apps fortran)
+foreach(s p2p coll defaults ranks diff apps fortran rma)
   add_test(NAME consistency_${s}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/run.sh ${s} ${CMAKE_BINARY_DIR}
                    ${PROJECT_SOURCE_DIR})
@@ -25,3 +25,14 @@ add_test(NAME consistency_slow
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(consistency_slow PROPERTIES LABELS "needs-simgrid;consistency;slow"
                      SKIP_RETURN_CODE 77 TIMEOUT 3600)
+# Size-dependent message costs (a synthetic SMPI os/or/ois + factors model)
+# against SimGrid: ping-pong, halo, allreduce; T(L0 + dL), slopes (piecewise.sh)
+add_test(NAME consistency_piecewise
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/piecewise.sh ${CMAKE_BINARY_DIR}
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(consistency_piecewise PROPERTIES LABELS "needs-simgrid;consistency"
+                     SKIP_RETURN_CODE 77 TIMEOUT 600)
+# The NIC rule: on by itself where host links are shared (docs/model.md).
+add_test(NAME consistency_nic COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/nic.sh ${CMAKE_BINARY_DIR}
+                                      ${PROJECT_SOURCE_DIR})
+set_tests_properties(consistency_nic PROPERTIES LABELS "needs-simgrid;consistency" SKIP_RETURN_CODE 77 TIMEOUT 300)

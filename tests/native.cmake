@@ -57,7 +57,7 @@ if(TARGET calib_loggp_mpi AND LLAMP_LIBCONFIG_INCLUDE AND LLAMP_LIBCONFIG_LIB)
                  ${PROJECT_SOURCE_DIR}/smpi_llamp/capture/config.c)
   target_include_directories(native_check_model PRIVATE ${PROJECT_SOURCE_DIR}/smpi_llamp/capture
                              ${LLAMP_LIBCONFIG_INCLUDE})
-  target_link_libraries(native_check_model PRIVATE smpi_llamp ${LLAMP_LIBCONFIG_LIB})
+  target_link_libraries(native_check_model PRIVATE smpi_llamp_netmodel_file smpi_llamp ${LLAMP_LIBCONFIG_LIB})
   set_target_properties(native_check_model PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   add_test(NAME native_calib_loggp
            COMMAND sh -c "[ -x '${_native_mpiexec}' ] || exit 77; f=\$(mktemp) && '${_native_mpiexec}' -n 2 -bind-to core $<TARGET_FILE:calib_loggp_mpi> --quick -o \$f && cat \$f && $<TARGET_FILE:native_check_model> \$f; rc=\$?; rm -f \$f; exit \$rc")

@@ -6,6 +6,25 @@
  * of the program's globals). */
 #define _GNU_SOURCE
 #include "llamp_kernel.h"
+/* smpi-llamp's region API (smpi_llamp/include; smpi_llamp-cc and the apps'
+ * build put it in the include path).  A build without it has no capture to
+ * forward to: the hook then works as before. */
+#if defined(__has_include)
+#if __has_include("llamp_region.h")
+#include "llamp_region.h"
+#define LLAMP_KERNEL_REGIONS 1
+#endif
+#endif
+#ifndef LLAMP_KERNEL_REGIONS
+static inline int llamp_region_models(void) { return 0; }
+static inline int llamp_region_enter(const char *n, double a, double b, double c)
+{
+    (void)n, (void)a, (void)b, (void)c;
+    return 1;
+}
+static inline void llamp_region_leave(void) {}
+static int (*const llamp_region_rt_enter)(const char *, double, double, double) = 0;
+#endif
 
 #include <ctype.h>
 #include <errno.h>
@@ -51,6 +70,12 @@ static kcache_t g_cache[LLAMP_KERNEL_MAX];
 static int g_ncache;
 static long g_skipped;
 static char g_describe[4200];
+
+/* Kernels without a line in LLAMP_KERNEL_MODEL go to smpi-llamp's region API
+ * (llamp_region.h) when the program has it: the stochastic kernel models of
+ * smpi_llamp-run -llamp-kernels under SMPI, the recorder natively. */
+static int g_regions;
+static int g_in_region;
 
 /* current kernel (profile mode) */
 static int g_cur = -1;
@@ -185,6 +210,17 @@ void llamp_kernel_init(MPI_Comm comm)
             fprintf(stderr, "note: LLAMP_KERNEL_PROFILE is ignored by SMPI builds\n");
         }
     }
+    const char *rec = getenv("LLAMP_KERNEL_RECORD");
+    if (llamp_region_rt_enter &&
+        (llamp_region_models() || (!LLAMP_KERNEL_UNDER_SMPI && rec && *rec))) {
+        g_regions = 1;
+        llamp_kernel_active_ = 1;
+        if (llamp_region_models())
+            snprintf(g_describe, sizeof g_describe, "SMPI, stochastic kernel models (smpi_llamp-run -llamp-kernels)%s",
+                     g_nmodels ? " and LLAMP_KERNEL_MODEL" : "");
+        else if (!g_profile)
+            snprintf(g_describe, sizeof g_describe, "native, kernels recorded (LLAMP_KERNEL_RECORD=%s)", rec);
+    }
 }
 
 void llamp_kernel_model_default(const char *name, double a, double b, double c, double d)
@@ -201,7 +237,7 @@ void llamp_kernel_model_default(const char *name, double a, double b, double c, 
 
 int llamp_kernel_modeled(void)
 {
-    return LLAMP_KERNEL_UNDER_SMPI && g_nmodels > 0;
+    return LLAMP_KERNEL_UNDER_SMPI && (g_nmodels > 0 || llamp_region_models());
 }
 
 long llamp_kernel_skipped(void)
@@ -246,6 +282,15 @@ static int lookup(const char *name)
 int llamp_kernel_begin_slow(const char *name, double d1, double d2, double d3)
 {
     int i = lookup(name);
+    if (g_regions && (g_profile || i < 0)) {
+        if (!llamp_region_enter(name, d1, d2, d3)) {
+            g_skipped++;
+            return 0;
+        }
+        g_in_region = 1;
+        if (!g_profile)
+            return 1;
+    }
     if (g_profile) {
         if (g_cur >= 0)
             kfail("kernel '%s' started inside kernel '%s' (kernels do not nest)", name,
@@ -269,6 +314,10 @@ int llamp_kernel_begin_slow(const char *name, double d1, double d2, double d3)
 
 void llamp_kernel_end_slow(void)
 {
+    if (g_in_region) {
+        g_in_region = 0;
+        llamp_region_leave();
+    }
     if (!g_profile || g_cur < 0)
         return;
     struct timespec t1;
@@ -383,5 +432,6 @@ void llamp_kernel_finalize(MPI_Comm comm)
     g_nprofs = 0;
     g_ncache = 0;
     g_profile = 0;
+    g_regions = 0;
     llamp_kernel_active_ = 0;
 }

@@ -12,6 +12,7 @@
 
 #include "capture_internal.h"
 #include "llamp_capture.h"
+#include "llamp_classify.h"
 #include "llamp_goal.h"
 #include "llamp_graph.h"
 #include "llamp_report.h"
@@ -94,6 +95,14 @@ static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_st
              "alone (docs/consistency.md, Bursts)",
              (unsigned long long)st->bursts, llamp_units_format_time(st->burst_time, b, sizeof b));
   }
+  if (st->rma_waits && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS) {
+    char b[64];
+    snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
+             "%llu MPI_Put/MPI_Get/MPI_Win_lock calls waited %s in all on SMPI's window mutexes (held by "
+             "another rank's flush until its message arrived, or by a lock holder): a wait between ranks "
+             "without a message, which the DAG has no edge for (docs/trace.md, One-sided communication)",
+             (unsigned long long)st->rma_waits, llamp_units_format_time(st->rma_wait_time, b, sizeof b));
+  }
 }
 
 static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
@@ -151,22 +160,37 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
     llamp_capture_json_str(f, cfg->collectives[0] ? cfg->collectives : "default");
     fputs("}", f);
   }
+  fprintf(f, ",\n    \"network_model\": ");
+  if (cfg->net) {
+    llamp_capture_net_json(f, cfg->net, "    ");
+  } else {
+    fputs("{\"kind\": ", f);
+    llamp_capture_json_str(f, cfg->netfile.have_model ? "size-dependent" : "scalar");
+    if (cfg->netfile.have_model) {
+      fputs(", \"source\": ", f);
+      llamp_capture_json_str(f, cfg->netfile.model.source);
+    }
+    fputs("}", f);
+  }
   fprintf(f, ",\n");
   fprintf(f,
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
           "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"back_to_back_sends\": %llu, "
-          "\"back_to_back_time\": %.12g, \"approximate\": %s,\n",
+          "\"back_to_back_time\": %.12g, \"rma_mutex_waits\": %llu, \"rma_mutex_wait_time\": %.12g, "
+          "\"approximate\": %s,\n",
           (unsigned long long)st->collectives, (unsigned long long)st->unresolved_wildcards,
           (unsigned long long)st->unknown_requests, (unsigned long long)st->dropped_calcs,
           st->dropped_calc_time, (unsigned long long)st->bursts, st->burst_time,
-          approximate ? "true" : "false");
+          (unsigned long long)st->rma_waits, st->rma_wait_time, approximate ? "true" : "false");
   fprintf(f, "    \"not_modelled\": [");
   for (size_t i = 0; i < st->num_unmodelled; i++) {
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
     llamp_capture_json_str(f, st->unmodelled[i].name);
     fprintf(f, ", \"count\": %llu}", (unsigned long long)st->unmodelled[i].count);
   }
-  fprintf(f, "],\n    \"local_calls\": [");
+  fprintf(f, "],\n    \"kernels\": ");
+  llamp_capture_kernels_json(f, "    ");
+  fprintf(f, ",\n    \"local_calls\": [");
   const char **names = NULL;
   const uint64_t *counts = NULL;
   size_t nl = llamp_capture_session_locals(&names, &counts);
@@ -254,7 +278,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   snprintf(csv_path, sizeof csv_path, "%s/sweep.csv", cfg->out_dir);
   llamp_engine_t *e = NULL;
   llamp_breakpoint_t *bps = NULL;
-  double *sx = NULL, *sT = NULL, *sl = NULL;
+  double *sx = NULL, *sT = NULL, *sl = NULL, *by_rank = NULL;
   llamp_tolerance_t tol[LLAMP_CAPTURE_MAX_TOL];
   FILE *csv = NULL;
 
@@ -265,6 +289,18 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (llamp_goal_write(g, goal_path, &gopt, err, errlen)) goto out;
   }
   llamp_params_t p = cfg->params;
+  /* the NIC rule where a host's messages share its link (docs/model.md) */
+  char nic_link[256] = "";
+  const sg_host_t *nic_hosts;
+  p.nic = cfg->nic_mode > 0 ||
+          (cfg->nic_mode < 0 && llamp_capture_session_hosts(&nic_hosts) > 1 &&
+           llamp_capture_host_links_shared(nic_link, sizeof nic_link));
+  if (cfg->net && cfg->net->active) { /* SimGrid's per-message costs and eager limit */
+    p.net = &cfg->net->model;
+    p.S = cfg->net->S;
+  } else if (!cfg->net && cfg->netfile.have_model) { /* traces analysed outside a simulation */
+    p.net = &cfg->netfile.model;
+  }
   e = llamp_engine_create(g, &p, err, errlen);
   if (!e) goto out;
 
@@ -279,6 +315,21 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   if (llamp_engine_point(e, &p, &a.point)) {
     seterr(err, errlen, "out of memory evaluating the graph");
     goto out;
+  }
+  /* which ranks the critical path runs on: a study's "hosts that matter" */
+  by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
+  if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
+  /* C1-C5 (docs/classify.md): 19 more evaluations, so by default only up to
+   * 2 M events; any other setting is the user's */
+  llamp_classification_t cls;
+  int auto_cls = strcmp(cfg->classify, "auto") == 0;
+  if (strcmp(cfg->classify, "off") && (!auto_cls || res.vertices <= 2000000)) {
+    llamp_params_t at = p;
+    if ((auto_cls || llamp_classify_anchor(cfg->classify, &at, err, errlen) == 0) &&
+        llamp_classify(e, g, &at, NULL, &cls, err, errlen) == 0)
+      a.classification = &cls;
+    else
+      fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
   }
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
@@ -402,6 +453,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     if (st.unresolved_wildcards || st.unknown_requests)
       fprintf(summary, "smpi_llamp: approximate: %llu unresolved wildcard receives, %llu unknown requests\n",
               (unsigned long long)st.unresolved_wildcards, (unsigned long long)st.unknown_requests);
+    if (p.nic && nic_link[0])
+      fprintf(summary, "smpi_llamp: NIC rule on: link %s carries one host's messages to two peers, as a "
+                       "host link does (-llamp-nic no to turn it off; docs/model.md)\n", nic_link);
+    else if (p.nic)
+      fprintf(summary, "smpi_llamp: NIC rule on (-llamp-nic yes)\n");
     a.num_sweep = 0; /* the sweep is in sweep.csv */
     a.graph_name = path;
     llamp_report_text(summary, &a);
@@ -414,6 +470,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     } else if (facts.compute) {
       fputc('\n', summary);
     }
+    llamp_capture_kernels_summary(summary);
     if (simulated_time >= 0) {
       char b2[64];
       fprintf(summary, "smpi_llamp: SimGrid simulated %s, the DAG predicts T = %s at the model's parameters: %+.2f %%\n",
@@ -435,6 +492,7 @@ out:
   free(sx);
   free(sT);
   free(sl);
+  free(by_rank);
   free(bps);
   if (e) llamp_engine_destroy(e);
   llamp_graph_destroy(g);

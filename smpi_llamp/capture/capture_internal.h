@@ -67,4 +67,36 @@ int llamp_capture_colls_warn(const llamp_capture_colls_t *c, const uint64_t *cal
 void llamp_capture_colls_json(FILE *f, const llamp_capture_colls_t *c, const uint64_t *calls,
                               const char *indent);
 
+/* ---- message costs: the DAG charges what SimGrid charges (netsel.c) ------------ */
+
+#define LLAMP_CAPTURE_NET_SETTINGS 8
+typedef struct {
+  char key[40], value[1024], source[200]; /* "smpi/os", its value, who set it */
+} llamp_capture_net_setting_t;
+/* SimGrid's effective per-message settings at MPI_Init and the DAG's model of
+ * them: size-dependent costs (llamp_netmodel_t) unless they are trivial
+ * (factors 1, overheads 0: the scalar LogGPS model, as without them). */
+struct llamp_capture_net {
+  int active;                 /* 1: the DAG charges `model` */
+  llamp_netmodel_t model;
+  double S;                   /* the eager limit SimGrid applies (detached thresh - 1) */
+  char network_model[32];     /* SimGrid's network/model ("SMPI") */
+  unsigned n;
+  llamp_capture_net_setting_t setting[LLAMP_CAPTURE_NET_SETTINGS];
+  char note[1600];            /* "" or how the DAG may still differ ("; "-separated) */
+};
+
+/* Read SimGrid's settings through `get` (any setting as text, NULL when
+ * unknown) and `is_default` (1 when nobody set it); `added` is what
+ * smpi_llamp-run passed from the model file's smpi group (LLAMP_SMPI_NET:
+ * space-separated keys).  L_ref and G_ref: the model file's smpi reference
+ * values, else cfg->params L and G.  -1 with a message when a setting does
+ * not parse (SimGrid would have stopped already). */
+int llamp_capture_net_resolve(llamp_capture_net_t *out, const llamp_capture_config_t *cfg,
+                              const char *(*get)(const char *name),
+                              int (*is_default)(const char *name), const char *added, char *err,
+                              size_t errlen);
+/* The "network_model" object of report.json (no trailing newline). */
+void llamp_capture_net_json(FILE *f, const llamp_capture_net_t *n, const char *indent);
+
 #endif

@@ -127,6 +127,7 @@ struct comm_ent {
   int size, me;
   int32_t *world;    /* world rank of each member; NULL = identity */
   uint64_t children; /* communicator-creating calls made on it (agreed sequence) */
+  uint32_t wins;     /* windows made on it (their index: agreed, creation is collective) */
   int refs;          /* live handle + pending requests */
 };
 
@@ -150,6 +151,7 @@ static struct {
   pmap_t comms;   /* MPI_Comm -> comm_ent_t* (ptr) */
   pmap_t reqs;    /* MPI_Request -> id, comm_ent_t* (ptr), kind */
   pmap_t seen;    /* member-set hash -> occurrences (lazily found communicators) */
+  pmap_t wins;    /* MPI_Win -> win_ent_t* (ptr) */
   uint64_t next_req;
   uint64_t *pay;
   size_t paycap;
@@ -395,6 +397,12 @@ void llamp_cap_sync_compute(void) {
   if (!S.on || S.depth) return;
   burst_end();
   burst_begin();
+}
+
+int llamp_cap_rank(void) { return S.on && !S.depth ? (int)S.rank : -1; }
+
+void llamp_cap_compute_restart(void) {
+  if (S.on && !S.depth) burst_begin();
 }
 
 #ifndef LLAMP_CAPTURE_NATIVE
@@ -830,6 +838,139 @@ void llamp_cap_comm_free(llamp_cap_call_t *c, int ret, MPI_Comm handle) {
   comm_release(ce);
 }
 
+/* ---- one-sided communication --------------------------------------------------------- */
+
+/* A window: its communicator, its index among the windows made on it (the
+ * records name a window by both) and the fences this rank completed on it
+ * (the epoch of the messages it sends, llamp_capture_rma_announce). */
+typedef struct {
+  comm_ent_t *ce;
+  uint32_t index, fences;
+} win_ent_t;
+
+static win_ent_t *win_lookup(MPI_Win w) {
+  pm_ent_t *e = pm_find(&S.wins, (uintptr_t)w);
+  return e ? e->ptr : NULL;
+}
+
+void llamp_cap_win_new(llamp_cap_call_t *c, int ret, MPI_Comm comm, MPI_Win win, int flags) {
+  comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
+  if (ret != MPI_SUCCESS || !ce) return;
+  win_ent_t *we = calloc(1, sizeof *we);
+  if (!we) oom("window");
+  we->ce = ce;
+  if (ce != &S.world) ce->refs++;
+  we->index = ce->wins++;
+  pm_ent_t *e = pm_insert(&S.wins, (uintptr_t)win);
+  if (e->ptr) { /* a stale handle SMPI reused */
+    comm_release(((win_ent_t *)e->ptr)->ce);
+    free(e->ptr);
+  }
+  e->ptr = we;
+  c->rec.tag = (int32_t)we->index;
+  c->rec.flags |= (uint16_t)flags;
+}
+
+static win_ent_t *win_use(llamp_cap_call_t *c, MPI_Win win) {
+  win_ent_t *we = win_lookup(win);
+  if (!we) return NULL;
+  c->rec.comm = we->ce->id;
+  c->rec.tag = (int32_t)we->index;
+  return we;
+}
+
+void llamp_cap_win(llamp_cap_call_t *c, MPI_Win win) { win_use(c, win); }
+
+/* The messages to this rank that SMPI's call waited for, as a target (Put and
+ * Accumulate data whose receive the origin pushed into this window): those
+ * announced with an epoch up to `max_epoch`, into the payload as (count,
+ * then origin and bytes of each). */
+void llamp_cap_win_incoming(llamp_cap_call_t *c, int ret, MPI_Win win, uint32_t max_epoch) {
+  win_ent_t *we = win_lookup(win);
+  if (ret != MPI_SUCCESS || !we) return;
+#ifndef LLAMP_CAPTURE_NATIVE
+  size_t n = llamp_capture_rma_pending(we->ce->id, we->index, S.rank, max_epoch);
+  uint64_t *p = pay_reserve(c, 1 + 2 * n);
+  p[0] = llamp_capture_rma_take(we->ce->id, we->index, S.rank, max_epoch, p + 1, n);
+#else
+  (void)c;
+#endif
+}
+
+void llamp_cap_win_fence(llamp_cap_call_t *c, int ret, MPI_Win win, int assert) {
+  win_ent_t *we = win_lookup(win);
+  if (ret != MPI_SUCCESS || !we) return;
+  if (assert & MPI_MODE_NOPRECEDE) c->rec.flags |= LLAMP_TRACE_F_WIN_NOPRECEDE;
+  else llamp_cap_win_incoming(c, ret, win, we->fences);
+  we->fences++;
+}
+
+void llamp_cap_win_free(llamp_cap_call_t *c, int ret, MPI_Win win) {
+  llamp_cap_win_incoming(c, ret, win, UINT32_MAX);
+  pm_ent_t *e = pm_find(&S.wins, (uintptr_t)win);
+  if (ret != MPI_SUCCESS || !e) return;
+  win_ent_t *we = e->ptr;
+  pm_erase(&S.wins, e);
+  comm_release(we->ce);
+  free(we);
+}
+
+void llamp_cap_rma(llamp_cap_call_t *c, MPI_Win win, int target, int count, MPI_Datatype type) {
+  win_ent_t *we = win_use(c, win);
+  if (!we) return;
+  c->rec.peer = world_of(we->ce, target);
+  c->rec.bytes = type ? nbytes(count, type) : 0;
+}
+
+/* After a Put or Accumulate of `bytes` (Get_accumulate: its accumulate):
+ * announce the message to its target (not to oneself: SMPI copies a Put to
+ * oneself, and an Accumulate to oneself is waited for at once). */
+void llamp_cap_rma_sent(llamp_cap_call_t *c, int ret, MPI_Win win, uint64_t bytes) {
+  win_ent_t *we = win_lookup(win);
+  if (ret != MPI_SUCCESS || !we || c->rec.peer < 0 || (uint32_t)c->rec.peer == S.rank) return;
+  if (c->rec.op == LLAMP_OP_RMA_GET_ACC && (c->rec.flags & LLAMP_TRACE_F_RMA_NO_OP)) return;
+  if (c->rec.op == LLAMP_OP_RMA_CAS && !(c->rec.flags & LLAMP_TRACE_F_RMA_SWAPPED)) return;
+#ifndef LLAMP_CAPTURE_NATIVE
+  if (llamp_capture_rma_announce(we->ce->id, we->index, S.rank, (uint32_t)c->rec.peer, bytes, we->fences))
+    oom("one-sided message table");
+#else
+  (void)bytes;
+#endif
+}
+
+/* Get_accumulate / Fetch_and_op: the accumulate's bytes go into the payload
+ * (none with MPI_NO_OP: SMPI then only Gets). */
+uint64_t llamp_cap_rma_getacc(llamp_cap_call_t *c, int count, MPI_Datatype type, MPI_Op op) {
+  uint64_t b = nbytes(count, type);
+  if (op == MPI_NO_OP) c->rec.flags |= LLAMP_TRACE_F_RMA_NO_OP;
+  *pay_reserve(c, 1) = b;
+  return b;
+}
+
+/* Compare_and_swap: SMPI Gets the target's value into `result`, and Puts
+ * the origin's value when it equalled `compare`. */
+void llamp_cap_rma_cas(llamp_cap_call_t *c, int ret, MPI_Win win, const void *compare,
+                       const void *result) {
+  if (ret == MPI_SUCCESS && compare && result && c->rec.bytes &&
+      memcmp(compare, result, (size_t)c->rec.bytes) == 0)
+    c->rec.flags |= LLAMP_TRACE_F_RMA_SWAPPED;
+  llamp_cap_rma_sent(c, ret, win, c->rec.bytes);
+}
+
+/* Post / Start: the group as world ranks. */
+void llamp_cap_win_group(llamp_cap_call_t *c, MPI_Group group) {
+  int n = 0;
+  if (group == MPI_GROUP_NULL || PMPI_Group_size(group, &n) != MPI_SUCCESS || n < 0) n = 0;
+  int *in = (int *)tmp_ranks((size_t)n * 2 + 2);
+  int *out = in + n;
+  for (int i = 0; i < n; i++) in[i] = i;
+  if (n && PMPI_Group_translate_ranks(group, n, in, S.world_group, out) != MPI_SUCCESS)
+    llamp_capture_fatal("MPI_Group_translate_ranks failed");
+  uint64_t *p = pay_reserve(c, 1 + (size_t)n);
+  p[0] = (uint64_t)n;
+  for (int i = 0; i < n; i++) p[1 + i] = (uint64_t)(uint32_t)out[i];
+}
+
 /* ---- unmodelled functions ------------------------------------------------------------ */
 
 void llamp_cap_unmodelled(unsigned fn) {
@@ -942,6 +1083,12 @@ int llamp_cap_finalize(void) {
   pm_free(&S.comms);
   pm_free(&S.reqs);
   pm_free(&S.seen);
+  for (size_t i = 0; S.wins.t && i <= S.wins.mask; i++)
+    if (S.wins.t[i].key) {
+      comm_release(((win_ent_t *)S.wins.t[i].ptr)->ce);
+      free(S.wins.t[i].ptr);
+    }
+  pm_free(&S.wins);
   free(S.pay);
   free(S.st);
   free(S.hs);

@@ -97,6 +97,19 @@ void llamp_cap_comm_new(llamp_cap_call_t *c, int ret, MPI_Comm parent, MPI_Comm 
                         MPI_Group group, int flags);
 void llamp_cap_comm_free(llamp_cap_call_t *c, int ret, MPI_Comm handle);
 
+/* one-sided communication (SMPI runs; docs/trace.md "One-sided communication") */
+void llamp_cap_win(llamp_cap_call_t *c, MPI_Win win);
+void llamp_cap_win_new(llamp_cap_call_t *c, int ret, MPI_Comm comm, MPI_Win win, int flags);
+void llamp_cap_win_free(llamp_cap_call_t *c, int ret, MPI_Win win);
+void llamp_cap_win_fence(llamp_cap_call_t *c, int ret, MPI_Win win, int assert);
+void llamp_cap_win_incoming(llamp_cap_call_t *c, int ret, MPI_Win win, uint32_t max_epoch);
+void llamp_cap_win_group(llamp_cap_call_t *c, MPI_Group group);
+void llamp_cap_rma(llamp_cap_call_t *c, MPI_Win win, int target, int count, MPI_Datatype type);
+void llamp_cap_rma_sent(llamp_cap_call_t *c, int ret, MPI_Win win, uint64_t bytes);
+uint64_t llamp_cap_rma_getacc(llamp_cap_call_t *c, int count, MPI_Datatype type, MPI_Op op);
+void llamp_cap_rma_cas(llamp_cap_call_t *c, int ret, MPI_Win win, const void *compare,
+                       const void *result);
+
 /* A call of unmodelled function `fn` that communicates: counted, and an
  * UNMODELLED record (no duration: the call's time stays in the next gap,
  * where the DAG sees it as computation). */
@@ -106,6 +119,13 @@ void llamp_cap_unmodelled_done(void);
 /* A call at which SMPI charges the compute so far (MPI_Wtime): execute the
  * burst now, so the time the program reads includes it. */
 void llamp_cap_sync_compute(void);
+
+/* Kernel models (kernels_rank.c): the rank's world rank while the capture
+ * records (-1 before MPI_Init, after MPI_Finalize, inside a wrapper), and
+ * the restart of its compute clock that drops the CPU time of a region
+ * whose time a model replaces. */
+int llamp_cap_rank(void);
+void llamp_cap_compute_restart(void);
 
 /* from the generated file: every wrapped but unmodelled function */
 extern const unsigned llamp_cap_num_unmodelled;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "llamp_capture.h"
+#include "llamp_classify.h"
 #include "llamp_units.h"
 
 #ifndef LLAMP_CAPTURE_DEFAULT_CONFIG
@@ -60,6 +61,8 @@ void llamp_capture_config_default(llamp_capture_config_t *cfg) {
   cfg->tolerance[1] = 2;
   cfg->tolerance[2] = 5;
   cfg->num_tolerance = 3;
+  snprintf(cfg->classify, sizeof cfg->classify, "auto");
+  cfg->nic_mode = -1;
   cfg->sweep_points = 101;
   cfg->analyze = 1;
   cfg->spill_bytes = (size_t)64 << 20;
@@ -97,10 +100,13 @@ static const setting_t settings[] = {
     {"loggps", "S", "LLAMP_S", V_BYTES, "rendezvous threshold (s > S is rendezvous)"},
     {"loggps", "bandwidth_term", "LLAMP_BANDWIDTH_TERM", V_TERM, "s-1 or s"},
     {"loggps", "rendezvous", "LLAMP_RENDEZVOUS", V_RNDV, "rdma-read or direct"},
+    {"loggps", "nic", "LLAMP_NIC", V_BOOL, "LogGP's NIC rule (a rank's consecutive messages g + (s-1)G apart): auto, yes or no"},
     {"analysis", "range", "LLAMP_RANGE", V_RANGE, "LMIN:LMAX of the critical-latency search and sweep"},
     {"analysis", "tolerance", "LLAMP_TOLERANCE", V_TOL, "percentages, e.g. 1,2,5"},
     {"analysis", "sweep_points", "LLAMP_SWEEP_POINTS", V_COUNT, "rows of sweep.csv"},
     {"analysis", "collectives", "LLAMP_COLL", V_STRING, "algorithm per collective, e.g. allreduce=ring"},
+    {"analysis", "classify", "LLAMP_CLASSIFY", V_STRING,
+     "classes C1-C5 at here, e1g, e10g, qdr or BW@L; auto (here, up to 2 M events) or off"},
     {"analysis", "reduce_cost", "LLAMP_REDUCE_COST", V_COST, "seconds per byte reduced"},
     {"analysis", "goal", "LLAMP_GOAL", V_BOOL, "also write graph.goal"},
     {"analysis", "enabled", "LLAMP_ANALYZE", V_BOOL, "0: write the traces only"},
@@ -198,6 +204,18 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     }
     return 0;
   case V_STRING: {
+    if (strcmp(s->name, "classify") == 0) {
+      llamp_params_t probe = cfg->params;
+      char e3[512];
+      if (strlen(text) >= sizeof cfg->classify ||
+          (strcmp(text, "auto") && strcmp(text, "off") && llamp_classify_anchor(text, &probe, e3, sizeof e3))) {
+        seterr(err, errlen, "%s: classify '%.100s' (expected auto, off, here, e1g, e10g, qdr or BW@L such as 10Gbps@5us)",
+               where, text);
+        return -1;
+      }
+      snprintf(cfg->classify, sizeof cfg->classify, "%s", text);
+      return 0;
+    }
     char *dst = strcmp(s->name, "out") == 0 ? cfg->out_dir : cfg->collectives;
     size_t cap = strcmp(s->name, "out") == 0 ? sizeof cfg->out_dir : sizeof cfg->collectives;
     if (strlen(text) >= cap || (dst == cfg->out_dir && !*text)) {
@@ -257,6 +275,10 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
   }
   case V_BOOL: {
     int b;
+    if (strcmp(s->name, "nic") == 0 && strcmp(text, "auto") == 0) {
+      cfg->nic_mode = -1;
+      return 0;
+    }
     if (!strcmp(text, "1") || !strcmp(text, "yes") || !strcmp(text, "true") || !strcmp(text, "on")) b = 1;
     else if (!strcmp(text, "0") || !strcmp(text, "no") || !strcmp(text, "false") || !strcmp(text, "off")) b = 0;
     else {
@@ -265,6 +287,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     }
     if (strcmp(s->name, "goal") == 0) cfg->write_goal = b;
     else if (strcmp(s->name, "enabled") == 0) cfg->analyze = b;
+    else if (strcmp(s->name, "nic") == 0) cfg->nic_mode = b;
     else cfg->quiet = b;
     return 0;
   }
@@ -357,6 +380,15 @@ int llamp_capture_config_load(llamp_capture_config_t *cfg, const char *path, cha
     }
   }
   config_destroy(&lc);
+  /* the smpi / network groups (docs/models.md): size-dependent costs, and
+   * their reference values and eager limit are L0, G0 and S */
+  if (rc == 0 && llamp_netmodel_file_read(path, cfg->params.L, cfg->params.G, &cfg->netfile, err, errlen))
+    rc = -1;
+  if (rc == 0) {
+    if (cfg->netfile.have_L) cfg->params.L = cfg->netfile.L;
+    if (cfg->netfile.have_G) cfg->params.G = cfg->netfile.G;
+    if (cfg->netfile.have_S) cfg->params.S = cfg->netfile.S;
+  }
   if (rc == 0) snprintf(cfg->config_path, sizeof cfg->config_path, "%s", path);
   return rc;
 }

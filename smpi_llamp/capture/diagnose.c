@@ -134,7 +134,42 @@ static void routes(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *o
   }
 }
 
+/* SMPI takes a host's own smpi/os, or, ois property over the global
+ * setting; the DAG charges the global one. */
+static void per_host(llamp_capture_reasons_t *out) {
+  static const char *const ovh[] = {"smpi/os", "smpi/or", "smpi/ois"};
+  size_t n = sg_host_count();
+  sg_host_t *hosts = sg_host_list();
+  for (size_t i = 0; hosts && i < n; i++)
+    for (int k = 0; k < 3; k++)
+      if (sg_host_get_property_value(hosts[i], ovh[k])) {
+        add(out, "host %s has its own %s property, which SMPI charges on it; the DAG charges the global "
+                 "setting on every host", sg_host_get_name(hosts[i]), ovh[k]);
+        free(hosts);
+        return;
+      }
+  free(hosts);
+}
+
 static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *out) {
+  if (cfg->net && cfg->net->active) { /* the DAG charges SimGrid's per-message costs */
+    const llamp_netmodel_t *m = &cfg->net->model;
+    for (const char *n = cfg->net->note; *n;) { /* one reason per "; "-separated part */
+      const char *e = strstr(n, "; ");
+      size_t len = e ? (size_t)(e - n) : strlen(n);
+      add(out, "%.*s", (int)len, n);
+      n += len + (e ? 2 : 0);
+    }
+    if (fabs(m->L_ref - cfg->params.L) > 1e-3 * m->L_ref)
+      add(out, "the latency factors scale a route latency of L_ref = %.4g us, the DAG's L is %.4g us",
+          m->L_ref * 1e6, cfg->params.L * 1e6);
+    int async = sg_cfg_get_int("smpi/async-small-thresh");
+    if ((double)async < cfg->net->S + 1 && cfg->net->S > 0)
+      add(out, "SimGrid starts a message above smpi/async-small-thresh (%d B) only when its receive is "
+               "posted; the DAG's eager messages (up to S = %.0f B) leave at the send", async, cfg->net->S);
+    per_host(out);
+    return;
+  }
   const char *lat = llamp_capture_sg_string("smpi/lat-factor");
   const char *bw = llamp_capture_sg_string("smpi/bw-factor");
   if (lat && *lat && !piecewise_is(lat, 1))
@@ -159,6 +194,37 @@ static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t 
   if ((double)detached != S + 1)
     add(out, "SimGrid's eager limit (smpi/send-is-detached-thresh %d B) differs from the DAG's "
              "rendezvous threshold S = %.0f B", detached, S);
+}
+
+int llamp_capture_host_links_shared(char *link, size_t len) {
+  const sg_host_t *hosts;
+  size_t n = llamp_capture_session_hosts(&hosts);
+  int found = 0;
+  xbt_dynar_t r1 = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  xbt_dynar_t r2 = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  /* a few ranks' hosts, each against a few pairs of other hosts */
+  for (size_t i = 0; i < n && i < 4 && !found; i++)
+    for (size_t j = 0; j < n && j < 12 && !found; j++) {
+      if (hosts[j] == hosts[i]) continue;
+      xbt_dynar_reset(r1);
+      sg_host_get_route(hosts[i], hosts[j], r1);
+      for (size_t k = j + 1; k < n && k < 12 && !found; k++) {
+        if (hosts[k] == hosts[i] || hosts[k] == hosts[j]) continue;
+        xbt_dynar_reset(r2);
+        sg_host_get_route(hosts[i], hosts[k], r2);
+        for (unsigned long x = 0; x < xbt_dynar_length(r1) && !found; x++) {
+          sg_link_t lx;
+          xbt_dynar_get_cpy(r1, x, &lx);
+          if (xbt_dynar_member(r2, &lx)) {
+            found = 1;
+            if (link && len) snprintf(link, len, "%s", sg_link_get_name(lx));
+          }
+        }
+      }
+    }
+  xbt_dynar_free(&r1);
+  xbt_dynar_free(&r2);
+  return found;
 }
 
 void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_modelled,

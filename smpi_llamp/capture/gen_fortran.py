@@ -50,11 +50,13 @@ F2C_NAME = {h: ('Type' if h == 'Datatype' else h) for h in HANDLES}
 # Forwarded to SMPI's own binding: the Fortran argument is not what the C
 # prototype says (attribute values are INTEGER(KIND=MPI_ADDRESS_KIND), not
 # pointers; MPI-1 displacements are INTEGER; baseptr; arrays of handles out).
+# (MPI_Win_allocate(_shared)'s baseptr is converted: the C `void *base` gets
+# the address of the Fortran INTEGER(KIND=MPI_ADDRESS_KIND) or TYPE(C_PTR),
+# which receives the address, as C's `void **` would.)
 FORWARD = {
     'MPI_Attr_get', 'MPI_Attr_put', 'MPI_Comm_get_attr', 'MPI_Comm_set_attr', 'MPI_Type_get_attr',
     'MPI_Type_set_attr', 'MPI_Win_get_attr', 'MPI_Win_set_attr', 'MPI_Buffer_detach',
-    'MPI_Alloc_mem', 'MPI_Free_mem', 'MPI_Win_allocate', 'MPI_Win_allocate_shared',
-    'MPI_Win_shared_query', 'MPI_Type_get_contents', 'MPI_Type_struct', 'MPI_Type_hindexed',
+    'MPI_Alloc_mem', 'MPI_Free_mem', 'MPI_Win_shared_query', 'MPI_Type_get_contents', 'MPI_Type_struct', 'MPI_Type_hindexed',
     'MPI_Type_hvector', 'MPI_Address', 'MPI_Type_extent', 'MPI_Type_lb', 'MPI_Type_ub',
     'MPI_Info_get', 'MPI_Pcontrol', 'MPI_Comm_spawn', 'MPI_Comm_spawn_multiple',
     'MPI_Grequest_start', 'MPI_Register_datarep',

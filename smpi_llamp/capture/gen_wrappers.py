@@ -161,7 +161,47 @@ KINDS = {
                  'llamp_cap_comm_new(&c, ret, {parent}, *{newcomm}, NULL, fl_);'),
     'comm_free': (['comm'], 'MPI_Comm h_ = *{comm};\n  llamp_cap_comm_parent(&c, h_);',
                   'llamp_cap_comm_free(&c, ret, h_);'),
+    # one-sided communication (SMPI only, see SMPI_ONLY_KINDS)
+    'win_create': (['comm', 'win'], 'llamp_cap_comm_parent(&c, {comm});',
+                   'llamp_cap_win_new(&c, ret, {comm}, *{win}, 0);'),
+    'win_shared': (['comm', 'win'], 'llamp_cap_comm_parent(&c, {comm});',
+                   'llamp_cap_win_new(&c, ret, {comm}, *{win}, LLAMP_TRACE_F_WIN_SHARED);'),
+    'win_free': (['win'], 'MPI_Win h_ = *{win};\n  llamp_cap_win(&c, h_);',
+                 'llamp_cap_win_free(&c, ret, h_);'),
+    'win_fence': (['assert', 'win'], 'llamp_cap_win(&c, {win});',
+                  'llamp_cap_win_fence(&c, ret, {win}, {assert});'),
+    'rma_put': (['count', 'type', 'target', 'win'], 'llamp_cap_rma(&c, {win}, {target}, {count}, {type});',
+                'llamp_cap_rma_sent(&c, ret, {win}, c.rec.bytes);'),
+    'rma_get': (['count', 'type', 'target', 'win'], 'llamp_cap_rma(&c, {win}, {target}, {count}, {type});', ''),
+    'rma_rput': (['count', 'type', 'target', 'win', 'request'],
+                 'llamp_cap_rma(&c, {win}, {target}, {count}, {type});',
+                 'llamp_cap_rma_sent(&c, ret, {win}, c.rec.bytes);\n'
+                 '  llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_SEND, NULL);'),
+    'rma_rget': (['count', 'type', 'target', 'win', 'request'],
+                 'llamp_cap_rma(&c, {win}, {target}, {count}, {type});',
+                 'llamp_cap_new_request(&c, ret, {request}, LLAMP_CAP_REQ_SEND, NULL);'),
+    'rma_getacc': (['ocount', 'otype', 'rcount', 'rtype', 'target', 'win', 'op'],
+                   'llamp_cap_rma(&c, {win}, {target}, {rcount}, {rtype});\n'
+                   '  uint64_t ab_ = llamp_cap_rma_getacc(&c, {ocount}, {otype}, {op});',
+                   'llamp_cap_rma_sent(&c, ret, {win}, ab_);'),
+    'rma_fop': (['origin', 'type', 'target', 'win', 'op'],
+                'llamp_cap_rma(&c, {win}, {target}, 1, {type});\n'
+                '  uint64_t ab_ = llamp_cap_rma_getacc(&c, {origin} ? 1 : 0, {type}, {op});',
+                'llamp_cap_rma_sent(&c, ret, {win}, ab_);'),
+    'rma_cas': (['compare', 'result', 'type', 'target', 'win'],
+                'llamp_cap_rma(&c, {win}, {target}, 1, {type});',
+                'llamp_cap_rma_cas(&c, ret, {win}, {compare}, {result});'),
+    'win_target': (['target', 'win'], 'llamp_cap_rma(&c, {win}, {target}, 0, NULL);', ''),
+    'win_sync': (['win'], 'llamp_cap_win(&c, {win});', ''),
+    'win_group': (['group', 'win'], 'llamp_cap_win(&c, {win});\n  llamp_cap_win_group(&c, {group});', ''),
+    'win_wait': (['win'], 'llamp_cap_win(&c, {win});', 'llamp_cap_win_incoming(&c, ret, {win}, UINT32_MAX);'),
 }
+KINDS['rma_acc'] = KINDS['rma_put']   # SMPI then flushes: sched knows from the op
+KINDS['rma_racc'] = KINDS['rma_rput']
+# Kinds that only an SMPI run can record (the target's messages come from the
+# shared runtime, which spans all ranks only inside one simulation): the
+# MPICH build gives their functions count-only wrappers.
+SMPI_ONLY_KINDS = {k for k in KINDS if k.startswith(('win_', 'rma_'))}
 # Kinds whose snippets use a local status array.
 NEEDS_ST = {'wait', 'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testany'}
 # Collective kinds with a nonblocking variant ("i" + kind): one more argument,
@@ -428,6 +468,8 @@ def main():
     w('\n')
     for lineno, name, op, kind, args in rows:
         where = '%s:%d' % (table_path, lineno)
+        if mpich and kind in SMPI_ONLY_KINDS:
+            continue
         if name in modelled:
             die('%s: %s listed twice' % (where, name))
         if name not in protos:

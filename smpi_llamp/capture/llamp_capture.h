@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "llamp_engine.h"
+#include "llamp_netmodel.h"
 #include "llamp_trace.h"
 
 #ifdef __cplusplus
@@ -39,12 +40,17 @@ extern "C" {
  * models/default.cfg), then the LLAMP_* environment variables that
  * smpi_llamp-run sets from its options (docs/capture.md lists them). */
 typedef struct llamp_capture_colls llamp_capture_colls_t;
+typedef struct llamp_capture_net llamp_capture_net_t;
 
 typedef struct {
   char out_dir[2048];      /* LLAMP_OUT, default "llamp-out" */
   char config_path[2048];  /* the model file read ("" = none) */
   llamp_params_t params;   /* LogGPS parameters of the analysis */
   char collectives[1024];  /* "allreduce=ring,..." ("" = defaults) */
+  int nic_mode;            /* LogGP's NIC rule (LLAMP_NIC): -1 auto (default: on when a
+                              host's routes to two peers share a link), 0 off, 1 on */
+  char classify[128];      /* C1-C5 anchor (llamp_classify.h): "auto" (default: "here" for
+                              graphs up to 2 M events), "off", here, e1g, e10g, qdr, BW@L */
   double reduce_cost;      /* s per byte reduced in collectives (default 0) */
   int have_range;          /* 0: default range [0, 10 L] */
   double range_lo, range_hi;
@@ -61,6 +67,11 @@ typedef struct {
    * (capture_internal.h); NULL: the DAG expands `collectives` (trace files
    * analysed outside a simulation). */
   const llamp_capture_colls_t *colls;
+  /* The model file's smpi / network groups (docs/models.md), and what
+   * SimGrid charges per message, resolved at MPI_Init (capture_internal.h):
+   * NULL outside a simulation (then `netfile`'s model, if any, is used). */
+  llamp_netmodel_file_t netfile;
+  const llamp_capture_net_t *net;
 } llamp_capture_config_t;
 
 void llamp_capture_config_default(llamp_capture_config_t *cfg);
@@ -98,6 +109,20 @@ int llamp_capture_split_register(uint32_t parent, uint64_t seq, uint32_t size, u
                                  int32_t world, int32_t color, int32_t key);
 int llamp_capture_split_take(uint32_t parent, uint64_t seq, uint32_t *size, int32_t **color,
                              int32_t **key, int32_t **world);
+
+/* One-sided data (capture_rank.c): SMPI 3.32 pushes the receive of a Put or
+ * Accumulate into the target's window, where the target's next
+ * MPI_Win_fence, MPI_Win_wait or MPI_Win_free waits for it; the target makes
+ * no call per message.  The origin announces each message (window = its
+ * communicator id and index there; `epoch` = the fences the origin has
+ * completed on it); the target takes those of its window with epoch <=
+ * max_epoch, in the order sent: `out` gets (origin, bytes) pairs, at most
+ * `max` (count them first with llamp_capture_rma_pending). */
+int llamp_capture_rma_announce(uint32_t comm, uint32_t win, uint32_t origin, uint32_t target,
+                               uint64_t bytes, uint32_t epoch);
+size_t llamp_capture_rma_pending(uint32_t comm, uint32_t win, uint32_t target, uint32_t max_epoch);
+size_t llamp_capture_rma_take(uint32_t comm, uint32_t win, uint32_t target, uint32_t max_epoch,
+                              uint64_t *out, size_t max);
 
 /* Local-only MPI functions (MPI_Comm_rank ...) are not traced; their counts
  * go to report.json.  `name` must stay valid (a string literal). */
@@ -141,6 +166,9 @@ typedef struct {
  * eager thresholds), route latencies and bandwidths unlike L and G, ranks
  * sharing hosts, links shared between routes (contention).  Call it from the
  * last rank's MPI_Finalize (it asks SimGrid for the routes). */
+/* 1 when one of the ranks' hosts reaches two other hosts through a common
+ * link (its link to a cluster, say): the NIC rule's case.  Names the link. */
+int llamp_capture_host_links_shared(char *link, size_t len);
 void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_modelled,
                             llamp_capture_reasons_t *out);
 
@@ -152,6 +180,9 @@ const char *llamp_capture_sg_privatization(void);
  * for the next 7 calls.  Whether a setting still has its default value (1, 0,
  * -1 unknown), and setting a boolean one (0 / -1).  (sg_config.cpp) */
 const char *llamp_capture_sg_string(const char *name);
+/* Any setting's value as text, whatever its type (numbers, booleans); NULL
+ * when SimGrid has no such setting; valid until the next call. */
+const char *llamp_capture_sg_value(const char *name);
 int llamp_capture_sg_is_default(const char *name);
 int llamp_capture_sg_set_bool(const char *name, int value);
 
@@ -198,6 +229,33 @@ void llamp_capture_compute_totals(double *measured_s, double *simulated_s);
  * (each rank adds its count at MPI_Finalize). */
 void llamp_capture_count_special_reductions(uint64_t n);
 uint64_t llamp_capture_special_reductions(void);
+
+/* ---- kernel models: annotated regions and BLAS calls (kernels.c) -------------- *
+ * Stochastic kernel models (smpi_llamp/kmodel, docs/models.md "Kernel
+ * models") from LLAMP_KERNELS (-llamp-kernels FILE) or the `kernels` group
+ * of the model file.  Each rank draws from its own GSL stream, seeded from
+ * the run's seed (LLAMP_SEED, -llamp-seed; printed) and its rank, so a draw
+ * never depends on the order SimGrid runs the ranks in. */
+/* Read once at the first MPI_Init (after the compute decision); prints the
+ * models' source and the seed unless quiet.  -1 with a message. */
+int llamp_capture_kernels_setup(const llamp_capture_config_t *cfg, char *err, size_t errlen);
+/* 1 when some kernel model is loaded; *blas: what happens to BLAS calls with
+ * a model (LLAMP_KERNEL_BLAS): 0 off (they run, timed), 1 skip (default:
+ * skipped, the draw charged; ddot still runs), 2 time (they run, their time
+ * replaced by the draw). */
+int llamp_capture_kernels_active(int *blas);
+/* The model of kernel `name` on world rank `rank`'s host: a handle >= 0, or
+ * -1 when none covers it (the code then runs and is timed as compute). */
+int llamp_capture_kernel_find(uint32_t rank, const char *name);
+/* One call's duration (s) drawn from rank `rank`'s stream; *flops > 0 when
+ * the model is relative to the host speed (inject flops, not seconds). */
+double llamp_capture_kernel_draw(uint32_t rank, int handle, double d1, double d2, double d3,
+                                 double *flops);
+/* The run's seed (0 before setup). */
+uint64_t llamp_capture_seed(void);
+/* report.json's "kernels" object (no trailing newline); the summary line. */
+void llamp_capture_kernels_json(FILE *f, const char *indent);
+void llamp_capture_kernels_summary(FILE *f);
 
 #ifdef __cplusplus
 }

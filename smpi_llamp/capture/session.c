@@ -41,12 +41,21 @@ typedef struct {
   int32_t *color, *key, *world;
 } split_t;
 
+/* One-sided data on its way to a target (llamp_capture_rma_announce). */
+typedef struct {
+  uint32_t comm, win, target, origin, epoch;
+  uint64_t bytes;
+} rma_msg_t;
+
 static struct {
   int started;
   split_t *splits;
   size_t nsplits, capsplits;
+  rma_msg_t *rma;
+  size_t nrma, caprma;
   llamp_capture_config_t cfg;
   llamp_capture_colls_t colls; /* what SimGrid runs per collective */
+  llamp_capture_net_t net;     /* what SimGrid charges per message */
   char trace_dir[2100];
   uint32_t world;
   llamp_trace_writer_t **writers;
@@ -190,9 +199,22 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     if (llamp_capture_colls_resolve(&G.colls, llamp_capture_sg_string, G.cfg.collectives,
                                     getenv("LLAMP_SMPI_COLL"), stderr, err, errlen))
       return NULL;
+    /* the DAG charges each message what SimGrid charges */
+    if (llamp_capture_net_resolve(&G.net, &G.cfg, llamp_capture_sg_value, llamp_capture_sg_is_default,
+                                  getenv("LLAMP_SMPI_NET"), err, errlen))
+      return NULL;
+    G.cfg.net = &G.net;
+    if (G.net.active && !G.cfg.quiet)
+      fprintf(stderr,
+              "smpi_llamp: SimGrid charges size-dependent message costs (smpi/os, or, ois, lat-factor, "
+              "bw-factor): the DAG charges the same (L_ref %.6g us; report.json: capture.network_model)\n",
+              G.net.model.L_ref * 1e6);
+    if (G.net.active && G.net.note[0])
+      fprintf(stderr, "smpi_llamp: warning: %s\n", G.net.note);
     const llamp_capture_compute_t *cm = llamp_capture_compute_setup(&G.cfg, err, errlen);
     if (!cm) return NULL;
     if (!G.cfg.quiet) fprintf(stderr, "smpi_llamp: %s\n", cm->description);
+    if (llamp_capture_kernels_setup(&G.cfg, err, errlen)) return NULL;
     G.cfg.colls = &G.colls;
     G.world = world_size;
     if (check_out_dir(G.cfg.out_dir, G.trace_dir, sizeof G.trace_dir, err, errlen)) return NULL;
@@ -330,6 +352,46 @@ int llamp_capture_split_take(uint32_t parent, uint64_t seq, uint32_t *size, int3
     return 0;
   }
   return -1;
+}
+
+int llamp_capture_rma_announce(uint32_t comm, uint32_t win, uint32_t origin, uint32_t target,
+                               uint64_t bytes, uint32_t epoch) {
+  if (G.nrma == G.caprma) {
+    size_t cap = G.caprma ? 2 * G.caprma : 64;
+    rma_msg_t *t = realloc(G.rma, cap * sizeof *t);
+    if (!t) return -1;
+    G.rma = t;
+    G.caprma = cap;
+  }
+  G.rma[G.nrma++] = (rma_msg_t){comm, win, target, origin, epoch, bytes};
+  return 0;
+}
+
+/* The table stays in announcement order (a stable compaction), which is each
+ * origin's sending order. */
+size_t llamp_capture_rma_take(uint32_t comm, uint32_t win, uint32_t target, uint32_t max_epoch,
+                              uint64_t *out, size_t max) {
+  size_t n = 0, keep = 0;
+  for (size_t i = 0; i < G.nrma; i++) {
+    rma_msg_t *m = &G.rma[i];
+    if (m->comm == comm && m->win == win && m->target == target && m->epoch <= max_epoch && n < max) {
+      out[2 * n] = m->origin;
+      out[2 * n + 1] = m->bytes;
+      n++;
+    } else {
+      G.rma[keep++] = *m;
+    }
+  }
+  G.nrma = keep;
+  return n;
+}
+
+size_t llamp_capture_rma_pending(uint32_t comm, uint32_t win, uint32_t target, uint32_t max_epoch) {
+  size_t n = 0;
+  for (size_t i = 0; i < G.nrma; i++)
+    n += G.rma[i].comm == comm && G.rma[i].win == win && G.rma[i].target == target &&
+         G.rma[i].epoch <= max_epoch;
+  return n;
 }
 
 void llamp_capture_count_local(const char *name, uint64_t count) {

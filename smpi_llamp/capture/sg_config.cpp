@@ -1,6 +1,7 @@
 /* sg_config.cpp - read and set SimGrid settings that have no C accessor
  * (string settings: smpi/privatization, smpi/coll-selector, smpi/<collective>;
  * "was it set by anyone"; sg_cfg_get_* cover numbers only). */
+#include <cstdio>
 #include <string>
 #include <xbt/config.hpp>
 
@@ -19,6 +20,33 @@ extern "C" const char *llamp_capture_sg_string(const char *name) {
     return nullptr;
   }
   return v.c_str();
+}
+
+/* Any setting as text, whatever its type (ints, doubles, booleans too). */
+extern "C" const char *llamp_capture_sg_value(const char *name) {
+  static std::string value;
+  /* get_value<std::string> of a number setting gives "" (and get_value<int>
+   * of a string one a number): numbers only when the string is empty */
+  const char *str = llamp_capture_sg_string(name);
+  if (str && *str) return str;
+  try {
+    value = std::to_string(simgrid::config::get_value<int>(name));
+    return value.c_str();
+  } catch (...) {
+  }
+  try {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.17g", simgrid::config::get_value<double>(name));
+    value = buf;
+    return value.c_str();
+  } catch (...) {
+  }
+  try {
+    value = simgrid::config::get_value<bool>(name) ? "yes" : "no";
+    return value.c_str();
+  } catch (...) {
+  }
+  return llamp_capture_sg_string(name);
 }
 
 extern "C" const char *llamp_capture_sg_privatization(void) {

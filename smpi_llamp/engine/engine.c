@@ -22,7 +22,7 @@ enum {
   E_EAGER = 2,    /* end(u)   + L + bw(s)                 (eager message) */
   E_RTS = 3,      /* end(u)   + L                         (rendezvous request) */
   E_RNDV_DONE = 4,/* start(u) + L + bw(s), u = rndv recv  (sender completion) */
-  E_GAP = 5       /* start(u) + g                         (consecutive messages) */
+  E_GAP = 5       /* start(u) + g [+ bw(s_u) G, NIC rule]  (consecutive messages) */
 };
 /* Plan vertex kinds: graph kinds plus a rendezvous receive. */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
@@ -50,6 +50,11 @@ struct llamp_engine {
   /* work arrays, allocated on first use */
   double *work; /* one block: start, cmax, cmin */
   double *start, *cmax, *cmin;
+  /* size-dependent costs (p->net), per engine vertex; NULL: scalar model */
+  struct pwv *pw;
+  uint8_t *nonblocking; /* graph send vertex -> 1 when a successor irequires it */
+  llamp_netmodel_t net;
+  uint32_t *gap_prev; /* graph vertex -> previous message of its gap chain (graph id) */
 };
 
 void llamp_params_default(llamp_params_t *p) {
@@ -60,6 +65,9 @@ void llamp_params_default(llamp_params_t *p) {
   p->S = 262144;
   p->size_g_full = 0;
   p->rndv_direct = 0;
+  p->net = NULL;
+  p->nic = 0;
+  p->gap_prev = NULL;
 }
 
 double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {
@@ -96,6 +104,7 @@ typedef struct {
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
 #define F_SIZE_G_FULL 1
 #define F_RNDV_DIRECT 2
+#define F_NIC 4 /* the NIC rule: gap edges also cost the previous message's bytes at G */
 static inline double bw_bytes(double s, int full) {
   return (full & F_SIZE_G_FULL) ? s : (s >= 1 ? s - 1 : 0);
 }
@@ -104,20 +113,34 @@ static inline double bw_bytes(double s, int full) {
 static inline double rndv_recv_l(int full) { return (full & F_RNDV_DIRECT) ? 1 : 2; }
 static inline double rndv_rts_l(int full) { return (full & F_RNDV_DIRECT) ? 0 : 1; }
 
-static inline double vcost(unsigned k, double val, const theta_t *t) {
+/* Size-dependent costs of one engine vertex (llamp_netmodel.h), computed
+ * once per engine: cpu = its CPU time besides o (send: os or ois, eager
+ * recv: or), c and k = its message's transfer constant and G coefficient
+ * (sends and receives), sc = what an irequires successor waits (an Isend's
+ * ois; 0 for other vertices).  The cost functions take the array (NULL in
+ * the scalar model, where the passes are compiled without it) and the
+ * vertex: every cost stays c0 + coefficients x parameters. */
+typedef struct pwv {
+  double cpu, c, k, sc;
+} pwv_t;
+
+static inline double vcost(unsigned k, double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
   switch (k) {
   case K_CALC: return val;
-  case K_RECV_RNDV: return rndv_recv_l(t->full) * t->L + bw_bytes(val, t->full) * t->G + t->o;
-  default: return t->o;
+  case K_RECV_RNDV:
+    return rndv_recv_l(t->full) * t->L +
+           (pw ? pw[v].c + pw[v].k * t->G + pw[v].cpu : bw_bytes(val, t->full) * t->G) + t->o;
+  default: return pw ? t->o + pw[v].cpu : t->o;
   }
 }
 
-static inline double vcoef(unsigned k, double val, llamp_param_t w, int full) {
+static inline double vcoef(unsigned k, double val, llamp_param_t w, int full, const pwv_t *pw,
+                           uint64_t v) {
   switch (k) {
   case K_CALC: return 0;
   case K_RECV_RNDV:
     return w == LLAMP_PARAM_L ? rndv_recv_l(full)
-           : w == LLAMP_PARAM_G ? bw_bytes(val, full)
+           : w == LLAMP_PARAM_G ? (pw ? pw[v].k : bw_bytes(val, full))
            : w == LLAMP_PARAM_O ? 1
                                 : 0;
   default: return w == LLAMP_PARAM_O ? 1 : 0;
@@ -128,23 +151,30 @@ static inline int from_start(unsigned type) {
   return type == E_START || type == E_RNDV_DONE || type == E_GAP;
 }
 
-static inline double ecost(unsigned type, double val_u, const theta_t *t) {
+static inline double ecost(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
+                           uint64_t u) {
   switch (type) {
   case E_EAGER:
-  case E_RNDV_DONE: return t->L + bw_bytes(val_u, t->full) * t->G;
+  case E_RNDV_DONE: return pw ? t->L + pw[u].c + pw[u].k * t->G : t->L + bw_bytes(val_u, t->full) * t->G;
   case E_RTS: return rndv_rts_l(t->full) * t->L;
-  case E_GAP: return t->g;
+  case E_GAP:
+    return (t->full & F_NIC) ? t->g + (pw ? pw[u].k : bw_bytes(val_u, t->full)) * t->G : t->g;
+  case E_START: return pw ? pw[u].sc : 0;
   default: return 0;
   }
 }
 
-static inline double ecoef(unsigned type, double val_u, llamp_param_t w, int full) {
+static inline double ecoef(unsigned type, double val_u, llamp_param_t w, int full, const pwv_t *pw,
+                           uint64_t u) {
   switch (type) {
   case E_EAGER:
   case E_RNDV_DONE:
-    return w == LLAMP_PARAM_L ? 1 : w == LLAMP_PARAM_G ? bw_bytes(val_u, full) : 0;
+    return w == LLAMP_PARAM_L ? 1 : w == LLAMP_PARAM_G ? (pw ? pw[u].k : bw_bytes(val_u, full)) : 0;
   case E_RTS: return w == LLAMP_PARAM_L ? rndv_rts_l(full) : 0;
-  case E_GAP: return w == LLAMP_PARAM_GAP ? 1 : 0;
+  case E_GAP:
+    return w == LLAMP_PARAM_GAP                   ? 1
+           : w == LLAMP_PARAM_G && (full & F_NIC) ? (pw ? pw[u].k : bw_bytes(val_u, full))
+                                                  : 0;
   default: return 0;
   }
 }
@@ -186,13 +216,26 @@ out:
   return done;
 }
 
-/* Build the private plan: rendezvous and gap edges, re-sorted. */
-static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
+/* receives of one rank ordered by arrival (then posting) for the NIC rule */
+typedef struct {
+  double key;
+  uint32_t pos, v;
+} arrival_t;
+static int arrival_cmp(const void *a, const void *b) {
+  const arrival_t *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Build the private plan: rendezvous and gap edges, re-sorted.  Each rank's
+ * receives are chained (recv_chain) in the order of recv_key (graph ids;
+ * NULL: posting order); the NIC rule's first plan chains none. */
+static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
   llamp_graph_arrays_t a;
   llamp_graph_arrays(g, &a);
   uint64_t n = a.n;
-  int gap = e->proto.g > 0;
+  int gap = e->proto.g > 0 || e->proto.nic;
   if (n > PLAN_MASK) {
     snprintf(err, errlen, "graph too large (%llu vertices) for rendezvous/gap modelling",
              (unsigned long long)n);
@@ -222,20 +265,30 @@ static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
     for (uint64_t v = 0; v < n; v++) rank_off[a.rank[v] + 1]++;
     for (uint32_t r = 0; r < P; r++) rank_off[r + 1] += rank_off[r];
     for (uint64_t v = 0; v < n; v++) posting[rank_off[a.rank[v]] + llamp_graph_local_index(g, v)] = (uint32_t)v;
+    arrival_t *arr = recv_key ? malloc((n ? n : 1) * sizeof *arr) : NULL;
+    if (recv_key && !arr) goto oom;
     for (uint32_t r = 0; r < P; r++) {
-      uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX;
+      uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX, nr = 0;
       for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
         uint32_t v = posting[i];
         prev_msg[v] = UINT32_MAX;
         if (a.kind[v] == LLAMP_VERTEX_SEND) {
           prev_msg[v] = last_send;
           last_send = v;
-        } else if (a.kind[v] == LLAMP_VERTEX_RECV) {
-          prev_msg[v] = last_recv;
-          last_recv = v;
+        } else if (a.kind[v] == LLAMP_VERTEX_RECV && recv_chain) {
+          if (arr) arr[nr++] = (arrival_t){recv_key[v], i, v};
+          else {
+            prev_msg[v] = last_recv;
+            last_recv = v;
+          }
         }
       }
+      if (arr) {
+        qsort(arr, nr, sizeof *arr, arrival_cmp);
+        for (uint32_t j = 0; j < nr; j++) prev_msg[arr[j].v] = j ? arr[j - 1].v : UINT32_MAX;
+      }
     }
+    free(arr);
     free(posting);
     posting = NULL;
     free(rank_off);
@@ -274,7 +327,8 @@ static int build_plan(llamp_engine_t *e, char *err, size_t errlen) {
       off[n] = (uint32_t)m;
     }
   }
-  free(prev_msg);
+  free(e->gap_prev);
+  e->gap_prev = prev_msg; /* llamp_engine_gap_chain */
   prev_msg = NULL;
   order = malloc((n ? n : 1) * 4);
   if (!order) goto oom;
@@ -333,6 +387,87 @@ fail:
   return -1;
 }
 
+/* The size-dependent costs of graph vertex v (see pwv_t). */
+static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
+  const llamp_graph_t *g = e->graph;
+  unsigned k = llamp_graph_kind(g, v);
+  memset(out, 0, sizeof *out);
+  if (k == LLAMP_VERTEX_CALC) return;
+  double s = llamp_graph_value(g, k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(g, v));
+  llamp_netmodel_vertex_t x;
+  llamp_netmodel_vertex(&e->net, k == LLAMP_VERTEX_SEND, e->nonblocking[v], s, s <= e->proto.S, &x);
+  *out = (pwv_t){x.cpu, x.c, x.k, x.start};
+}
+
+static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
+  llamp_graph_arrays_t a;
+  llamp_graph_arrays(e->graph, &a);
+  e->net = *e->proto.net;
+  e->nonblocking = calloc(a.n ? a.n : 1, 1);
+  e->pw = malloc((e->n ? e->n : 1) * sizeof *e->pw);
+  if (!e->nonblocking || !e->pw) {
+    snprintf(err, errlen, "out of memory while preparing the size-dependent costs");
+    return -1;
+  }
+  for (uint64_t v = 0; v < a.n; v++)
+    for (uint32_t i = a.in_beg[v]; i < a.in_end[v]; i++) {
+      uint32_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK;
+      if ((a.in_src[i] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && a.kind[u] == LLAMP_VERTEX_SEND)
+        e->nonblocking[u] = 1;
+    }
+  for (uint64_t p = 0; p < e->n; p++) pw_vertex(e, e->gv ? e->gv[p] : p, &e->pw[p]);
+  return 0;
+}
+
+static int ensure_work(llamp_engine_t *e, size_t lanes);
+static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p);
+static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out);
+
+/* The NIC rule's receive order: evaluate the first plan (sends chained,
+ * receives not) at p, order each rank's receives by when they start there
+ * (the later of posting and arrival), and rebuild the plan with the
+ * receives chained in that order (posting order if that one is cyclic). */
+static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, size_t errlen) {
+  uint64_t gn = llamp_graph_num_vertices(e->graph);
+  double *key = malloc((gn ? gn : 1) * sizeof *key);
+  if (!key || ensure_work(e, 1)) {
+    free(key);
+    snprintf(err, errlen, "out of memory while ordering the receives (NIC rule)");
+    return -1;
+  }
+  theta_t t = theta_of(e, p);
+  llamp_eval_t ev;
+  pass1(e, &t, LLAMP_PARAM_L, &ev);
+  /* The key is the receive's start in that plan, max(posted, arrival): a
+   * receive vertex starts no earlier than the receives it irequires (the
+   * DAG matches a rank's nonblocking receives in posting order), so this
+   * order never contradicts the graph; ties keep posting order. */
+  for (uint64_t v = 0; v < gn; v++) key[v] = 0;
+  for (uint64_t v = 0; v < e->n; v++)
+    if (e->kind[v] == K_RECV || e->kind[v] == K_RECV_RNDV) key[e->gv ? e->gv[v] : v] = e->start[v];
+  /* drop the first plan (and what depends on its numbering) */
+  free(e->gv);
+  free(e->own_kind);
+  free(e->own_value);
+  free(e->own_off);
+  free(e->own_src);
+  free(e->work);
+  free(e->terminal);
+  free(e->lane_start);
+  free(e->lane_coef);
+  free(e->tail_buf);
+  free(e->pw);
+  free(e->nonblocking);
+  e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
+  e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
+  e->tail_buf = NULL, e->lane_alloc = 0, e->pw = NULL, e->nonblocking = NULL;
+  int rc = build_plan(e, 1, key, err, errlen);
+  if (rc) rc = build_plan(e, 1, NULL, err, errlen); /* zero-cost ties against posting order */
+  free(key);
+  if (rc == 0 && p->net) rc = build_pw(e, err, errlen);
+  return rc;
+}
+
 llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
                                     size_t errlen) {
   if (!(p->S >= 0) || !(p->L >= 0) || !(p->o >= 0) || !(p->G >= 0) || !(p->g >= 0)) {
@@ -351,8 +486,8 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   int rndv = 0;
   for (uint64_t v = 0; v < a.n && !rndv; v++)
     rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > p->S;
-  if (rndv || p->g > 0) {
-    if (build_plan(e, err, errlen)) {
+  if (rndv || p->g > 0 || p->nic) {
+    if (build_plan(e, !p->nic, NULL, err, errlen)) {
       llamp_engine_destroy(e);
       return NULL;
     }
@@ -368,6 +503,15 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     e->shift = LLAMP_EDGE_KIND_SHIFT;
     e->mask = LLAMP_EDGE_SRC_MASK;
   }
+  if (p->net && build_pw(e, err, errlen)) {
+    llamp_engine_destroy(e);
+    return NULL;
+  }
+  if (p->nic && nic_replan(e, p, err, errlen)) {
+    llamp_engine_destroy(e);
+    return NULL;
+  }
+  e->proto.net = NULL; /* the engine's copy is e->net */
   return e;
 }
 
@@ -383,7 +527,16 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->lane_start);
   free(e->lane_coef);
   free(e->tail_buf);
+  free(e->pw);
+  free(e->nonblocking);
+  free(e->gap_prev);
   free(e);
+}
+
+int llamp_engine_gap_chain(const llamp_engine_t *e, uint32_t *prev) {
+  uint64_t n = llamp_graph_num_vertices(e->graph);
+  for (uint64_t v = 0; v < n; v++) prev[v] = e->gap_prev ? e->gap_prev[v] : UINT32_MAX;
+  return 0;
 }
 
 /* The one-lane work arrays, one block of 3 n doubles: start times and the
@@ -402,7 +555,8 @@ static int ensure_work(llamp_engine_t *e, size_t lanes) {
 }
 
 static int proto_flags(const llamp_engine_t *e) {
-  return (e->proto.size_g_full ? F_SIZE_G_FULL : 0) | (e->proto.rndv_direct ? F_RNDV_DIRECT : 0);
+  return (e->proto.size_g_full ? F_SIZE_G_FULL : 0) | (e->proto.rndv_direct ? F_RNDV_DIRECT : 0) |
+         (e->proto.nic ? F_NIC : 0);
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
@@ -426,7 +580,9 @@ static inline void merge(double c, double hi, double lo, double *b, double *bh, 
 
 /* The single-lane pass: start times and both coefficients for every vertex;
  * returns T and its one-sided slopes in `w`. */
-static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out) {
+static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, const theta_t *t,
+                                                             llamp_param_t w, llamp_eval_t *out,
+                                                             const pwv_t *pw) {
   const uint8_t *kind = e->kind;
   const double *val = e->value;
   const uint32_t *beg = e->in_beg, *end = e->in_end, *src = e->in_src;
@@ -440,27 +596,33 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
     for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & mask, type = src[i] >> shift;
       double vu = val[u];
-      double c = st[u] + ecost(type, vu, t), h = ch[u], l = cl[u];
-      double ce = ecoef(type, vu, w, full);
+      double c = st[u] + ecost(type, vu, t, pw, u), h = ch[u], l = cl[u];
+      double ce = ecoef(type, vu, w, full, pw, u);
       if (!from_start(type)) {
-        c += vcost(kind[u], vu, t);
-        ce += vcoef(kind[u], vu, w, full);
+        c += vcost(kind[u], vu, t, pw, u);
+        ce += vcoef(kind[u], vu, w, full, pw, u);
       }
       merge(c, h + ce, l + ce, &b, &bh, &bl);
     }
     st[v] = b;
     ch[v] = bh;
     cl[v] = bl;
-    double vc = vcoef(kind[v], val[v], w, full);
-    merge(b + vcost(kind[v], val[v], t), bh + vc, bl + vc, &T, &Th, &Tl);
+    double vc = vcoef(kind[v], val[v], w, full, pw, v);
+    merge(b + vcost(kind[v], val[v], t, pw, v), bh + vc, bl + vc, &T, &Th, &Tl);
     if (kind[v] == K_RECV_RNDV) { /* the sender's completion is an end point too */
-      double ce = ecoef(E_RNDV_DONE, val[v], w, full);
-      merge(b + ecost(E_RNDV_DONE, val[v], t), bh + ce, bl + ce, &T, &Th, &Tl);
+      double ce = ecoef(E_RNDV_DONE, val[v], w, full, pw, v);
+      merge(b + ecost(E_RNDV_DONE, val[v], t, pw, v), bh + ce, bl + ce, &T, &Th, &Tl);
     }
   }
   out->T = T;
   out->slope_right = Th;
   out->slope_left = Tl;
+}
+
+/* The scalar model's pass is compiled without the size-dependent arrays. */
+static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out) {
+  if (e->pw) pass1_body(e, t, w, out, e->pw);
+  else pass1_body(e, t, w, out, NULL);
 }
 
 int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
@@ -482,14 +644,14 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
   *ends_in_completion = 0;
   for (uint64_t i_ = e->n; i_-- > 0;) { /* the last vertex whose end realises T */
     uint64_t v = e->topo ? e->topo[i_] : i_;
-    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, full);
-    double end = e->start[v] + vcost(e->kind[v], e->value[v], t);
+    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, full, e->pw, v);
+    double end = e->start[v] + vcost(e->kind[v], e->value[v], t, e->pw, v);
     if (fabs(end - T) <= tie_tol(T) && e->cmax[v] + vc == Th) {
       cur = v;
       break;
     }
     if (e->kind[v] == K_RECV_RNDV) {
-      double c = e->start[v] + ecost(E_RNDV_DONE, e->value[v], t);
+      double c = e->start[v] + ecost(E_RNDV_DONE, e->value[v], t, e->pw, v);
       if (fabs(c - T) <= tie_tol(T) && e->cmax[v] + 1 == Th) {
         cur = v;
         *ends_in_completion = 1;
@@ -528,11 +690,11 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double c = e->start[u] + ecost(type, vu, t);
-      double ce = ecoef(type, vu, LLAMP_PARAM_L, full);
+      double c = e->start[u] + ecost(type, vu, t, e->pw, u);
+      double ce = ecoef(type, vu, LLAMP_PARAM_L, full, e->pw, u);
       if (!from_start(type)) {
-        c += vcost(e->kind[u], vu, t);
-        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, full);
+        c += vcost(e->kind[u], vu, t, e->pw, u);
+        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, full, e->pw, u);
       }
       if (fabs(c - e->start[v]) <= tie_tol(e->start[v]) && e->cmax[u] + ce == e->cmax[v]) {
         next = u;
@@ -572,6 +734,144 @@ int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint6
   return 0;
 }
 
+/* ---- timeline of the critical path ---------------------------------------------- */
+
+const char *llamp_seg_name(llamp_seg_kind_t k) {
+  static const char *names[LLAMP_NUM_SEGS] = {"compute", "overhead", "latency", "bandwidth", "gap"};
+  return (unsigned)k < LLAMP_NUM_SEGS ? names[k] : "?";
+}
+
+typedef struct {
+  llamp_segment_t *s;
+  size_t n, cap;
+} segbuf_t;
+
+static int seg_push(segbuf_t *b, uint64_t v, uint32_t rank, llamp_seg_kind_t k, double t0,
+                    double len) {
+  if (!(len > 0)) return 0;
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 64;
+    llamp_segment_t *ns = realloc(b->s, cap * sizeof *ns);
+    if (!ns) return -1;
+    b->s = ns;
+    b->cap = cap;
+  }
+  b->s[b->n++] = (llamp_segment_t){v, rank, k, t0, t0 + len};
+  return 0;
+}
+
+/* One cost split by its coefficients (whatever is left is the constant part:
+ * compute for calc vertices, overhead for the others, latency for edges). */
+static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, double total,
+                        double nL, double nG, double no, double ng, const theta_t *t,
+                        llamp_seg_kind_t rest_kind, int *bad) {
+  double parts[LLAMP_NUM_SEGS] = {0};
+  parts[LLAMP_SEG_LATENCY] = nL * t->L;
+  parts[LLAMP_SEG_BANDWIDTH] = nG * t->G;
+  parts[LLAMP_SEG_OVERHEAD] = no * t->o;
+  parts[LLAMP_SEG_GAP] = ng * t->g;
+  parts[rest_kind] += total - (nL * t->L + nG * t->G + no * t->o + ng * t->g);
+  static const llamp_seg_kind_t order[] = {LLAMP_SEG_COMPUTE, LLAMP_SEG_OVERHEAD, LLAMP_SEG_LATENCY,
+                                           LLAMP_SEG_BANDWIDTH, LLAMP_SEG_GAP};
+  double at = t0;
+  for (int i = 0; i < LLAMP_NUM_SEGS; i++) {
+    double len = parts[order[i]];
+    if (len < 0 && len > -1e-15 * (fabs(total) + 1e-30)) len = 0; /* rounding of the split */
+    if (seg_push(b, gv_id, rank, order[i], at, len)) *bad = 1;
+    if (len > 0) at += len;
+  }
+  return t0 + total;
+}
+
+/* `done`: the pass in L at p has just run (its start times are in e->start). */
+static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval_t *done,
+                    llamp_segment_t **segs, size_t *count, uint64_t *path_len,
+                    uint64_t *path_messages) {
+  llamp_eval_t r;
+  *segs = NULL;
+  *count = 0;
+  *path_messages = 0;
+  if (done) r = *done;
+  else if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  theta_t t = theta_of(e, p);
+  const int full = t.full;
+  const pwv_t *pw = e->pw;
+  uint64_t *path = NULL, len = 0;
+  int *fs = NULL, done_end = 0, bad = 0;
+  if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return -1;
+  segbuf_t b = {0};
+  for (uint64_t i = 0; i < len && !bad; i++) {
+    uint64_t v = path[i], gid = e->gv ? e->gv[v] : v;
+    uint32_t rank = llamp_graph_rank(e->graph, gid);
+    unsigned k = e->kind[v];
+    double s = e->value[v];
+    *path_messages += (k == K_RECV || k == K_RECV_RNDV);
+    if (!fs[i]) /* the path takes v's own cost */
+      seg_split(&b, gid, rank, e->start[v], vcost(k, s, &t, pw, v),
+                vcoef(k, s, LLAMP_PARAM_L, full, pw, v), vcoef(k, s, LLAMP_PARAM_G, full, pw, v),
+                vcoef(k, s, LLAMP_PARAM_O, full, pw, v), vcoef(k, s, LLAMP_PARAM_GAP, full, pw, v), &t,
+                k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD, &bad);
+    double from = fs[i] ? e->start[v] : e->start[v] + vcost(k, s, &t, pw, v);
+    if (i + 1 < len) { /* the edge path[i] -> path[i+1], on the next vertex's rank */
+      uint64_t nx = path[i + 1], ngid = e->gv ? e->gv[nx] : nx;
+      uint32_t nrank = llamp_graph_rank(e->graph, ngid);
+      /* v and nx may be joined by several edges (irequires and a gap, say):
+       * take the one that is tight, as the backtrack did */
+      uint32_t best = UINT32_MAX;
+      double miss = INFINITY;
+      for (uint32_t j = e->in_beg[nx]; j < e->in_end[nx]; j++) {
+        if ((e->in_src[j] & e->mask) != v) continue;
+        uint32_t type = e->in_src[j] >> e->shift;
+        if ((from_start(type) != 0) != (fs[i] != 0)) continue;
+        double d = fabs(from + ecost(type, s, &t, pw, v) - e->start[nx]);
+        if (d < miss) {
+          miss = d;
+          best = type;
+        }
+      }
+      /* an edge's constant is its message's size-dependent latency, except an
+       * Isend's irequires edge, whose constant is the CPU time of the call */
+      if (best != UINT32_MAX)
+        seg_split(&b, ngid, nrank, from, ecost(best, s, &t, pw, v),
+                  ecoef(best, s, LLAMP_PARAM_L, full, pw, v), ecoef(best, s, LLAMP_PARAM_G, full, pw, v),
+                  ecoef(best, s, LLAMP_PARAM_O, full, pw, v), ecoef(best, s, LLAMP_PARAM_GAP, full, pw, v),
+                  &t, best == E_START ? LLAMP_SEG_OVERHEAD : LLAMP_SEG_LATENCY, &bad);
+    } else if (done_end) { /* the rendezvous sender's completion ends the run */
+      seg_split(&b, gid, rank, from, ecost(E_RNDV_DONE, s, &t, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, full, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, full, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, full, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, full, pw, v), &t, LLAMP_SEG_LATENCY, &bad);
+    }
+  }
+  free(path);
+  free(fs);
+  if (bad) {
+    free(b.s);
+    return -1;
+  }
+  *segs = b.s;
+  *count = b.n;
+  *path_len = len;
+  return 0;
+}
+
+int llamp_engine_path_timeline(llamp_engine_t *e, const llamp_params_t *p, llamp_segment_t **segs,
+                               size_t *count) {
+  uint64_t len, messages;
+  return timeline(e, p, NULL, segs, count, &len, &messages);
+}
+
+int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double *per_rank) {
+  llamp_segment_t *sg = NULL;
+  size_t ns = 0;
+  if (llamp_engine_path_timeline(e, p, &sg, &ns)) return -1;
+  memset(per_rank, 0, llamp_graph_num_ranks(e->graph) * sizeof *per_rank);
+  for (size_t i = 0; i < ns; i++) per_rank[sg[i].rank] += sg[i].t1 - sg[i].t0;
+  free(sg);
+  return 0;
+}
+
 int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out) {
   memset(out, 0, sizeof *out);
   llamp_eval_t r;
@@ -584,43 +884,18 @@ int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t
   out->T = r.T;
   out->rho_L = r.T > 0 ? out->lambda[LLAMP_PARAM_L] * p->L / r.T : 0;
   out->rho_G = r.T > 0 ? out->lambda[LLAMP_PARAM_G] * p->G / r.T : 0;
-  theta_t t = theta_of(e, p);
-  uint64_t *path = NULL, len = 0;
-  int *fs = NULL, done_end = 0;
-  if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return 0;
-  /* breakdown: vertex costs of vertices left at their end, edge costs between */
-  for (uint64_t i = 0; i < len; i++) {
-    uint64_t v = path[i];
-    unsigned k = e->kind[v];
-    double s = e->value[v];
-    if (!fs[i]) {
-      if (k == K_CALC) out->t_compute += s;
-      else out->t_overhead += t.o;
-      if (k == K_RECV_RNDV) {
-        out->t_latency += 2 * t.L;
-        out->t_bandwidth += bw_bytes(s, t.full) * t.G;
-      }
-    }
-    if (k != K_CALC) out->path_messages += (k == K_RECV || k == K_RECV_RNDV);
-    if (i + 1 < len) { /* the edge path[i] -> path[i+1] */
-      uint64_t nx = path[i + 1];
-      for (uint32_t j = e->in_beg[nx]; j < e->in_end[nx]; j++) {
-        if ((e->in_src[j] & e->mask) != v) continue;
-        uint32_t type = e->in_src[j] >> e->shift;
-        if ((from_start(type) != 0) != (fs[i] != 0)) continue;
-        if (type == E_EAGER || type == E_RNDV_DONE || type == E_RTS) out->t_latency += t.L;
-        if (type == E_EAGER || type == E_RNDV_DONE) out->t_bandwidth += bw_bytes(s, t.full) * t.G;
-        if (type == E_GAP) out->t_gap += t.g;
-        break;
-      }
-    } else if (done_end) {
-      out->t_latency += t.L;
-      out->t_bandwidth += bw_bytes(s, t.full) * t.G;
-    }
-  }
+  /* The breakdown is the timeline's segments summed by kind, so the two never
+   * disagree (each takes the costs from the same coefficient functions). */
+  llamp_segment_t *sg = NULL;
+  size_t ns = 0;
+  uint64_t len = 0, messages = 0;
+  if (timeline(e, p, &r, &sg, &ns, &len, &messages)) return 0;
+  double *sum[LLAMP_NUM_SEGS] = {&out->t_compute, &out->t_overhead, &out->t_latency,
+                                 &out->t_bandwidth, &out->t_gap};
+  for (size_t i = 0; i < ns; i++) *sum[sg[i].kind] += sg[i].t1 - sg[i].t0;
   out->path_vertices = len;
-  free(path);
-  free(fs);
+  out->path_messages = messages;
+  free(sg);
   return 0;
 }
 
@@ -714,14 +989,14 @@ static double asymptotic_slope(llamp_engine_t *e, llamp_param_t w) {
     double b = 0;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      double x = c[u] + ecoef(type, e->value[u], w, full);
-      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, full);
+      double x = c[u] + ecoef(type, e->value[u], w, full, e->pw, u);
+      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, full, e->pw, u);
       if (x > b) b = x;
     }
     c[v] = b;
-    double end = b + vcoef(e->kind[v], e->value[v], w, full);
-    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, full) > end)
-      end = b + ecoef(E_RNDV_DONE, e->value[v], w, full);
+    double end = b + vcoef(e->kind[v], e->value[v], w, full, e->pw, v);
+    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, full, e->pw, v) > end)
+      end = b + ecoef(E_RNDV_DONE, e->value[v], w, full, e->pw, v);
     if (end > best) best = end;
   }
   return best;
@@ -827,6 +1102,7 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
   const uint8_t *kind = e->kind;
   const double *val = e->value;
   const int full = t.full;
+  const pwv_t *pw = e->pw;
   double *st = e->lane_start, *ch = e->lane_coef;
   double T[K], Th[K], x[K];
   for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0, x[k] = xs[k];
@@ -838,17 +1114,17 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = val[u];
       const double *restrict su = st + (uint64_t)u * K, *restrict hu = ch + (uint64_t)u * K;
-      double base = ecost(type, vu, &t), ce = ecoef(type, vu, w, full);
+      double base = ecost(type, vu, &t, pw, u), ce = ecoef(type, vu, w, full, pw, u);
       if (!from_start(type)) {
-        base += vcost(kind[u], vu, &t);
-        ce += vcoef(kind[u], vu, w, full);
+        base += vcost(kind[u], vu, &t, pw, u);
+        ce += vcoef(kind[u], vu, w, full, pw, u);
       }
       for (size_t k = 0; k < K; k++) lane_merge(su[k] + (base + ce * x[k]), hu[k] + ce, &sv[k], &hv[k]);
     }
-    double vb = vcost(kind[v], val[v], &t), vc = vcoef(kind[v], val[v], w, full);
+    double vb = vcost(kind[v], val[v], &t, pw, v), vc = vcoef(kind[v], val[v], w, full, pw, v);
     for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (vb + vc * x[k]), hv[k] + vc, &T[k], &Th[k]);
     if (kind[v] == K_RECV_RNDV) {
-      double rb = ecost(E_RNDV_DONE, val[v], &t), rc = ecoef(E_RNDV_DONE, val[v], w, full);
+      double rb = ecost(E_RNDV_DONE, val[v], &t, pw, v), rc = ecoef(E_RNDV_DONE, val[v], w, full, pw, v);
       for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (rb + rc * x[k]), hv[k] + rc, &T[k], &Th[k]);
     }
   }
@@ -1029,6 +1305,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   llamp_params_set(&q, w, 0);
   theta_t t = theta_of(e, &q);
   const int full = t.full;
+  const pwv_t *pw = e->pw;
   const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
   /* off[2v], off[2v+1]: begin and end of v's lines in the arena.  Both live in
    * the evaluation arrays (start: 2n uint32; cmax + cmin: n lines) until the
@@ -1080,10 +1357,10 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       runs[nruns++] = cnt; /* each predecessor's lines are sorted: a run */
       double vu = e->value[u];
-      double b0 = ecost(type, vu, &t), a0 = ecoef(type, vu, w, full);
+      double b0 = ecost(type, vu, &t, pw, u), a0 = ecoef(type, vu, w, full, pw, u);
       if (!from_start(type)) {
-        b0 += vcost(e->kind[u], vu, &t);
-        a0 += vcoef(e->kind[u], vu, w, full);
+        b0 += vcost(e->kind[u], vu, &t, pw, u);
+        a0 += vcoef(e->kind[u], vu, w, full, pw, u);
       }
       if (prune) {
         for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++) {
@@ -1108,8 +1385,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     off[2 * v + 1] = (uint32_t)arena.n;
     unsigned kv = e->kind[v];
     if (e->terminal[v] || kv == K_RECV_RNDV) {
-      double a1 = vcoef(kv, e->value[v], w, full), b1 = vcost(kv, e->value[v], &t);
-      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, full), b2 = ecost(E_RNDV_DONE, e->value[v], &t);
+      double a1 = vcoef(kv, e->value[v], w, full, pw, v), b1 = vcost(kv, e->value[v], &t, pw, v);
+      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, full, pw, v), b2 = ecost(E_RNDV_DONE, e->value[v], &t, pw, v);
       for (size_t j = 0; j < k; j++) {
         if (e->terminal[v] && lines_push(&total, dst[j].a + a1, dst[j].b + b1)) goto out;
         if (kv == K_RECV_RNDV && lines_push(&total, dst[j].a + a2, dst[j].b + b2)) goto out;
@@ -1170,17 +1447,18 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   llamp_params_set(&q, w, hi);
   theta_t th = theta_of(e, &q);
   const int full = tl.full;
+  const pwv_t *pw = e->pw;
   double Tlo = 0, Thi = 0, Slo = 0, Shi = 0;
   for (uint64_t i_ = n; i_-- > 0;) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     unsigned k = e->kind[v];
-    double val = e->value[v], vc = vcoef(k, val, w, full);
-    double tlo = vcost(k, val, &tl) + Alo[v], clo = vc + CAlo[v];
-    double thi = vcost(k, val, &th) + Ahi[v], chi = vc + CAhi[v];
+    double val = e->value[v], vc = vcoef(k, val, w, full, pw, v);
+    double tlo = vcost(k, val, &tl, pw, v) + Alo[v], clo = vc + CAlo[v];
+    double thi = vcost(k, val, &th, pw, v) + Ahi[v], chi = vc + CAhi[v];
     if (k == K_RECV_RNDV) {
-      double rc = ecoef(E_RNDV_DONE, val, w, full);
-      tb_merge(ecost(E_RNDV_DONE, val, &tl), rc, &tlo, &clo, 1);
-      tb_merge(ecost(E_RNDV_DONE, val, &th), rc, &thi, &chi, 0);
+      double rc = ecoef(E_RNDV_DONE, val, w, full, pw, v);
+      tb_merge(ecost(E_RNDV_DONE, val, &tl, pw, v), rc, &tlo, &clo, 1);
+      tb_merge(ecost(E_RNDV_DONE, val, &th, pw, v), rc, &thi, &chi, 0);
     }
     Alo[v] = tlo; /* A now holds the finished tail of v */
     Ahi[v] = thi;
@@ -1191,13 +1469,13 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double xl = ecost(type, vu, &tl) + tlo, xh = ecost(type, vu, &th) + thi;
-      double ec = ecoef(type, vu, w, full);
+      double xl = ecost(type, vu, &tl, pw, u) + tlo, xh = ecost(type, vu, &th, pw, u) + thi;
+      double ec = ecoef(type, vu, w, full, pw, u);
       if (from_start(type)) { /* relative to u's end: minus u's own cost */
         unsigned ku = e->kind[u];
-        double uc = vcoef(ku, vu, w, full);
-        tb_merge(xl - vcost(ku, vu, &tl), ec + clo - uc, &Alo[u], &CAlo[u], 1);
-        tb_merge(xh - vcost(ku, vu, &th), ec + chi - uc, &Ahi[u], &CAhi[u], 0);
+        double uc = vcoef(ku, vu, w, full, pw, u);
+        tb_merge(xl - vcost(ku, vu, &tl, pw, u), ec + clo - uc, &Alo[u], &CAlo[u], 1);
+        tb_merge(xh - vcost(ku, vu, &th, pw, u), ec + chi - uc, &Ahi[u], &CAhi[u], 0);
       } else {
         tb_merge(xl, ec + clo, &Alo[u], &CAlo[u], 1);
         tb_merge(xh, ec + chi, &Ahi[u], &CAhi[u], 0);
@@ -1343,9 +1621,11 @@ int llamp_engine_vertex_cost(const llamp_engine_t *e, uint64_t v, llamp_affine_t
   unsigned k = plan_kind(e, v, &s);
   int full = proto_flags(e);
   theta_t zero = {0, 0, 0, 0, full};
-  *out = affine_of(vcost(k, s, &zero), vcoef(k, s, LLAMP_PARAM_L, full),
-                   vcoef(k, s, LLAMP_PARAM_G, full), vcoef(k, s, LLAMP_PARAM_O, full),
-                   vcoef(k, s, LLAMP_PARAM_GAP, full));
+  pwv_t one, *pw = NULL;
+  if (e->pw) pw_vertex(e, v, pw = &one);
+  *out = affine_of(vcost(k, s, &zero, pw, 0), vcoef(k, s, LLAMP_PARAM_L, full, pw, 0),
+                   vcoef(k, s, LLAMP_PARAM_G, full, pw, 0), vcoef(k, s, LLAMP_PARAM_O, full, pw, 0),
+                   vcoef(k, s, LLAMP_PARAM_GAP, full, pw, 0));
   return 0;
 }
 
@@ -1364,9 +1644,11 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
   double su = llamp_graph_value(g, u); /* a message edge's source is the send: its size */
   int full = proto_flags(e);
   theta_t zero = {0, 0, 0, 0, full};
-  *out = affine_of(ecost(type, su, &zero), ecoef(type, su, LLAMP_PARAM_L, full),
-                   ecoef(type, su, LLAMP_PARAM_G, full), ecoef(type, su, LLAMP_PARAM_O, full),
-                   ecoef(type, su, LLAMP_PARAM_GAP, full));
+  pwv_t one, *pw = NULL;
+  if (e->pw) pw_vertex(e, u, pw = &one);
+  *out = affine_of(ecost(type, su, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_L, full, pw, 0),
+                   ecoef(type, su, LLAMP_PARAM_G, full, pw, 0), ecoef(type, su, LLAMP_PARAM_O, full, pw, 0),
+                   ecoef(type, su, LLAMP_PARAM_GAP, full, pw, 0));
   if (from_start_out) *from_start_out = from_start(type);
   return 0;
 }

@@ -14,6 +14,11 @@
  *       send completion    the send's `requires` successors start >= m + L + (s-1)G
  *     rndv_direct (SMPI):  RTS edge cost 0, recv cost L + (s-1)G + o, completion as above
  *   g (optional, g > 0)    consecutive sends (and receives) of a rank start >= g apart
+ *   NIC rule (p->nic)      ... >= g + bw(s_prev) G apart, receives in arrival order
+ *   size-dependent costs   with p->net (llamp_netmodel.h): send cost o + cpu_send(s)
+ *     (cpu_isend(s) for a send whose successor irequires it, and that
+ *     successor waits cpu_isend(s) too), eager recv o + cpu_recv(s), and
+ *     every L + (s-1)G above becomes L + c(s) + k(s) G (docs/model.md)
  *
  * T(theta) = max over vertices of end(v) = the LLAMP LP optimum (Algorithm 1).
  * T is convex, piecewise linear and non-decreasing in each of L, G, o, g. */
@@ -21,6 +26,7 @@
 #define LLAMP_ENGINE_H
 
 #include "llamp_graph.h"
+#include "llamp_netmodel.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,9 +44,17 @@ typedef struct {
   int size_g_full; /* 1: bandwidth term s*G (LLAMP code); 0: (s-1)*G (paper, LogGOPSim) */
   int rndv_direct; /* rendezvous: 0 = the paper's RDMA read (3 L); 1 = direct (SMPI): the
                       transfer starts once both sides are posted and costs one L */
+  const llamp_netmodel_t *net; /* size-dependent costs (NULL: the scalar LogGPS model above);
+                                  the engine copies it at creation */
+  int nic; /* 1: LogGP's NIC rule (docs/model.md, "The NIC rule"): a rank's consecutive
+              sends start at least g + bw(s_prev) G apart (posting order), and so do its
+              receives, taken in their order of arrival at the parameters the engine is
+              created with (an approximation: that order may change with L) */
+  const uint32_t *gap_prev; /* for the LP export: the previous message of each graph
+                               vertex's chain (llamp_engine_gap_chain); NULL = posting order */
 } llamp_params_t;
 
-/* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G. */
+/* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G, no net model. */
 void llamp_params_default(llamp_params_t *p);
 double llamp_params_get(const llamp_params_t *p, llamp_param_t which);
 void llamp_params_set(llamp_params_t *p, llamp_param_t which, double value);
@@ -51,10 +65,17 @@ typedef struct llamp_engine llamp_engine_t;
 /* Prepare a graph for evaluation under the protocol choice implied by
  * p->S, p->size_g_full and whether g is modelled (p->g > 0).  The engine
  * borrows g: keep it alive.  Later calls may change L, o, G, g freely;
- * changing S, size_g_full or switching g on/off needs a new engine. */
+ * changing S, size_g_full, net or switching g on/off needs a new engine
+ * (the size-dependent costs are computed once per vertex here). */
 llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
                                     size_t errlen);
 void llamp_engine_destroy(llamp_engine_t *e);
+
+/* The chains of the gap / NIC edges: prev[v] = the graph vertex whose start
+ * vertex v's start follows (the rank's previous send, or previous receive in
+ * the engine's order), UINT32_MAX when none; prev has one entry per graph
+ * vertex.  Returns 0 (all UINT32_MAX when neither g nor the NIC rule is on). */
+int llamp_engine_gap_chain(const llamp_engine_t *e, uint32_t *prev);
 
 /* The affine costs the engine uses (DESIGN §3), in the graph's vertex ids:
  * the cost of vertex v, and of its i-th in-edge (i < in-degree from
@@ -92,6 +113,32 @@ int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t
  * (caller frees *path).  Ties are broken toward more latency terms. */
 int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint64_t **path,
                                uint64_t *len);
+
+/* The critical path as a timeline: each vertex's cost and each edge's cost
+ * between consecutive path vertices, split by what it is made of, with its
+ * start and end time (sums to T).  Edges are drawn on the receiving vertex's
+ * rank; the engine's own protocol edges (rendezvous completion, gaps) are
+ * included.  Caller frees *segs. */
+typedef enum {
+  LLAMP_SEG_COMPUTE,
+  LLAMP_SEG_OVERHEAD,
+  LLAMP_SEG_LATENCY,
+  LLAMP_SEG_BANDWIDTH,
+  LLAMP_SEG_GAP,
+  LLAMP_NUM_SEGS
+} llamp_seg_kind_t;
+typedef struct {
+  uint64_t vertex; /* graph id of the vertex (its in-edge, for edge parts) */
+  uint32_t rank;
+  llamp_seg_kind_t kind;
+  double t0, t1;
+} llamp_segment_t;
+int llamp_engine_path_timeline(llamp_engine_t *e, const llamp_params_t *p, llamp_segment_t **segs,
+                               size_t *count);
+const char *llamp_seg_name(llamp_seg_kind_t k); /* "compute", "overhead", ... */
+/* The critical path's time per rank (the timeline's segments summed by rank;
+ * per_rank has the graph's rank count of entries and sums to T). */
+int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double *per_rank);
 
 /* T(x) for x = parameter `wrt` in [lo, hi] (the others fixed at p) as its
  * upper envelope of lines T = a*x + b, slopes increasing, computed by a

@@ -13,7 +13,9 @@
  *              t >= y<v> + cost(v)         the end of every vertex that has no
  *                                          end-type out-edge (plus the
  *                                          rendezvous sender completion)
- *   costs      affine in l, G, o, gap with the engine's coefficients.
+ *   costs      affine in l, G, o, gap with the engine's coefficients; with
+ *              p->net (size-dependent costs) their constants go to the
+ *              right-hand sides (llamp_netmodel_vertex, as the engine).
  *
  * Objectives:
  *   LLAMP_LP_MIN_RUNTIME  min t with l >= L, G >= G, o >= o, gap >= g

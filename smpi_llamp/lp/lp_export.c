@@ -17,6 +17,10 @@
  *   end             t >= y_v + cost(v);  rendezvous recv also t >= y_v + l + bw(s) G
  *   cost(v)         calc: duration; send, eager recv: o; rendezvous recv: 2l + bw(s) G + o
  *   bw(s)           s - 1 (s >= 1; 0 for s = 0), or s with size_g_full
+ *   size-dependent  (p->net) every o of a send or receive gains its constant
+ *                   cpu(v), every l + bw(s) G becomes l + c(s) + k(s) G, and
+ *                   an irequires edge from an Isend costs its cpu(u)
+ *                   (llamp_netmodel_vertex), constants on the right-hand side
  *
  * An end row is left out when v has a `requires` or message out-edge: that
  * edge's row and its target's end already imply it (all costs are >= 0), so
@@ -143,9 +147,12 @@ typedef struct {
   llamp_graph_arrays_t a;
   double S;
   int full, gap, direct; /* direct: SMPI-like rendezvous (llamp_params_t.rndv_direct) */
+  int nic;               /* the NIC rule: a gap row also costs the previous message's bytes */
   uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
   uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
+  const llamp_netmodel_t *net;       /* size-dependent costs, or NULL */
+  uint8_t *nonblocking;              /* net: send vertex some successor irequires */
 } model_t;
 
 static inline double bw_bytes(double s, int full) { return full ? s : (s >= 1 ? s - 1 : 0); }
@@ -157,17 +164,44 @@ static inline double recv_size(const model_t *m, uint64_t v) {
   return m->a.value[llamp_graph_partner(m->g, v)];
 }
 
+/* The size-dependent costs of a send or receive vertex (zero without net). */
+static void net_of(const model_t *m, uint64_t v, llamp_netmodel_vertex_t *x) {
+  memset(x, 0, sizeof *x);
+  if (!m->net || m->a.kind[v] == LLAMP_VERTEX_CALC) return;
+  int send = m->a.kind[v] == LLAMP_VERTEX_SEND;
+  double s = send ? m->a.value[v] : recv_size(m, v);
+  llamp_netmodel_vertex(m->net, send, send && m->nonblocking[v], s, s <= m->S, x);
+}
+
+/* A message's transfer l + bw(s) G, or l + c(s) + k(s) G (s sent by v). */
+static inline void add_transfer(const model_t *m, uint64_t v, double s, row_t *r) {
+  r->nl += 1;
+  if (m->net) {
+    llamp_netmodel_vertex_t x;
+    net_of(m, v, &x);
+    r->nG += x.k;
+    r->rhs += x.c * US;
+  } else {
+    r->nG += bw_bytes(s, m->full);
+  }
+}
+
 /* Add cost(u) (the vertex's own duration) to a row. */
 static inline void add_vertex_cost(const model_t *m, uint64_t u, row_t *r) {
+  llamp_netmodel_vertex_t x;
   switch (m->a.kind[u]) {
   case LLAMP_VERTEX_CALC: r->rhs += m->a.value[u] * US; break;
-  case LLAMP_VERTEX_SEND: r->no += 1; break;
+  case LLAMP_VERTEX_SEND:
+    r->no += 1;
+    if (m->net) net_of(m, u, &x), r->rhs += x.cpu * US;
+    break;
   default: {
     double s = recv_size(m, u);
     r->no += 1;
+    if (m->net) net_of(m, u, &x), r->rhs += x.cpu * US;
     if (s > m->S) {
-      r->nl += m->direct ? 1 : 2; /* direct rendezvous: the data only; RDMA read: request + data */
-      r->nG += bw_bytes(s, m->full);
+      r->nl += m->direct ? 0 : 1; /* RDMA read: the request; both: the data (next line) */
+      add_transfer(m, u, s, r);
     }
   }
   }
@@ -187,18 +221,25 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
   uint64_t u = word & LLAMP_EDGE_SRC_MASK;
   unsigned k = word >> LLAMP_EDGE_KIND_SHIFT;
   row_init(&r[0], 'e', e, w, u);
-  if (k == LLAMP_EDGE_IREQUIRES) return 1;
+  if (k == LLAMP_EDGE_IREQUIRES) {
+    if (m->net && m->a.kind[u] == LLAMP_VERTEX_SEND) { /* an Isend's CPU time */
+      llamp_netmodel_vertex_t x;
+      net_of(m, u, &x);
+      r[0].rhs += x.start * US;
+    }
+    return 1;
+  }
   if (k == LLAMP_EDGE_MESSAGE) {
-    r[0].no = 1; /* from the end of the send */
-    r[0].nl = send_is_rndv(m, u) && m->direct ? 0 : 1; /* a direct rendezvous has no request latency */
-    if (!send_is_rndv(m, u)) r[0].nG = bw_bytes(m->a.value[u], m->full);
+    add_vertex_cost(m, u, &r[0]); /* from the end of the send */
+    if (!send_is_rndv(m, u)) add_transfer(m, u, m->a.value[u], &r[0]);
+    else if (!m->direct) r[0].nl += 1; /* the RDMA read's request; a direct rendezvous has none */
     return 1;
   }
   if (m->a.kind[u] == LLAMP_VERTEX_SEND && send_is_rndv(m, u)) {
-    r[0].no = 1; /* end(u) = y_u + o ... */
-    row_init(&r[1], 'c', e, w, llamp_graph_partner(m->g, u));
-    r[1].nl = 1; /* ... and the data has been read: start(recv) + l + bw G */
-    r[1].nG = bw_bytes(m->a.value[u], m->full);
+    add_vertex_cost(m, u, &r[0]); /* end(u) = y_u + o ... */
+    uint64_t rv = llamp_graph_partner(m->g, u);
+    row_init(&r[1], 'c', e, w, rv);
+    add_transfer(m, rv, m->a.value[u], &r[1]); /* ... and the data has been read: start(recv) + l + bw G */
     return 2;
   }
   add_vertex_cost(m, u, &r[0]);
@@ -211,6 +252,16 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
   if (m->gap && m->prev_msg[v] != UINT32_MAX) {
     row_init(&r[k], 's', v, v, m->prev_msg[v]);
     r[k].ng = 1;
+    if (m->nic) { /* start(v) >= start(prev) + g + bw(s_prev) G */
+      uint64_t u = m->prev_msg[v];
+      if (m->net) {
+        llamp_netmodel_vertex_t x;
+        net_of(m, u, &x);
+        r[k].nG += x.k;
+      } else {
+        r[k].nG += bw_bytes(m->a.kind[u] == LLAMP_VERTEX_SEND ? m->a.value[u] : recv_size(m, u), m->full);
+      }
+    }
     k++;
   }
   if (!m->end_out[v]) {
@@ -222,8 +273,7 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
     double s = recv_size(m, v);
     if (s > m->S) {
       row_init(&r[k], 'd', v, NONE, v);
-      r[k].nl = 1;
-      r[k].nG = bw_bytes(s, m->full);
+      add_transfer(m, v, s, &r[k]);
       k++;
     }
   }
@@ -255,6 +305,7 @@ static void model_free(model_t *m) {
   free(m->out_off);
   free(m->out_e);
   free(m->out_w);
+  free(m->nonblocking);
 }
 
 static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *p, int need_out,
@@ -265,7 +316,9 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   m->S = p->S;
   m->full = p->size_g_full != 0;
   m->direct = p->rndv_direct != 0;
-  m->gap = p->g > 0;
+  m->gap = p->g > 0 || p->nic;
+  m->nic = p->nic != 0;
+  m->net = p->net;
   uint64_t n = m->a.n, E = m->a.m;
   if (n >= UINT32_MAX || E >= UINT32_MAX) {
     snprintf(err, errlen, "graph too large for the LP exporter");
@@ -277,7 +330,24 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
     unsigned k = m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
     if (k != LLAMP_EDGE_IREQUIRES) m->end_out[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK] = 1;
   }
-  if (m->gap) { /* previous / next send (recv) of the same rank in posting order */
+  if (m->net) {
+    if (!(m->nonblocking = calloc(n ? n : 1, 1))) goto oom;
+    for (uint64_t e = 0; e < E; e++) {
+      uint32_t u = m->a.in_src[e] & LLAMP_EDGE_SRC_MASK;
+      if ((m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && m->a.kind[u] == LLAMP_VERTEX_SEND)
+        m->nonblocking[u] = 1;
+    }
+  }
+  if (m->gap && p->gap_prev) { /* the engine's chains (the NIC rule's receive order) */
+    m->prev_msg = malloc((n ? n : 1) * 4);
+    m->next_msg = malloc((n ? n : 1) * 4);
+    if (!m->prev_msg || !m->next_msg) goto oom;
+    for (uint64_t v = 0; v < n; v++) m->next_msg[v] = UINT32_MAX;
+    for (uint64_t v = 0; v < n; v++) {
+      m->prev_msg[v] = p->gap_prev[v];
+      if (p->gap_prev[v] != UINT32_MAX) m->next_msg[p->gap_prev[v]] = (uint32_t)v;
+    }
+  } else if (m->gap) { /* previous / next send (recv) of the same rank in posting order */
     uint32_t P = llamp_graph_num_ranks(g);
     uint32_t *rank_off = calloc((size_t)P + 1, 4), *posting = malloc((n ? n : 1) * 4);
     m->prev_msg = malloc((n ? n : 1) * 4);
@@ -366,6 +436,13 @@ static void put_header(out_t *o, const model_t *m, const llamp_params_t *p, llam
            p->L * US, p->o * US, p->G * US, m->gap ? p->g * US : 0.0);
   put_str(o, c);
   put_str(o, line);
+  if (m->net) {
+    snprintf(line, sizeof line,
+             "size-dependent costs (docs/model.md): constants on the right-hand sides, L_ref = %.15g us; "
+             "model %.300s\n", m->net->L_ref * US, m->net->source[0] ? m->net->source : "(unnamed)");
+    put_str(o, c);
+    put_str(o, line);
+  }
   if (obj == LLAMP_LP_MIN_RUNTIME) {
     put_str(o, c);
     put_str(o, "objective: min t (runtime, us); parameters bounded below by their values; "

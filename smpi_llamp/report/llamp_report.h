@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "llamp_classify.h"
 #include "llamp_engine.h"
 
 #ifdef __cplusplus
@@ -42,6 +43,8 @@ typedef struct {
   size_t path_len;
   const uint32_t *path_ranks;
   const int *path_kinds;
+  const double *path_by_rank; /* time of the critical path on each rank (ranks entries), optional */
+  const llamp_classification_t *classification; /* C1-C5 (llamp_classify.h), optional */
 } llamp_analysis_t;
 
 void llamp_report_text(FILE *f, const llamp_analysis_t *a);

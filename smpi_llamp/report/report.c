@@ -48,8 +48,12 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
   fprintf(f, "model: L=%s o=%s G=%.4g ns/B", llamp_units_format_time(q->L, b1, sizeof b1),
           llamp_units_format_time(q->o, b2, sizeof b2), q->G * 1e9);
   if (q->g > 0) fprintf(f, " g=%s", llamp_units_format_time(q->g, b3, sizeof b3));
-  fprintf(f, " S=%s, %s\n", llamp_units_format_bytes(q->S, b4, sizeof b4),
-          q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, " S=%s, %s%s\n", llamp_units_format_bytes(q->S, b4, sizeof b4),
+          q->net ? "size-dependent" : q->size_g_full ? "s*G" : "(s-1)*G", q->nic ? ", NIC rule" : "");
+  if (q->net)
+    fprintf(f, "size-dependent costs: %s (L_ref=%s, G_ref=%.4g ns/B; L and o are offsets, G a scale)\n",
+            q->net->source[0] ? q->net->source : "(unnamed)",
+            llamp_units_format_time(q->net->L_ref, b1, sizeof b1), q->net->G_ref * 1e9);
   fprintf(f, "predicted runtime   T   = %s\n", llamp_units_format_time(p->T, b1, sizeof b1));
   fprintf(f, "latency sensitivity λ_L = %g", p->lambda[LLAMP_PARAM_L]);
   if (p->lambda_left[LLAMP_PARAM_L] != p->lambda[LLAMP_PARAM_L])
@@ -91,6 +95,21 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
       fprintf(f, "      %12s %12s %6g\n", llamp_units_format_time(a->sweep_x[i], b1, sizeof b1),
               llamp_units_format_time(a->sweep_T[i], b2, sizeof b2), a->sweep_lambda[i]);
   }
+  if (a->path_by_rank && a->ranks > 1 && p->T > 0) { /* the three ranks it spends most time on */
+    uint32_t top[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    for (uint32_t r = 0; r < a->ranks; r++)
+      for (int j = 0; j < 3; j++)
+        if (top[j] == UINT32_MAX || a->path_by_rank[r] > a->path_by_rank[top[j]]) {
+          for (int m = 2; m > j; m--) top[m] = top[m - 1];
+          top[j] = r;
+          break;
+        }
+    fprintf(f, "critical path by rank:");
+    for (int j = 0; j < 3 && top[j] != UINT32_MAX; j++)
+      fprintf(f, "%s rank %u %.1f %%", j ? "," : "", top[j], 100 * a->path_by_rank[top[j]] / p->T);
+    fprintf(f, "\n");
+  }
+  if (a->classification) llamp_classify_text(f, a->classification, "", 0);
   if (a->path_len) {
     fprintf(f, "critical path (first -> last):\n");
     for (size_t i = 0; i < a->path_len; i++)
@@ -125,7 +144,21 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
   json_num(f, q->G);
   fprintf(f, ", \"S\": ");
   json_num(f, q->S);
-  fprintf(f, ", \"bandwidth_term\": \"%s\"},\n", q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, ", \"bandwidth_term\": \"%s\"", q->size_g_full ? "s*G" : "(s-1)*G");
+  fprintf(f, ", \"nic\": %s", q->nic ? "true" : "false");
+  if (q->net) {
+    fprintf(f, ", \"size_dependent\": {\"source\": \"");
+    for (const char *c = q->net->source; *c; c++) {
+      if (*c == '"' || *c == '\\') fputc('\\', f);
+      if ((unsigned char)*c >= 0x20) fputc(*c, f);
+    }
+    fprintf(f, "\", \"L_ref\": ");
+    json_num(f, q->net->L_ref);
+    fprintf(f, ", \"G_ref\": ");
+    json_num(f, q->net->G_ref);
+    fprintf(f, "}");
+  }
+  fprintf(f, "},\n");
   struct {
     const char *key;
     double v;
@@ -158,6 +191,14 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
     for (size_t i = 0; i < a->path_len; i++)
       fprintf(f, "%s{\"vertex\": %llu, \"rank\": %u, \"kind\": \"%s\"}", i ? ", " : "",
               (unsigned long long)a->path[i], a->path_ranks[i], kind_name(a->path_kinds[i]));
+    fprintf(f, "]");
+  }
+  if (a->path_by_rank) {
+    fprintf(f, ", \"by_rank\": [");
+    for (uint32_t r = 0; r < a->ranks; r++) {
+      if (r) fprintf(f, ", ");
+      json_num(f, a->path_by_rank[r]);
+    }
     fprintf(f, "]");
   }
   fprintf(f, "},\n");
@@ -216,6 +257,11 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
       fprintf(f, ", \"lambda_L\": %g}", a->sweep_lambda[i]);
     }
     fprintf(f, "\n  ],\n");
+  }
+  if (a->classification) {
+    fprintf(f, "  \"classification\": {\n");
+    llamp_classify_json(f, a->classification, "    ");
+    fprintf(f, "  },\n");
   }
   fprintf(f, "  \"units\": \"SI (seconds, bytes, seconds per byte)\"\n}\n");
 }

@@ -90,10 +90,13 @@ typedef struct {
   uint64_t bursts;             /* back-to-back sends to one peer (burst_G > 0) */
   double burst_time;           /* sum of min(s_prev G - gap, s G) over them: the transfer time
                                   two messages sharing one link would add, s */
+  uint64_t rma_waits;          /* Put / Get / Win_lock calls that took simulated time: waits on
+                                  SMPI's window mutexes, which the DAG has no edge for */
+  double rma_wait_time;        /* their total duration, s (docs/trace.md, One-sided) */
   size_t num_unmodelled;       /* distinct unmodelled MPI functions */
   llamp_sched_unmodelled_t *unmodelled; /* by decreasing count, then name */
   int approximate;             /* 1 when any of the unmodelled / unresolved /
-                                  unknown counts is non-zero */
+                                  unknown / rma_waits counts is non-zero */
 } llamp_sched_stats_t;
 
 /* Build the DAG of `num_ranks` ranks; ranks[i] must read rank i's records

@@ -53,6 +53,14 @@ typedef enum {
   LLAMP_OP_COMM_SPLIT, LLAMP_OP_COMM_DUP, LLAMP_OP_COMM_CREATE, LLAMP_OP_COMM_FREE,
   /* any other MPI function: counted, not modelled (tag = index into the name table) */
   LLAMP_OP_UNMODELLED,
+  /* one-sided communication (SMPI runs only; docs/trace.md "One-sided
+   * communication"): comm = the window's communicator, tag = the window's
+   * index among the windows made on it, peer = the target (world rank) */
+  LLAMP_OP_WIN_CREATE, LLAMP_OP_WIN_FREE, LLAMP_OP_WIN_FENCE,
+  LLAMP_OP_RMA_PUT, LLAMP_OP_RMA_GET, LLAMP_OP_RMA_ACC, LLAMP_OP_RMA_GET_ACC, LLAMP_OP_RMA_CAS,
+  LLAMP_OP_WIN_LOCK, LLAMP_OP_WIN_UNLOCK, LLAMP_OP_WIN_LOCK_ALL, LLAMP_OP_WIN_UNLOCK_ALL,
+  LLAMP_OP_WIN_FLUSH, LLAMP_OP_WIN_FLUSH_ALL, LLAMP_OP_WIN_FLUSH_LOCAL, LLAMP_OP_WIN_FLUSH_LOCAL_ALL,
+  LLAMP_OP_WIN_POST, LLAMP_OP_WIN_START, LLAMP_OP_WIN_COMPLETE, LLAMP_OP_WIN_WAIT,
   LLAMP_OP_COUNT_
 } llamp_trace_op_t;
 
@@ -86,6 +94,19 @@ typedef struct {
 #define LLAMP_TRACE_F_COMM_SPLIT 0x4 /* Comm::split: colors gathered on the parent's rank 0,
                                         which sent each member its group (8 B); on that
                                         rank the payload lists the groups (after the members) */
+
+/* One-sided records (SMPI 3.32's semantics, docs/trace.md). */
+#define LLAMP_TRACE_F_WIN_SHARED 0x2    /* WIN_CREATE of MPI_Win_allocate_shared */
+#define LLAMP_TRACE_F_WIN_NOPRECEDE 0x2 /* WIN_FENCE with MPI_MODE_NOPRECEDE (one barrier) */
+#define LLAMP_TRACE_F_RMA_NO_OP 0x2     /* RMA_GET_ACC with MPI_NO_OP (no accumulate) */
+#define LLAMP_TRACE_F_RMA_SWAPPED 0x2   /* RMA_CAS that wrote (SMPI then Puts) */
+/* Payload of the one-sided records:
+ *   RMA_GET_ACC        [bytes of the accumulate]; `bytes` = the Get's
+ *   WIN_POST/START     the group: n, then n world ranks
+ *   WIN_FENCE/WAIT/FREE  the messages this rank waits for as a target (Put,
+ *                      Accumulate data from other ranks): n, then n pairs
+ *                      (origin world rank, bytes), in the order sent
+ * RMA_PUT / GET / ACC carry `req` for Rput / Rget / Raccumulate. */
 
 /* Payload of WAIT / WAITALL / WAITANY / WAITSOME / TEST* / STARTALL /
  * REQUEST_FREE: for each request handed to the call, two words: the request

@@ -194,6 +194,53 @@ static inline void lp_random_params(lp_rng_t *r, llamp_params_t *p) {
   p->rndv_direct = lp_rng_chance(r, 0.3);
 }
 
+/* A random size-dependent cost model (llamp_netmodel.h) for sizes up to
+ * about 4 S: SMPI-style strings (overheads, lat factors >= 1 so that no
+ * transfer goes negative as L -> 0, bw factors), or a fitted one-way curve
+ * (offsets >= L_ref); parsed by the library's parsers. */
+static inline void lp_random_netmodel(lp_rng_t *r, llamp_netmodel_t *m, double S, double L, double G) {
+  llamp_netmodel_init(m);
+  m->L_ref = L;
+  m->G_ref = G > 0 ? G : 1e-10;
+  snprintf(m->source, sizeof m->source, "random");
+  double hi = S < 1e7 ? 4 * S : 1e6;
+  char buf[1024], err[256];
+  const char *names[5] = {"os", "or", "ois", "lat", "bw"};
+  llamp_netmodel_curve_t *cv[5] = {&m->o_send, &m->o_recv, &m->o_isend, &m->lat_factor, &m->bw_factor};
+  int fitted = lp_rng_chance(r, 0.3);
+  for (int c = 0; c < 5; c++) {
+    if (lp_rng_chance(r, 0.15)) continue; /* absent */
+    if (fitted && c >= 3) continue;
+    int n = 1 + (int)lp_rng_int(r, 4);
+    size_t len = 0;
+    double thr = 0;
+    for (int i = 0; i < n; i++) {
+      if (c < 3)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.0f:%.6g:%.6g", i ? ";" : "", thr,
+                                lp_rng_unif(r) * 3e-6, lp_rng_chance(r, 0.5) ? lp_rng_unif(r) * 2e-10 : 0);
+      else
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.0f:%.6g", i ? ";" : "", thr,
+                                c == 3 ? 1 + lp_rng_unif(r) * 3 : 0.2 + lp_rng_unif(r));
+      thr += floor(exp(lp_rng_unif(r) * log(hi)));
+    }
+    int rc = c < 3 ? llamp_netmodel_parse_overhead(buf, names[c], cv[c], err, sizeof err)
+                   : llamp_netmodel_parse_factor(buf, names[c], m->envelope, cv[c], err, sizeof err);
+    if (rc) {
+      fprintf(stderr, "lp_random_netmodel: %s\n", err);
+      abort();
+    }
+  }
+  if (fitted) {
+    llamp_netmodel_curve_t *ow = &m->one_way;
+    ow->n = 1 + (unsigned)lp_rng_int(r, 4);
+    double from = 0;
+    for (unsigned i = 0; i < ow->n; i++) {
+      ow->seg[i] = (llamp_netmodel_seg_t){from, L * (1 + lp_rng_unif(r)), lp_rng_unif(r) * 2e-10};
+      from += 1 + floor(exp(lp_rng_unif(r) * log(hi)));
+    }
+  }
+}
+
 /* ---- glpsol ------------------------------------------------------------------ */
 
 static inline int lp_have_glpsol(void) { return system("glpsol --version >/dev/null 2>&1") == 0; }

@@ -25,7 +25,7 @@ static const double US = 1e6;
 typedef struct {
   long l_exact, l_kinked, exact_resolved, bp_exact, bp_too_close;
   long graphs, glpsol_runs, min_checks, max_checks, infeasible, unbounded, breakpoints,
-      bp_glpk_confirmed, tolerances, rndv_graphs, gap_graphs;
+      bp_glpk_confirmed, tolerances, rndv_graphs, gap_graphs, net_graphs, nic_graphs;
   double max_rel_T, max_rel_budget;
 } stats_t;
 
@@ -87,7 +87,7 @@ static int check_min(const llamp_graph_t *g, llamp_engine_t *e, const llamp_para
     if (rel > 1e-6) msgf(msg, " LP optimum %.12g us, engine T %.12g us;", sol.obj, Tus);
     /* reduced costs vs [left, right] derivatives */
     for (int k = 0; k < 4; k++) {
-      if (par[k] == LLAMP_PARAM_GAP && !(p->g > 0)) continue;
+      if (par[k] == LLAMP_PARAM_GAP && !(p->g > 0)) continue; /* the NIC rule's gap column too */
       double d = sol.dual[cols[k]];
       if (isnan(d)) d = 0; /* a column GLPK dropped: never happens with our files */
       if (!in_range(d, pt.lambda_left[par[k]], pt.lambda[par[k]]))
@@ -360,6 +360,17 @@ int main(int argc, char **argv) {
     lp_rng_t r = {seed * 1000003u + (uint64_t)id};
     llamp_params_t p;
     lp_random_params(&r, &p);
+    /* every third graph: size-dependent costs, from an rng of their own */
+    llamp_netmodel_t net;
+    if (id % 3 == 2) {
+      lp_rng_t rn = {seed * 7919u + (uint64_t)id};
+      lp_random_netmodel(&rn, &net, p.S, p.L, p.G);
+      p.net = &net;
+      S.net_graphs++;
+    }
+    /* every fourth graph: the NIC rule, its receive order from the engine */
+    p.nic = id % 4 == 1;
+    S.nic_graphs += p.nic;
     uint32_t ranks = 2 + lp_rng_int(&r, 5);
     uint32_t ops = 4 + lp_rng_int(&r, max_ops);
     char err[256];
@@ -378,6 +389,12 @@ int main(int argc, char **argv) {
       llamp_graph_destroy(g);
       continue;
     }
+    uint32_t *chain = NULL;
+    if (p.nic) {
+      chain = malloc((llamp_graph_num_vertices(g) + 1) * sizeof *chain);
+      CHECK(chain && llamp_engine_gap_chain(e, chain) == 0);
+      p.gap_prev = chain;
+    }
     S.graphs++;
     int rndv = 0;
     for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++)
@@ -395,11 +412,12 @@ int main(int argc, char **argv) {
     check_tolerance(e, &p, 1 + lp_rng_unif(&r) * 20, id);
     llamp_engine_destroy(e);
     llamp_graph_destroy(g);
+    free(chain);
   }
   if (getenv("LLAMP_LP_KEEP")) printf("files kept in %s\n", work);
   else lp_scratch_cleanup(work);
-  printf("graphs %ld (rendezvous %ld, gap %ld), glpsol runs %ld\n", S.graphs, S.rndv_graphs,
-         S.gap_graphs, S.glpsol_runs);
+  printf("graphs %ld (rendezvous %ld, gap %ld, size-dependent costs %ld, NIC rule %ld), glpsol runs %ld\n",
+         S.graphs, S.rndv_graphs, S.gap_graphs, S.net_graphs, S.nic_graphs, S.glpsol_runs);
   printf("min-runtime LPs %ld (max rel. error of T %.3g), max-latency LPs %ld (%ld infeasible, "
          "%ld unbounded; max rel. error %.3g)\n",
          S.min_checks, S.max_rel_T, S.max_checks, S.infeasible, S.unbounded, S.max_rel_budget);

@@ -24,13 +24,15 @@
 #include "llamp_trace.h"
 #include "llamp_units.h"
 
+#include "cli.h"
+
 #ifndef LLAMP_VERSION
 #define LLAMP_VERSION "0.1.0"
 #endif
 
-static const char *prog = "llamp";
+const char *prog = "llamp";
 
-static void die(const char *fmt, ...) {
+void die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "%s: ", prog);
@@ -50,38 +52,20 @@ static double now(void) {
 static int progress_on = -1;
 static double stage_t0;
 static int timing_on = 0; /* --timing: stage times on stderr even when not a terminal */
-static void stage_begin(const char *what, const char *name) {
+void stage_begin(const char *what, const char *name) {
   if (progress_on < 0) progress_on = isatty(2) || timing_on;
   stage_t0 = now();
   if (progress_on) fprintf(stderr, "%s: %s %s ...", prog, what, name ? name : "");
 }
-static void stage_end(void) {
+void stage_end(void) {
   if (progress_on > 0) fprintf(stderr, " %.2f s\n", now() - stage_t0);
 }
 
 /* ---- shared options ------------------------------------------------------------ */
 
-typedef struct {
-  llamp_params_t params;
-  llamp_goal_options_t goal;
-} common_opts_t;
+/* common_opts_t, the option enum and COMMON_LONG_OPTIONS: cli.h */
 
-enum {
-  OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
-  OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
-  OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC
-};
-
-#define COMMON_LONG_OPTIONS                                                           \
-  {"L", required_argument, 0, OPT_L}, {"o", required_argument, 0, OPT_O},             \
-      {"g", required_argument, 0, OPT_SMALLG}, {"G", required_argument, 0, OPT_G},    \
-      {"S", required_argument, 0, OPT_S}, {"bandwidth-term", required_argument, 0, OPT_BW_TERM}, \
-      {"goal-time-unit", required_argument, 0, OPT_TIME_UNIT},                        \
-      {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, OPT_VERSION},           \
-      {"timing", no_argument, 0, OPT_TIMING},                                          \
-      {"rendezvous", required_argument, 0, OPT_RNDV}
-
-static const char *params_help =
+const char *params_help =
     "Model parameters (suffixes accepted; a bare number uses the unit in brackets):\n"
     "  --L TIME        network latency L            [us]  default 3us\n"
     "  --o TIME        CPU overhead per message o   [us]  default 5us\n"
@@ -91,10 +75,15 @@ static const char *params_help =
     "  --bandwidth-term s-1|s   charge (s-1)*G (paper, LogGOPSim; default) or s*G\n"
     "  --rendezvous rdma-read|direct  messages above S: the paper's RDMA read (3 L,\n"
     "                  default) or SMPI's direct transfer once both sides are posted (1 L)\n"
+    "  --model FILE    size-dependent message costs from a model file's smpi (else\n"
+    "                  network) group (docs/models.md); its reference latency,\n"
+    "                  bandwidth and eager limit are L, G, S unless given above\n"
+    "  --nic           LogGP's NIC rule: a rank's consecutive sends (and receives, in\n"
+    "                  their order at these parameters) at least g + (s-1)G apart\n"
     "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
     "  --timing        print each stage's time on stderr (progress is shown on a terminal anyway)\n";
 
-static double parse_unit(const char *opt, const char *text, llamp_unit_kind_t kind, const char *def) {
+double parse_unit(const char *opt, const char *text, llamp_unit_kind_t kind, const char *def) {
   double v;
   char err[256];
   if (llamp_units_parse(text, kind, def, &v, err, sizeof err)) die("--%s: %s", opt, err);
@@ -102,13 +91,15 @@ static double parse_unit(const char *opt, const char *text, llamp_unit_kind_t ki
 }
 
 /* Handle one shared option; returns 1 if it was one. */
-static int common_option(int c, common_opts_t *o) {
+int common_option(int c, common_opts_t *o) {
   switch (c) {
-  case OPT_L: o->params.L = parse_unit("L", optarg, LLAMP_UNIT_TIME, "us"); return 1;
+  case OPT_L: o->params.L = parse_unit("L", optarg, LLAMP_UNIT_TIME, "us"); o->set_L = 1; return 1;
   case OPT_O: o->params.o = parse_unit("o", optarg, LLAMP_UNIT_TIME, "us"); return 1;
   case OPT_SMALLG: o->params.g = parse_unit("g", optarg, LLAMP_UNIT_TIME, "us"); return 1;
-  case OPT_G: o->params.G = parse_unit("G", optarg, LLAMP_UNIT_PER_BYTE, "ns"); return 1;
-  case OPT_S: o->params.S = parse_unit("S", optarg, LLAMP_UNIT_BYTES, "B"); return 1;
+  case OPT_G: o->params.G = parse_unit("G", optarg, LLAMP_UNIT_PER_BYTE, "ns"); o->set_G = 1; return 1;
+  case OPT_S: o->params.S = parse_unit("S", optarg, LLAMP_UNIT_BYTES, "B"); o->set_S = 1; return 1;
+  case OPT_MODEL: o->model_path = optarg; return 1;
+  case OPT_NIC: o->params.nic = 1; return 1;
   case OPT_BW_TERM:
     if (strcmp(optarg, "s-1") == 0) o->params.size_g_full = 0;
     else if (strcmp(optarg, "s") == 0) o->params.size_g_full = 1;
@@ -129,12 +120,33 @@ static int common_option(int c, common_opts_t *o) {
   return 0;
 }
 
-static void common_init(common_opts_t *o) {
+void common_init(common_opts_t *o) {
+  memset(o, 0, sizeof *o);
   llamp_params_default(&o->params);
   llamp_goal_options_default(&o->goal);
 }
 
-static llamp_graph_t *load_graph(const char *path, const common_opts_t *o) {
+/* After the options: --model's size-dependent costs; the file's reference
+ * values are L0, G0 and its eager limit S unless given as options. */
+void common_finish(common_opts_t *o) {
+  if (!o->model_path) return;
+#ifdef LLAMP_HAVE_NETMODEL_FILE
+  static llamp_netmodel_file_t f;
+  char err[1024];
+  if (llamp_netmodel_file_read(o->model_path, o->params.L, o->params.G, &f, err, sizeof err))
+    die("%s", err);
+  if (!f.have_model) die("%s: no smpi or network group (docs/models.md)", o->model_path);
+  if (f.have_L && !o->set_L) o->params.L = f.L;
+  if (f.have_G && !o->set_G) o->params.G = f.G;
+  if (f.have_S && !o->set_S) o->params.S = f.S;
+  o->net = f.model;
+  o->params.net = &o->net;
+#else
+  die("--model: this llamp was built without libconfig");
+#endif
+}
+
+llamp_graph_t *load_graph(const char *path, const common_opts_t *o) {
   char err[1024];
   int bin = llamp_graph_is_binary(path);
   if (bin < 0) die("%s: cannot open: %s", path, strerror(errno));
@@ -149,19 +161,19 @@ static llamp_graph_t *load_graph(const char *path, const common_opts_t *o) {
   return g;
 }
 
-static void bad_usage(const char *cmd) {
+void bad_usage(const char *cmd) {
   fprintf(stderr, "%s: try '%s %s --help'\n", prog, prog, cmd);
   exit(1);
 }
 
 /* Unit kind and default suffix of a parameter's values on the command line. */
-static llamp_unit_kind_t param_unit(llamp_param_t w, const char **def) {
+llamp_unit_kind_t param_unit(llamp_param_t w, const char **def) {
   *def = w == LLAMP_PARAM_G ? "ns" : "us";
   return w == LLAMP_PARAM_G ? LLAMP_UNIT_PER_BYTE : LLAMP_UNIT_TIME;
 }
 
 /* Parse "A:B" (or "A:B:STEP" when step != NULL) in the unit of parameter w. */
-static void parse_span(const char *opt, const char *text, llamp_param_t w, double *a, double *b,
+void parse_span(const char *opt, const char *text, llamp_param_t w, double *a, double *b,
                        double *step) {
   char f[3][64];
   const char *def;
@@ -179,7 +191,7 @@ static void parse_span(const char *opt, const char *text, llamp_param_t w, doubl
   }
 }
 
-static llamp_param_t parse_param_name(const char *opt, const char *s) {
+llamp_param_t parse_param_name(const char *opt, const char *s) {
   for (int w = 0; w < LLAMP_NUM_PARAMS; w++)
     if (strcmp(s, llamp_param_name((llamp_param_t)w)) == 0) return (llamp_param_t)w;
   die("--%s: unknown parameter '%s' (expected L, G, o or g)", opt, s);
@@ -195,12 +207,14 @@ static const char *analyze_help =
     "%s"
     "Analyses:\n"
     "  --range LMIN:LMAX   all critical latencies in the interval (exact)\n"
-    "  --tolerance LIST    x %% tolerances, e.g. 1,2,5 (default 1,2,5)\n"
+    "  --tolerance LIST    x %% tolerances, e.g. 1,2,5 (default 1,2,5), or none\n"
     "  --tolerance-of LIST parameters for the tolerances: L,G,o (default L)\n"
     "  --budget TMAX       largest L with T <= TMAX\n"
     "  --sweep A:B:STEP    T and λ over many values in one pass\n"
     "  --wrt L|G|o         parameter varied by --range and --sweep (default L)\n"
     "  --critical-path     list the critical path's vertices\n"
+    "  --classify ANCHOR   classes C1-C5 (llamp classify) at here (the model), e1g,\n"
+    "                      e10g, qdr or BW@L; 19 more evaluations\n"
     "  --format text|json|csv   output format (default text)\n"
     "  -o FILE             write the report to FILE instead of stdout\n";
 
@@ -224,17 +238,21 @@ static int cmd_analyze(int argc, char **argv) {
                                {"wrt", required_argument, 0, OPT_WRT},
                                {"critical-path", no_argument, 0, OPT_PATH},
                                {"format", required_argument, 0, OPT_FORMAT},
+                               {"classify", required_argument, 0, OPT_CLASSIFY},
                                {0, 0, 0, 0}};
+  const char *classify_at = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     if (common_option(c, &co)) continue;
     switch (c) {
     case 'h': printf(analyze_help, params_help); return 0;
+    case OPT_CLASSIFY: classify_at = optarg; break;
     case 'o': out_path = optarg; break;
     case OPT_RANGE: range_str = optarg; break;
     case OPT_TOL: {
       npercent = 0;
+      if (strcmp(optarg, "none") == 0) break; /* no tolerance search at all */
       char *dup = strdup(optarg), *save = NULL;
       for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
@@ -274,6 +292,7 @@ static int cmd_analyze(int argc, char **argv) {
   if (range_str) parse_span("range", range_str, wrt, &range_lo, &range_hi, NULL);
   if (sweep_str) parse_span("sweep", sweep_str, wrt, &sw_a, &sw_b, &sw_step);
   const char *path = argv[optind];
+  common_finish(&co);
   llamp_graph_t *g = load_graph(path, &co);
   char err[1024];
   llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
@@ -307,22 +326,36 @@ static int cmd_analyze(int argc, char **argv) {
     a.num_breakpoints = nb;
   }
   llamp_tolerance_t *tols[LLAMP_NUM_PARAMS] = {0};
-  stage_begin("computing tolerances", "");
-  for (int w = 0; w < LLAMP_NUM_PARAMS; w++) {
+  if (npercent) stage_begin("computing tolerances", "");
+  for (int w = 0; w < LLAMP_NUM_PARAMS && npercent; w++) {
     if (!tol_of[w]) continue;
     tols[w] = calloc(npercent, sizeof **tols);
+    if (!tols[w]) die("out of memory");
+    /* T is convex in each parameter (a maximum of affine path lengths), so T(x)
+     * >= T0 + slope*(x - x0) and no x% tolerance lies beyond x0 + x%*T0/slope:
+     * one parametric pass over that interval gives every percentage. */
+    llamp_param_t pw = (llamp_param_t)w;
+    double x0 = llamp_params_get(&co.params, pw), slope = a.point.lambda[w], maxp = 0;
+    for (size_t i = 0; i < npercent; i++) maxp = fmax(maxp, percents[i]);
+    llamp_line_t *lines = NULL;
+    size_t nl = 0;
+    double hi = slope > 0 ? x0 + (maxp / 100) * T0 / slope : 0;
+    hi += fabs(hi) * 1e-9 + 1e-30;
+    int have_env = slope > 0 && isfinite(hi) &&
+                   llamp_engine_envelope(e, &co.params, pw, x0, hi, 0, &lines, &nl) == 0;
     for (size_t i = 0; i < npercent; i++) {
-      double x;
-      int unb;
-      if (llamp_engine_budget(e, &co.params, (llamp_param_t)w, (1 + percents[i] / 100) * T0, &x,
-                              &unb, NULL))
-        die("tolerance search for %s failed", llamp_param_name((llamp_param_t)w));
+      double x, tmax = (1 + percents[i] / 100) * T0;
+      int unb = 0;
+      if (!(have_env && llamp_engine_envelope_solve(lines, nl, x0, hi, tmax, &x) == 1) &&
+          llamp_engine_budget(e, &co.params, pw, tmax, &x, &unb, NULL))
+        die("tolerance search for %s failed", llamp_param_name(pw));
       tols[w][i] = (llamp_tolerance_t){percents[i], x, unb};
     }
+    free(lines);
     a.tolerance[w] = tols[w];
   }
   a.num_tolerance = npercent;
-  stage_end();
+  if (npercent) stage_end();
   if (have_budget) {
     double x;
     int unb;
@@ -353,6 +386,7 @@ static int cmd_analyze(int argc, char **argv) {
   uint64_t *path_v = NULL, plen = 0;
   uint32_t *pr = NULL;
   int *pk = NULL;
+  double *by_rank = NULL;
   if (want_path) {
     if (llamp_engine_critical_path(e, &co.params, &path_v, &plen)) die("critical path failed");
     pr = malloc((plen ? plen : 1) * sizeof *pr);
@@ -363,8 +397,20 @@ static int cmd_analyze(int argc, char **argv) {
     }
     a.path = path_v;
     a.path_len = plen;
+    by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
+    if (!by_rank || llamp_engine_path_by_rank(e, &co.params, by_rank)) die("critical path failed");
+    a.path_by_rank = by_rank;
     a.path_ranks = pr;
     a.path_kinds = pk;
+  }
+  llamp_classification_t cl;
+  if (classify_at) {
+    llamp_params_t at = co.params;
+    classify_anchor("classify", classify_at, &at);
+    stage_begin("classifying (19 evaluations)", "");
+    if (llamp_classify(e, g, &at, NULL, &cl, err, sizeof err)) die("%s: %s", path, err);
+    stage_end();
+    a.classification = &cl;
   }
   FILE *out = stdout;
   if (out_path && !(out = fopen(out_path, "w"))) die("%s: cannot write: %s", out_path, strerror(errno));
@@ -380,6 +426,7 @@ static int cmd_analyze(int argc, char **argv) {
   free(path_v);
   free(pr);
   free(pk);
+  free(by_rank);
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
   return 0;
@@ -430,13 +477,25 @@ static int cmd_export(int argc, char **argv) {
   if (len > 3 && strcmp(out_path + len - 3, ".lp") == 0) fmt = LLAMP_LP_CPLEX;
   else if (len > 4 && strcmp(out_path + len - 4, ".mps") == 0) fmt = LLAMP_LP_MPS;
   else die("%s: unknown LP format (expected a .lp or .mps file name)", out_path);
+  common_finish(&co);
   llamp_graph_t *g = load_graph(argv[optind], &co);
   char err[1024];
+  uint32_t *chain = NULL;
+  if (co.params.nic) { /* the engine's receive order goes into the LP */
+    llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
+    if (!e) die("%s: %s", argv[optind], err);
+    chain = malloc((llamp_graph_num_vertices(g) + 1) * sizeof *chain);
+    if (!chain) die("out of memory");
+    llamp_engine_gap_chain(e, chain);
+    llamp_engine_destroy(e);
+    co.params.gap_prev = chain;
+  }
   stage_begin("writing", out_path);
   if (llamp_lp_write(g, &co.params, fmt, latency_obj ? LLAMP_LP_MAX_LATENCY : LLAMP_LP_MIN_RUNTIME,
                      budget, out_path, err, sizeof err))
     die("%s", err);
   stage_end();
+  free(chain);
   llamp_graph_destroy(g);
   return 0;
 }
@@ -469,6 +528,7 @@ static int cmd_convert(int argc, char **argv) {
     fprintf(stderr, "%s: convert needs IN and OUT\n", prog);
     bad_usage("convert");
   }
+  common_finish(&co);
   llamp_graph_t *g = load_graph(argv[optind], &co);
   const char *out = argv[optind + 1];
   char err[1024];
@@ -877,12 +937,72 @@ static const char *main_help =
     "Latency sensitivity and tolerance of MPI execution graphs under LogGPS (LLAMP).\n\n"
     "Commands:\n"
     "  analyze GRAPH     runtime, λ_L, ρ_L, critical latencies, tolerances, sweeps\n"
+    "  classify GRAPH    computation-, imbalance-, bandwidth-, latency- or communication-bound\n"
     "  export-lp GRAPH   write the LLAMP linear program (CPLEX LP or MPS)\n"
     "  convert IN OUT    GOAL text <-> binary graph\n"
     "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n"
     "  build DIR         the graph of per-rank traces (llamp-trace, smpi_llamp-run)\n"
-    "  colls             collective algorithms and their SimGrid equivalents\n\n"
+    "  colls             collective algorithms and their SimGrid equivalents\n"
+    "  model FILE        check a model file's size-dependent costs; --smpi-cfg\n"
+    "  plot KIND INPUT   pictures: runtime vs L, critical path timeline, histograms, CDFs\n\n"
     "'llamp COMMAND --help' describes each command. --version prints the version.\n";
+
+/* ---- model ------------------------------------------------------------------------ */
+
+static const char *model_help =
+    "usage: llamp model FILE [--smpi-cfg]\n"
+    "Read a model file's smpi and network groups (docs/models.md) and print the\n"
+    "size-dependent costs the DAG charges at a few message sizes; errors name\n"
+    "file:line, the key and what was expected.\n"
+    "  --smpi-cfg   print the smpi group as SimGrid settings instead, one\n"
+    "               'KEY VALUE' line each (what smpi_llamp-run passes as --cfg)\n";
+
+static int cmd_model(int argc, char **argv) {
+  int cfg = 0, c;
+  static struct option lo[] = {{"smpi-cfg", no_argument, 0, 'c'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'h': fputs(model_help, stdout); return 0;
+    case 'c': cfg = 1; break;
+    default: bad_usage("model");
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "%s: model needs exactly one FILE argument\n", prog);
+    bad_usage("model");
+  }
+#ifdef LLAMP_HAVE_NETMODEL_FILE
+  static llamp_netmodel_file_t f;
+  char err[1024];
+  llamp_params_t p;
+  llamp_params_default(&p);
+  if (llamp_netmodel_file_read(argv[optind], p.L, p.G, &f, err, sizeof err)) die("%s", err);
+  if (cfg) {
+    for (unsigned i = 0; i < f.nsettings; i++) printf("%s %s\n", f.key[i], f.value[i]);
+    return 0;
+  }
+  if (!f.have_model) {
+    printf("%s: no smpi or network group: the scalar LogGPS model\n", argv[optind]);
+    return 0;
+  }
+  double S = f.have_S ? f.S : p.S;
+  printf("%s: %s group; L_ref %.6g us, G_ref %.6g ns/B, eager up to S = %.0f B\n", argv[optind],
+         f.group, f.model.L_ref * 1e6, f.model.G_ref * 1e9, S);
+  printf("%12s %12s %12s %12s %12s %14s\n", "bytes", "send us", "isend us", "recv us", "c us", "k B (xG)");
+  static const double sizes[] = {0, 1, 64, 1024, 8192, 65535, 65536, 1048576};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    llamp_netmodel_msg_t m;
+    llamp_netmodel_message(&f.model, sizes[i], sizes[i] <= S, &m);
+    printf("%12.0f %12.6g %12.6g %12.6g %12.6g %14.10g\n", sizes[i], m.cpu_send * 1e6, m.cpu_isend * 1e6,
+           m.cpu_recv * 1e6, m.c * 1e6, m.k);
+  }
+  return 0;
+#else
+  (void)cfg;
+  die("model: this llamp was built without libconfig");
+#endif
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -904,7 +1024,10 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "generate") == 0) return cmd_generate(argc - 1, argv + 1);
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
   if (strcmp(cmd, "colls") == 0) return cmd_colls(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build or colls)\n",
+  if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
+  if (strcmp(cmd, "classify") == 0) return cmd_classify(argc - 1, argv + 1);
+  if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, classify, export-lp, convert, generate, build, colls, model or plot)\n",
           prog, cmd);
   return 1;
 }

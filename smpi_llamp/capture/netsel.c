@@ -1,0 +1,200 @@
+/* netsel.c - what the DAG charges per message: what SimGrid charges, read
+ * from SimGrid's effective settings at MPI_Init (docs/capture.md, "Message
+ * costs").
+ *
+ * SMPI charges a message of s bytes (network/model:SMPI, smpirun's default)
+ *   route latency x lat-factor(s+16) + (s+16) / (bandwidth x bw-factor(s+16))
+ * plus smpi/os (blocking eager send), smpi/ois (every MPI_Isend) and
+ * smpi/or (eager receive) of CPU time; messages below
+ * smpi/send-is-detached-thresh are eager.  Whatever set them (SimGrid's
+ * defaults, a platform's <config> block, --cfg, the model file's smpi group
+ * through smpi_llamp-run), the DAG takes the values SimGrid runs.  When they
+ * are trivial (factors 1, overheads 0) the DAG keeps the scalar LogGPS
+ * model; otherwise it charges them as size-dependent costs. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_internal.h"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* Is `key` among the space-separated words of `added`? */
+static int listed(const char *added, const char *key) {
+  size_t n = strlen(key);
+  for (const char *s = added; s && *s;) {
+    while (*s == ' ') s++;
+    const char *e = s;
+    while (*e && *e != ' ') e++;
+    if ((size_t)(e - s) == n && !strncmp(s, key, n)) return 1;
+    s = e;
+  }
+  return 0;
+}
+
+static void record(llamp_capture_net_t *out, const char *key, const char *value,
+                   int (*is_default)(const char *), const char *added) {
+  if (out->n == LLAMP_CAPTURE_NET_SETTINGS) return;
+  llamp_capture_net_setting_t *s = &out->setting[out->n++];
+  snprintf(s->key, sizeof s->key, "%s", key);
+  snprintf(s->value, sizeof s->value, "%s", value ? value : "");
+  int def = is_default ? is_default(key) : -1;
+  if (listed(added, key))
+    snprintf(s->source, sizeof s->source, "the model file's smpi group (passed by smpi_llamp-run)");
+  else if (def == 1)
+    snprintf(s->source, sizeof s->source, "SimGrid's default");
+  else if (def == 0)
+    snprintf(s->source, sizeof s->source, "--cfg or the platform's <config> block");
+  else
+    snprintf(s->source, sizeof s->source, "SimGrid");
+}
+
+/* os and ois agree on every eager size (both piecewise linear: compare at
+ * each piece's start, one byte after it, and at S) */
+static int eager_equal(const llamp_netmodel_curve_t *a, const llamp_netmodel_curve_t *b, double S) {
+  const llamp_netmodel_curve_t *c[2] = {a, b};
+  for (int k = 0; k < 2; k++)
+    for (unsigned i = 0; i <= c[k]->n; i++) {
+      double x = i < c[k]->n ? c[k]->seg[i].from : S;
+      for (int d = 0; d < 2; d++) {
+        double y = fmin(x + d, S);
+        if (llamp_netmodel_curve_eval(a, y, 0) != llamp_netmodel_curve_eval(b, y, 0)) return 0;
+      }
+    }
+  return 1;
+}
+
+static int curve_nonzero(const llamp_netmodel_curve_t *c) {
+  for (unsigned i = 0; i < c->n; i++)
+    if (c->seg[i].offset > 0 || c->seg[i].per_byte > 0) return 1;
+  return 0;
+}
+
+int llamp_capture_net_resolve(llamp_capture_net_t *out, const llamp_capture_config_t *cfg,
+                              const char *(*get)(const char *name),
+                              int (*is_default)(const char *name), const char *added, char *err,
+                              size_t errlen) {
+  memset(out, 0, sizeof *out);
+  llamp_netmodel_t *m = &out->model;
+  llamp_netmodel_init(m);
+  const llamp_netmodel_file_t *nf = &cfg->netfile;
+  int smpi_group = nf->have_model && !strcmp(nf->group, "smpi");
+  m->L_ref = smpi_group && nf->have_L ? nf->L : cfg->params.L;
+  m->G_ref = smpi_group && nf->have_G ? nf->G : cfg->params.G;
+  const char *nm = get("network/model");
+  snprintf(out->network_model, sizeof out->network_model, "%s", nm ? nm : "SMPI");
+  char e2[700];
+  static const char *const ovh[3] = {"smpi/os", "smpi/or", "smpi/ois"};
+  llamp_netmodel_curve_t *oc[3] = {&m->o_send, &m->o_recv, &m->o_isend};
+  for (int i = 0; i < 3; i++) {
+    const char *v = get(ovh[i]);
+    if (!v) continue; /* not an SMPI run */
+    record(out, ovh[i], v, is_default, added);
+    if (llamp_netmodel_parse_overhead(v, ovh[i], oc[i], e2, sizeof e2)) {
+      seterr(err, errlen, "SimGrid's %s", e2);
+      return -1;
+    }
+  }
+  if (!strcmp(out->network_model, "SMPI")) {
+    static const char *const fac[2] = {"smpi/lat-factor", "smpi/bw-factor"};
+    llamp_netmodel_curve_t *fc[2] = {&m->lat_factor, &m->bw_factor};
+    for (int i = 0; i < 2; i++) {
+      const char *v = get(fac[i]);
+      if (!v) continue;
+      record(out, fac[i], v, is_default, added);
+      if (llamp_netmodel_parse_factor(v, fac[i], m->envelope, fc[i], e2, sizeof e2)) {
+        seterr(err, errlen, "SimGrid's %s", e2);
+        return -1;
+      }
+    }
+  } else { /* CM02, LV08...: one latency and one bandwidth factor for every size */
+    static const char *const fac[2] = {"network/latency-factor", "network/bandwidth-factor"};
+    llamp_netmodel_curve_t *fc[2] = {&m->lat_factor, &m->bw_factor};
+    for (int i = 0; i < 2; i++) {
+      const char *v = get(fac[i]);
+      if (!v) continue;
+      record(out, fac[i], v, is_default, added);
+      char *end;
+      double f = strtod(v, &end);
+      if (end == v || !(f > 0)) {
+        seterr(err, errlen, "SimGrid's %s '%s' (expected a factor > 0)", fac[i], v);
+        return -1;
+      }
+      fc[i]->n = 1;
+      fc[i]->seg[0] = (llamp_netmodel_seg_t){0, f, 0};
+    }
+    snprintf(out->note, sizeof out->note,
+             "network/model:%s: SimGrid's flow model for every message, with its latency and bandwidth "
+             "factors; smpi/lat-factor and smpi/bw-factor do not apply", out->network_model);
+  }
+  out->S = cfg->params.S;
+  const char *dt = get("smpi/send-is-detached-thresh");
+  if (dt) {
+    record(out, "smpi/send-is-detached-thresh", dt, is_default, added);
+    char *end;
+    long t = strtol(dt, &end, 10);
+    if (end != dt && t >= 0) out->S = (double)t - 1; /* eager when s < the threshold */
+  }
+  snprintf(m->source, sizeof m->source, "SimGrid's settings at MPI_Init (%s)",
+           smpi_group ? "from the model file's smpi group unless overridden" : "report.json: capture.network_model");
+  out->active = !llamp_netmodel_is_trivial(m);
+  if (!out->active) return 0;
+  /* what the graph cannot tell apart: it knows a send is an Isend only when
+   * a later operation irequires it (not the last Isend before its Wait),
+   * nor MPI_Sendrecv's and the collectives' sends (SMPI: ois) from MPI_Send */
+  int same = eager_equal(&m->o_send, &m->o_isend, out->S);
+  int ois_rndv = 0;
+  for (unsigned i = 0; i < m->o_isend.n; i++) {
+    const llamp_netmodel_seg_t *g = &m->o_isend.seg[i];
+    int reaches = i + 1 == m->o_isend.n || m->o_isend.seg[i + 1].from > out->S + 1;
+    if (reaches && (g->offset + g->per_byte * fmax(g->from, out->S + 1) > 0 || g->per_byte > 0)) ois_rndv = 1;
+  }
+  size_t len = strlen(out->note);
+  if (!same)
+    len += (size_t)snprintf(out->note + len, sizeof out->note - len,
+                            "%ssmpi/ois differs from smpi/os: the DAG charges ois to an Isend some later operation "
+                            "irequires and os to other eager sends, while SMPI charges ois to every MPI_Isend, to "
+                            "MPI_Sendrecv's send and to the sends of collectives built on Isend or Sendrecv",
+                            len ? "; " : "");
+  if (ois_rndv && len < sizeof out->note)
+    len += (size_t)snprintf(out->note + len, sizeof out->note - len,
+                            "%ssmpi/ois is not 0 above the eager limit: SMPI charges it to every MPI_Isend of any "
+                            "size, the DAG only to an Isend some later operation irequires (not the last one before "
+                            "its Wait, nor Sendrecv's or collectives' sends)", len ? "; " : "");
+  if (curve_nonzero(&m->o_recv) && len < sizeof out->note)
+    snprintf(out->note + len, sizeof out->note - len,
+             "%ssmpi/or is not 0: SMPI charges it on the receiving rank's CPU one completed receive after the "
+             "other (MPI_Waitall, collectives), the DAG to each receive on its own: k receives completing "
+             "together can take up to (k-1) x or longer in SimGrid", len ? "; " : "");
+  return 0;
+}
+
+void llamp_capture_net_json(FILE *f, const llamp_capture_net_t *n, const char *indent) {
+  fprintf(f, "{\"kind\": \"%s\", \"network_model\": ", n->active ? "size-dependent" : "scalar");
+  llamp_capture_json_str(f, n->network_model);
+  if (n->active)
+    fprintf(f, ", \"L_ref\": %.12g, \"G_ref\": %.12g, \"envelope\": %g", n->model.L_ref, n->model.G_ref,
+            n->model.envelope);
+  fprintf(f, ", \"S\": %.0f", n->S);
+  if (n->note[0]) {
+    fprintf(f, ", \"note\": ");
+    llamp_capture_json_str(f, n->note);
+  }
+  fprintf(f, ",\n%s  \"settings\": {", indent);
+  for (unsigned i = 0; i < n->n; i++) {
+    fprintf(f, "%s\n%s    ", i ? "," : "", indent);
+    llamp_capture_json_str(f, n->setting[i].key);
+    fprintf(f, ": {\"value\": ");
+    llamp_capture_json_str(f, n->setting[i].value);
+    fprintf(f, ", \"source\": ");
+    llamp_capture_json_str(f, n->setting[i].source);
+    fputc('}', f);
+  }
+  fprintf(f, "}}");
+}

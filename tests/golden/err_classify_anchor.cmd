@@ -1,0 +1,1 @@
+$LLAMP classify $DATA/examples/paper_example.goal --at ib

@@ -1,0 +1,1 @@
+$LLAMP model $DATA/models/bad_key.cfg

@@ -1,0 +1,1 @@
+$LLAMP model $DATA/models/bad_piece.cfg

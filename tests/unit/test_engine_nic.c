@@ -1,0 +1,141 @@
+/* The NIC rule (docs/model.md, "The NIC rule") checked by hand: a rank's
+ * consecutive sends start at least g + (s_prev - 1) G apart, and its
+ * receives, in their order of arrival, likewise. */
+#include "llamp_engine.h"
+#include "llamp_test.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static const double us = 1e-6;
+
+/* rank 0 computes c0, then sends a then b bytes to rank 1 (blocking, eager);
+ * rank 1 receives both (posting order a, b) */
+static llamp_graph_t *two_sends(double c0, double a, double b) {
+  llamp_builder_t *bd = llamp_builder_create(2, "two_sends");
+  int64_t x = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, c0, 0, 0, 0);
+  int64_t s1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, a, 1, 0, 0);
+  int64_t s2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, b, 1, 0, 0);
+  llamp_builder_depend(bd, s1, x, LLAMP_EDGE_REQUIRES, 0);
+  llamp_builder_depend(bd, s2, s1, LLAMP_EDGE_REQUIRES, 0);
+  int64_t r1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, a, 0, 0, 0);
+  int64_t r2 = llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, b, 0, 0, 0);
+  llamp_builder_depend(bd, r2, r1, LLAMP_EDGE_IREQUIRES, 0);
+  char err[256];
+  return llamp_builder_finish(bd, err, sizeof err);
+}
+
+/* rank 0 posts two receives, from rank 1 first, then from rank 2 (Irecv,
+ * Irecv); rank 1 computes c1 before its send, rank 2 sends at once */
+static llamp_graph_t *two_arrivals(double c1, double bytes) {
+  llamp_builder_t *bd = llamp_builder_create(3, "two_arrivals");
+  int64_t r1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, bytes, 1, 0, 0);
+  int64_t r2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, bytes, 2, 0, 0);
+  llamp_builder_depend(bd, r2, r1, LLAMP_EDGE_IREQUIRES, 0);
+  int64_t x = llamp_builder_add(bd, 1, LLAMP_VERTEX_CALC, c1, 0, 0, 0);
+  int64_t s1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_SEND, bytes, 0, 0, 0);
+  llamp_builder_depend(bd, s1, x, LLAMP_EDGE_REQUIRES, 0);
+  llamp_builder_add(bd, 2, LLAMP_VERTEX_SEND, bytes, 0, 0, 0);
+  char err[256];
+  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
+  if (!g) fprintf(stderr, "builder: %s\n", err);
+  return g;
+}
+
+/* rank 0: a zero calc, then two receives that both only require it (from
+ * rank 1, posted first, and from rank 2); rank 1 computes c1 first */
+static llamp_graph_t *blocking_arrivals(double c1, double bytes) {
+  llamp_builder_t *bd = llamp_builder_create(3, "blocking_arrivals");
+  int64_t x0 = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, 0, 0, 0, 0);
+  int64_t r1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, bytes, 1, 0, 0);
+  int64_t r2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, bytes, 2, 0, 0);
+  llamp_builder_depend(bd, r1, x0, LLAMP_EDGE_REQUIRES, 0);
+  llamp_builder_depend(bd, r2, x0, LLAMP_EDGE_REQUIRES, 0);
+  int64_t x = llamp_builder_add(bd, 1, LLAMP_VERTEX_CALC, c1, 0, 0, 0);
+  int64_t s1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_SEND, bytes, 0, 0, 0);
+  llamp_builder_depend(bd, s1, x, LLAMP_EDGE_REQUIRES, 0);
+  llamp_builder_add(bd, 2, LLAMP_VERTEX_SEND, bytes, 0, 0, 0);
+  char err[256];
+  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
+  if (!g) fprintf(stderr, "builder: %s\n", err);
+  return g;
+}
+
+static double T_of(llamp_graph_t *g, llamp_params_t *p, double *lambda_G) {
+  char err[256];
+  if (!g) return -1;
+  llamp_engine_t *e = llamp_engine_create(g, p, err, sizeof err);
+  if (!e) fprintf(stderr, "engine: %s\n", err);
+  CHECK(e != NULL);
+  if (!e) return -1;
+  llamp_point_t pt;
+  CHECK(llamp_engine_point(e, p, &pt) == 0);
+  if (lambda_G) *lambda_G = pt.lambda[LLAMP_PARAM_G];
+  llamp_engine_destroy(e);
+  return pt.T;
+}
+
+int main(void) {
+  llamp_params_t p;
+  llamp_params_default(&p);
+  p.L = 2 * us;
+  p.o = 0.1 * us;
+  p.G = 1e-9; /* 1001 B: 1 us on the wire */
+  p.S = 1e9;
+  double lG;
+
+  /* Without the rule: s2 starts at 1 + 0.1, arrives 1.2 + 2 + 1 = 4.2, its
+   * receive ends 4.3.  With it, s2 starts >= start(s1) + 1000 G = 2:
+   * arrives 2.1 + 2 + 1 = 5.1, and the receive of b follows the receive of
+   * a (arrived 4.1, started 4.1) by 1 us: starts at max(5.1, 5.1) = 5.1,
+   * ends 5.2.  lambda_G = 1000 (b) + 1000 (the gap) */
+  llamp_graph_t *g = two_sends(1 * us, 1001, 1001);
+  CHECK_CLOSE(T_of(g, &p, &lG), 4.3 * us, 1e-15);
+  CHECK(lG == 1000);
+  p.nic = 1;
+  CHECK_CLOSE(T_of(g, &p, &lG), 5.2 * us, 1e-15);
+  CHECK(lG == 2000);
+  /* a small first message leaves the second free: 11 B = 10 ns < o */
+  llamp_graph_destroy(g);
+  g = two_sends(1 * us, 11, 1001);
+  CHECK_CLOSE(T_of(g, &p, &lG), (1.2 + 2 + 1 + 0.1) * us, 1e-15);
+  /* the gap g adds to the bytes */
+  p.g = 0.5 * us;
+  CHECK_CLOSE(T_of(g, &p, &lG), (1.0 + 0.5 + 0.01 + 0.1 + 2 + 1 + 0.1) * us, 1e-15);
+  p.g = 0;
+  llamp_graph_destroy(g);
+
+  /* Receives: the DAG matches a rank's nonblocking receives in posting
+   * order (the second irequires the first), so the chain follows it.  Rank
+   * 2's message (sent at 0) arrives at 0.1 + 2 + 1 = 3.1, rank 1's (after 10
+   * us) at 13.1; the receive from rank 2 starts at max(13.1, 3.1) = 13.1
+   * without the rule, 13.1 + 1 us with it (the first message's bytes) */
+  g = two_arrivals(10 * us, 1001);
+  p.nic = 0;
+  CHECK_CLOSE(T_of(g, &p, NULL), 13.2 * us, 1e-15);
+  p.nic = 1;
+  CHECK_CLOSE(T_of(g, &p, NULL), 14.2 * us, 1e-15);
+  char err[256];
+  llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+  uint32_t prev[8];
+  CHECK(e && llamp_engine_gap_chain(e, prev) == 0);
+  /* graph ids: rank 0's receives are 0 (from 1) and 1 (from 2) */
+  CHECK(prev[0] == UINT32_MAX && prev[1] == 0);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  /* receives not chained by the graph (blocking receives from two ranks
+   * after compute): ordered by when they start, not by posting */
+  g = blocking_arrivals(10 * us, 1001);
+  p.nic = 0;
+  CHECK_CLOSE(T_of(g, &p, NULL), 13.2 * us, 1e-15);
+  p.nic = 1;
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_gap_chain(e, prev) == 0);
+  CHECK(prev[1] == 2 && prev[2] == UINT32_MAX);
+  llamp_engine_destroy(e);
+  /* the receive from rank 2 (posted second, started at 3.1) first, the
+   * one from rank 1 (13.1) 1 us after it at the earliest: no delay */
+  CHECK_CLOSE(T_of(g, &p, NULL), 13.2 * us, 1e-15);
+  llamp_graph_destroy(g);
+  TEST_DONE();
+}
