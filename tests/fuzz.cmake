@@ -47,6 +47,6 @@ find_library(LLAMP_FUZZ_LIBCONFIG_LIB config)
 if(LLAMP_FUZZ_LIBCONFIG_INCLUDE AND LLAMP_FUZZ_LIBCONFIG_LIB)
   llamp_fuzz(config SOURCES ${PROJECT_SOURCE_DIR}/smpi_llamp/capture/config.c
              INCLUDES ${PROJECT_SOURCE_DIR}/smpi_llamp/capture ${LLAMP_FUZZ_LIBCONFIG_INCLUDE}
-             LIBS ${LLAMP_FUZZ_LIBCONFIG_LIB}
+             LIBS smpi_llamp_netmodel_file ${LLAMP_FUZZ_LIBCONFIG_LIB}
              CORPUS ${PROJECT_SOURCE_DIR}/models ${_fz_data}/config)
 endif()
