@@ -187,7 +187,7 @@ void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_m
 const char *llamp_capture_sg_privatization(void);
 /* Any string setting of SimGrid ("smpi/coll-selector", "smpi/allreduce"):
  * its value ("" when unset), or NULL when SimGrid has no such setting; valid
- * until the next call.  Whether a setting still has its default value (1, 0,
+ * for the next 7 calls.  Whether a setting still has its default value (1, 0,
  * -1 unknown), and setting a boolean one (0 / -1).  (sg_config.cpp) */
 const char *llamp_capture_sg_string(const char *name);
 /* Any setting's value as text, whatever its type (numbers, booleans); NULL

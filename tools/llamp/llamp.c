@@ -721,61 +721,94 @@ static const char *build_help =
     "  --goal-time-unit UNIT  unit of calc values in GOAL output (default ns)\n"
     "  --timing           stage times on stderr\n";
 
-/* The directory holding rank-0.llt: DIR itself or DIR/trace (SMPI layout). */
+/* The highest R of the rank-R.llt files in dir, or -1 when there are none. */
+static long max_rank_file(const char *dir) {
+  DIR *d = opendir(dir);
+  long max = -1;
+  for (struct dirent *e; d && (e = readdir(d));) {
+    unsigned x;
+    char tail[8];
+    if (sscanf(e->d_name, "rank-%u.ll%1[t]%1s", &x, tail, tail + 1) == 2 && (long)x > max) max = x;
+  }
+  if (d) closedir(d);
+  return max;
+}
+
+/* The directory holding the rank-R.llt files: DIR itself or DIR/trace (SMPI
+ * layout). */
 static void trace_dir_of(const char *dir, char *out, size_t len) {
-  char p[4300];
-  snprintf(p, sizeof p, "%s/rank-0.llt", dir);
-  if (access(p, F_OK) == 0) {
-    snprintf(out, len, "%s", dir);
-    return;
-  }
-  snprintf(p, sizeof p, "%s/trace/rank-0.llt", dir);
-  if (access(p, F_OK) == 0) {
-    snprintf(out, len, "%s/trace", dir);
-    return;
-  }
   DIR *d = opendir(dir);
   if (!d) die("%s: cannot open the trace directory: %s", dir, strerror(errno));
   closedir(d);
-  die("%s: no rank-0.llt here or in %s/trace (expected the output of llamp-trace or smpi_llamp-run)",
+  if (max_rank_file(dir) >= 0) {
+    snprintf(out, len, "%s", dir);
+    return;
+  }
+  char p[4300];
+  snprintf(p, sizeof p, "%s/trace", dir);
+  if (max_rank_file(p) >= 0) {
+    snprintf(out, len, "%s/trace", dir);
+    return;
+  }
+  if (access(p, F_OK) == 0)
+    die("%s: no rank-R.llt file: the run stopped before any rank reached MPI_Finalize or spilled "
+        "its records (interrupted, killed, or out of memory)", p);
+  die("%s: no rank-R.llt here or in %s/trace (expected the output of llamp-trace or smpi_llamp-run)",
       dir, dir);
 }
 
 /* Open rank-R.llt for R = 0 .. P-1 (P from rank 0's header); every file must
- * be there and say it is rank R of P.  Files beyond P are reported. */
+ * be there and say it is rank R of P.  A run that stopped early is reported
+ * rank by rank (missing and incomplete files), then refused: a DAG of part of
+ * a run would answer for another program.  Files beyond P are reported. */
 static llamp_trace_reader_t **open_rank_traces(const char *tdir, uint32_t *nranks) {
   char path[4300], err[1024];
   snprintf(path, sizeof path, "%s/rank-0.llt", tdir);
-  llamp_trace_reader_t *r0 = llamp_trace_reader_open(path, err, sizeof err);
-  if (!r0) die("%s", err);
-  uint32_t P = llamp_trace_reader_world_size(r0);
+  llamp_trace_reader_t *r0 = access(path, F_OK) == 0 ? llamp_trace_reader_open(path, err, sizeof err) : NULL;
+  long maxr = max_rank_file(tdir);
+  /* P from rank 0's header, else from any other readable one */
+  int knowP = r0 != NULL;
+  uint32_t P = r0 ? llamp_trace_reader_world_size(r0) : (uint32_t)(maxr + 1);
+  for (long r = 1; !knowP && r <= maxr; r++) {
+    snprintf(path, sizeof path, "%s/rank-%ld.llt", tdir, r);
+    llamp_trace_reader_t *x = access(path, F_OK) == 0 ? llamp_trace_reader_open(path, err, sizeof err) : NULL;
+    if (x) {
+      P = llamp_trace_reader_world_size(x);
+      knowP = 1;
+      llamp_trace_reader_destroy(x);
+    }
+  }
   if (P == 0) die("%s: world size 0", path);
   llamp_trace_reader_t **rd = calloc(P, sizeof *rd);
   if (!rd) die("out of memory for %u trace readers", P);
   rd[0] = r0;
-  for (uint32_t r = 1; r < P; r++) {
+  uint32_t missing = 0, bad = 0;
+  for (uint32_t r = 0; r < P; r++) {
     snprintf(path, sizeof path, "%s/rank-%u.llt", tdir, r);
-    if (access(path, F_OK) != 0)
-      die("%s: missing (rank-0.llt says the run had %u ranks; did rank %u reach MPI_Finalize?)", path, P, r);
-    rd[r] = llamp_trace_reader_open(path, err, sizeof err);
-    if (!rd[r]) die("%s", err);
+    const char *why = NULL;
+    if (access(path, F_OK) != 0) {
+      missing++;
+      why = "missing: the rank never reached MPI_Finalize and spilled nothing";
+    } else if (!rd[r] && !(rd[r] = llamp_trace_reader_open(path, err, sizeof err))) {
+      bad++;
+      why = err;
+    }
+    if (why && missing + bad <= 16)
+      fprintf(stderr, "%s: %s%s%s\n", prog, why == err ? "" : path, why == err ? "" : ": ", why);
+  }
+  if (missing + bad) {
+    if (missing + bad > 16) fprintf(stderr, "%s: ... and %u more\n", prog, missing + bad - 16);
+    die("%s: %u of %u%s ranks have no usable trace (%u missing, %u unreadable or incomplete): no DAG "
+        "of a partial run (rerun it to the end)", tdir, missing + bad, P, knowP ? "" : " (or more)", missing, bad);
   }
   for (uint32_t r = 0; r < P; r++) {
     if (llamp_trace_reader_rank(rd[r]) != r || llamp_trace_reader_world_size(rd[r]) != P)
       die("%s/rank-%u.llt: holds rank %u of %u, expected rank %u of %u (traces of different runs?)",
           tdir, r, llamp_trace_reader_rank(rd[r]), llamp_trace_reader_world_size(rd[r]), r, P);
   }
-  DIR *d = opendir(tdir);
-  unsigned extra = 0;
-  for (struct dirent *e; d && (e = readdir(d));) {
-    unsigned x;
-    char tail[8];
-    if (sscanf(e->d_name, "rank-%u.ll%1[t]%1s", &x, tail, tail + 1) == 2 && x >= P) extra++;
-  }
-  if (d) closedir(d);
-  if (extra)
-    fprintf(stderr, "%s: %s: %u rank-R.llt file(s) with R >= %u ignored (an earlier run with more ranks)\n",
-            prog, tdir, extra, P);
+  if (maxr >= (long)P)
+    fprintf(stderr, "%s: %s: rank-R.llt file(s) with R >= %u ignored (an earlier run with more ranks)\n",
+            prog, tdir, P);
   *nranks = P;
   return rd;
 }
