@@ -17,6 +17,7 @@
 #include "llamp_graph.h"
 #include "llamp_report.h"
 #include "llamp_sched.h"
+#include "llamp_topo.h"
 #include "llamp_units.h"
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
@@ -277,6 +278,8 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   snprintf(json_path, sizeof json_path, "%s/report.json", cfg->out_dir);
   snprintf(csv_path, sizeof csv_path, "%s/sweep.csv", cfg->out_dir);
   llamp_engine_t *e = NULL;
+  llamp_pairs_t *pairs = NULL;
+  llamp_capture_config_t *cfg_eff = NULL;
   llamp_breakpoint_t *bps = NULL;
   double *sx = NULL, *sT = NULL, *sl = NULL, *by_rank = NULL;
   llamp_tolerance_t tol[LLAMP_CAPTURE_MAX_TOL];
@@ -301,6 +304,30 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   } else if (!cfg->net && cfg->netfile.have_model) { /* traces analysed outside a simulation */
     p.net = &cfg->netfile.model;
   }
+  llamp_topo_ref_t ref;
+  int have_ref = 0;
+  if (cfg->topo && cfg->topology == 0) {
+    /* every message costs its route: per-pair costs around the platform's
+     * reference point, which also gives L and G unless the user did */
+    if (llamp_topo_reference(cfg->topo, NULL, 0, &ref, err, errlen)) goto out;
+    have_ref = 1;
+    if (!cfg->L_given) p.L = ref.L0;
+    if (!cfg->G_given && ref.G0 > 0) p.G = ref.G0;
+    if (!(pairs = llamp_topo_pairs(cfg->topo, NULL, 0, &ref, err, errlen))) goto out;
+    p.pairs = pairs;
+    for (uint32_t x = 0; x < pairs->num_params; x++) p.x[x] = pairs->ref[x];
+  }
+  /* what the rest of the report calls the model: the parameters analysed */
+  llamp_capture_config_t *ecfg = malloc(sizeof *ecfg);
+  if (!ecfg) {
+    seterr(err, errlen, "out of memory");
+    goto out;
+  }
+  *ecfg = *cfg;
+  ecfg->params.L = p.L;
+  ecfg->params.G = p.G;
+  cfg_eff = ecfg;
+  (void)have_ref;
   e = llamp_engine_create(g, &p, err, errlen);
   if (!e) goto out;
 
@@ -332,7 +359,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
       fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
   }
   double lo, hi;
-  llamp_capture_config_range(cfg, &lo, &hi);
+  llamp_capture_config_range(cfg_eff, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
    * sweep and (when inside the range) the tolerances come from its lines */
   size_t nb = 0, nl = 0;
@@ -411,8 +438,8 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   a.sweep_lambda = sl;
   a.num_sweep = k;
   run_facts_t facts;
-  facts_of_run(cfg, &st, simulated_time, a.point.T, &facts);
-  if (write_json(json_path, &a, cfg, nranks, simulated_time, &st, res.build_seconds,
+  facts_of_run(cfg_eff, &st, simulated_time, a.point.T, &facts);
+  if (write_json(json_path, &a, cfg_eff, nranks, simulated_time, &st, res.build_seconds,
                  res.analysis_seconds, &facts, err, errlen))
     goto out;
 
@@ -495,6 +522,8 @@ out:
   free(by_rank);
   free(bps);
   if (e) llamp_engine_destroy(e);
+  llamp_pairs_free(pairs);
+  free(cfg_eff);
   llamp_graph_destroy(g);
   llamp_sched_stats_free(&st);
   if (result) *result = res;

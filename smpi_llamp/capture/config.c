@@ -3,6 +3,7 @@
  * smpi_llamp-run passes).  Each setting is declared once below with its
  * name, unit and check; errors name the file and line, or the variable. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <libconfig.h>
 #include <math.h>
@@ -80,7 +81,7 @@ void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, d
 /* ---- setting values, shared by the file and the environment ------------------- */
 
 typedef enum {
-  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
+  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_TOPO, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
   V_COMPUTE, V_FLOPS
 } vkind_t;
 
@@ -108,6 +109,8 @@ static const setting_t settings[] = {
      "classes C1-C5 at here, e1g, e10g, qdr or BW@L; auto (here, up to 2 M events) or off"},
     {"analysis", "reduce_cost", "LLAMP_REDUCE_COST", V_COST, "seconds per byte reduced"},
     {"analysis", "goal", "LLAMP_GOAL", V_BOOL, "also write graph.goal"},
+    {"analysis", "topology", "LLAMP_TOPOLOGY", V_TOPO,
+     "auto: per-pair costs from the platform's routes; off: one L and G for every message"},
     {"analysis", "enabled", "LLAMP_ANALYZE", V_BOOL, "0: write the traces only"},
     {"capture", "spill", "LLAMP_SPILL", V_BYTES, "trace memory per rank before spilling"},
     {"capture", "quiet", "LLAMP_QUIET", V_BOOL, "no summary on stdout"},
@@ -118,11 +121,19 @@ static const setting_t settings[] = {
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
+/* A value as error messages quote it: one line, at most 60 characters. */
+static const char *shown(const char *text, char *buf, size_t len) {
+  size_t n = 0;
+  for (; text[n] && n + 4 < len && n < 60; n++) buf[n] = (unsigned char)text[n] < 0x20 ? '?' : text[n];
+  snprintf(buf + n, len - n, "%s", text[n] ? "..." : "");
+  return buf;
+}
+
 /* Apply one textual value.  `bare` is the unit of a number without suffix:
  * SI in the model file, the CLI's units (us, ns/B) in the environment. */
 static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const char *text, int si,
                       const char *where, char *err, size_t errlen) {
-  char e2[256];
+  char e2[256], q[72];
   double v;
   switch (s->kind) {
   case V_TIME:
@@ -133,14 +144,18 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
                                                  : LLAMP_UNIT_BYTES;
     const char *def = s->kind == V_BYTES ? "B" : s->kind == V_TIME ? (si ? "s" : "us") : (si ? "s" : "ns");
     if (llamp_units_parse(text, k, def, &v, e2, sizeof e2) || !(v >= 0) || !isfinite(v)) {
-      seterr(err, errlen, "%s: %s '%s': %s", where, s->help, text,
+      seterr(err, errlen, "%s: %s '%s': %s", where, s->help, shown(text, q, sizeof q),
              llamp_units_parse(text, k, def, &v, e2, sizeof e2) ? e2 : "expected a value >= 0");
       return -1;
     }
-    if (strcmp(s->name, "L") == 0) cfg->params.L = v;
+    if (strcmp(s->name, "spill") == 0 && v > 0x1p60) { /* (size_t)v must be defined */
+      seterr(err, errlen, "%s: %s '%s' is too large (at most 1 EiB)", where, s->help, shown(text, q, sizeof q));
+      return -1;
+    }
+    if (strcmp(s->name, "L") == 0) cfg->params.L = v, cfg->L_given = 1;
     else if (strcmp(s->name, "o") == 0) cfg->params.o = v;
     else if (strcmp(s->name, "g") == 0) cfg->params.g = v;
-    else if (strcmp(s->name, "G") == 0) cfg->params.G = v;
+    else if (strcmp(s->name, "G") == 0) cfg->params.G = v, cfg->G_given = 1;
     else if (strcmp(s->name, "S") == 0) cfg->params.S = v;
     else if (strcmp(s->name, "spill") == 0) cfg->spill_bytes = (size_t)v;
     return 0;
@@ -149,12 +164,22 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     char *end;
     errno = 0;
     v = strtod(text, &end);
-    if (end == text || *end || errno || !(v >= 0)) {
-      seterr(err, errlen, "%s: %s '%s' (expected a number >= 0)", where, s->help, text);
+    if (end == text || *end || errno || !(v >= 0) || !isfinite(v)) {
+      seterr(err, errlen, "%s: %s '%s' (expected a number >= 0)", where, s->help, shown(text, q, sizeof q));
       return -1;
     }
     cfg->reduce_cost = v;
     return 0;
+  }
+  case V_TOPO: {
+    static const char *const names[] = {"auto", "off"};
+    for (int i = 0; i < 2; i++)
+      if (strcmp(text, names[i]) == 0) {
+        cfg->topology = i;
+        return 0;
+      }
+    seterr(err, errlen, "%s: topology '%s' (expected auto or off)", where, text);
+    return -1;
   }
   case V_COMPUTE: {
     static const char *const names[] = {"auto", "replay", "measured", "none"};
@@ -163,13 +188,13 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
         cfg->compute = i;
         return 0;
       }
-    seterr(err, errlen, "%s: compute '%s' (expected auto, replay, measured or none)", where, text);
+    seterr(err, errlen, "%s: compute '%s' (expected auto, replay, measured or none)", where, shown(text, q, sizeof q));
     return -1;
   }
   case V_FLOPS:
     if (llamp_capture_parse_flops(text, &v) || !(v > 0)) {
       seterr(err, errlen, "%s: %s '%s' (expected a positive flop rate, e.g. 6.8e9 or 6.8Gf)", where,
-             s->help, text);
+             s->help, shown(text, q, sizeof q));
       return -1;
     }
     cfg->measured_host_speed = v;
@@ -178,7 +203,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     if (strcmp(text, "rdma-read") == 0) cfg->params.rndv_direct = 0;
     else if (strcmp(text, "direct") == 0) cfg->params.rndv_direct = 1;
     else {
-      seterr(err, errlen, "%s: rendezvous '%s' (expected rdma-read or direct)", where, text);
+      seterr(err, errlen, "%s: rendezvous '%s' (expected rdma-read or direct)", where, shown(text, q, sizeof q));
       return -1;
     }
     return 0;
@@ -186,7 +211,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     if (strcmp(text, "s-1") == 0) cfg->params.size_g_full = 0;
     else if (strcmp(text, "s") == 0) cfg->params.size_g_full = 1;
     else {
-      seterr(err, errlen, "%s: bandwidth term '%s' (expected s-1 or s)", where, text);
+      seterr(err, errlen, "%s: bandwidth term '%s' (expected s-1 or s)", where, shown(text, q, sizeof q));
       return -1;
     }
     return 0;
@@ -206,7 +231,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     char *dst = strcmp(s->name, "out") == 0 ? cfg->out_dir : cfg->collectives;
     size_t cap = strcmp(s->name, "out") == 0 ? sizeof cfg->out_dir : sizeof cfg->collectives;
     if (strlen(text) >= cap || (dst == cfg->out_dir && !*text)) {
-      seterr(err, errlen, "%s: %s '%s' is %s", where, s->help, text, *text ? "too long" : "empty");
+      seterr(err, errlen, "%s: %s '%s' is %s", where, s->help, shown(text, q, sizeof q), *text ? "too long" : "empty");
       return -1;
     }
     snprintf(dst, cap, "%s", text);
@@ -220,7 +245,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
         llamp_units_parse(a, LLAMP_UNIT_TIME, def, &lo, e2, sizeof e2) ||
         llamp_units_parse(b, LLAMP_UNIT_TIME, def, &hi, e2, sizeof e2) || !(lo >= 0) || !(hi >= lo)) {
       seterr(err, errlen, "%s: range '%s' (expected LMIN:LMAX with 0 <= LMIN <= LMAX, e.g. 0:50us)",
-             where, text);
+             where, shown(text, q, sizeof q));
       return -1;
     }
     cfg->have_range = 1;
@@ -236,9 +261,9 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
       char *end;
       double x = strtod(t, &end);
-      if (end == t || *end || !(x > 0) || n == LLAMP_CAPTURE_MAX_TOL) {
+      if (end == t || *end || !(x > 0) || !isfinite(x) || n == LLAMP_CAPTURE_MAX_TOL) {
         seterr(err, errlen, "%s: tolerance '%s' (expected up to %d positive percentages, e.g. 1,2,5)",
-               where, text, LLAMP_CAPTURE_MAX_TOL);
+               where, shown(text, q, sizeof q), LLAMP_CAPTURE_MAX_TOL);
         return -1;
       }
       cfg->tolerance[n++] = x;
@@ -254,7 +279,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     char *end;
     long n = strtol(text, &end, 10);
     if (end == text || *end || n < 2 || n > 1000000) {
-      seterr(err, errlen, "%s: sweep points '%s' (expected 2 .. 1000000)", where, text);
+      seterr(err, errlen, "%s: sweep points '%s' (expected 2 .. 1000000)", where, shown(text, q, sizeof q));
       return -1;
     }
     cfg->sweep_points = (unsigned)n;
@@ -269,7 +294,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     if (!strcmp(text, "1") || !strcmp(text, "yes") || !strcmp(text, "true") || !strcmp(text, "on")) b = 1;
     else if (!strcmp(text, "0") || !strcmp(text, "no") || !strcmp(text, "false") || !strcmp(text, "off")) b = 0;
     else {
-      seterr(err, errlen, "%s: '%s' (expected yes or no)", where, text);
+      seterr(err, errlen, "%s: '%s' (expected yes or no)", where, shown(text, q, sizeof q));
       return -1;
     }
     if (strcmp(s->name, "goal") == 0) cfg->write_goal = b;
@@ -380,13 +405,41 @@ int llamp_capture_config_load(llamp_capture_config_t *cfg, const char *path, cha
   return rc;
 }
 
+/* models/default.cfg when LLAMP_CONFIG is not set (a plain smpirun):
+ * installed, next to this library (LLAMP_CAPTURE_LIB_TO_MODELS, relative to
+ * its directory); in the build tree, the source tree's.  1 when found. */
+static int default_config(char *buf, size_t len) {
+#ifdef LLAMP_CAPTURE_LIB_TO_MODELS
+  Dl_info info;
+  if (dladdr((void *)default_config, &info) && info.dli_fname) {
+    const char *slash = strrchr(info.dli_fname, '/');
+    int n = slash ? (int)(slash - info.dli_fname) : 1;
+    snprintf(buf, len, "%.*s/%s/default.cfg", n, slash ? info.dli_fname : ".", LLAMP_CAPTURE_LIB_TO_MODELS);
+    if (access(buf, R_OK) == 0) return 1;
+  }
+#endif
+  snprintf(buf, len, "%s", LLAMP_CAPTURE_DEFAULT_CONFIG);
+  return buf[0] && access(buf, R_OK) == 0;
+}
+
 int llamp_capture_config_from_env(llamp_capture_config_t *cfg, char *err, size_t errlen) {
   llamp_capture_config_default(cfg);
   const char *path = getenv("LLAMP_CONFIG");
   if (path && *path && strcmp(path, "none") != 0) {
     if (llamp_capture_config_load(cfg, path, err, errlen)) return -1;
-  } else if (!path && LLAMP_CAPTURE_DEFAULT_CONFIG[0] && access(LLAMP_CAPTURE_DEFAULT_CONFIG, R_OK) == 0) {
-    if (llamp_capture_config_load(cfg, LLAMP_CAPTURE_DEFAULT_CONFIG, err, errlen)) return -1;
+    /* the bundled defaults (smpi_llamp-run names them) give way to the
+     * platform's routes; a model file of the user's does not */
+    char def[4096];
+    char *a = realpath(path, NULL), *b = default_config(def, sizeof def) ? realpath(def, NULL) : NULL;
+    if (a && b && strcmp(a, b) == 0) cfg->L_given = cfg->G_given = 0;
+    free(a);
+    free(b);
+  } else if (!path) {
+    char def[4096];
+    if (default_config(def, sizeof def)) {
+      if (llamp_capture_config_load(cfg, def, err, errlen)) return -1;
+      cfg->L_given = cfg->G_given = 0; /* the bundled defaults give way to the platform's routes */
+    }
   }
   for (size_t k = 0; k < NSETTINGS; k++) {
     const char *v = getenv(settings[k].env);

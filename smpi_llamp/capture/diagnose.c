@@ -78,6 +78,9 @@ static void routes(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *o
     }
   char a[64], b[64], c[64];
   double L = cfg->params.L;
+  /* with per-pair costs (docs/topology.md) every message costs its own route */
+  const int per_pair = cfg->topo && cfg->topology == 0;
+  if (per_pair) lmax = bmax = 0;
   if (lmax > 0 && (fabs(lmin - L) > 1e-3 * L + 1e-12 || fabs(lmax - L) > 1e-3 * L + 1e-12)) {
     llamp_units_format_time(lmin, a, sizeof a);
     llamp_units_format_time(lmax, b, sizeof b);

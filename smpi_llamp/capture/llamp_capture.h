@@ -41,6 +41,7 @@ extern "C" {
  * smpi_llamp-run sets from its options (docs/capture.md lists them). */
 typedef struct llamp_capture_colls llamp_capture_colls_t;
 typedef struct llamp_capture_net llamp_capture_net_t;
+struct llamp_topo;
 
 typedef struct {
   char out_dir[2048];      /* LLAMP_OUT, default "llamp-out" */
@@ -72,6 +73,15 @@ typedef struct {
    * NULL outside a simulation (then `netfile`'s model, if any, is used). */
   llamp_netmodel_file_t netfile;
   const llamp_capture_net_t *net;
+  /* Topology (docs/topology.md): 0 auto = every message costs its route
+   * (per-pair costs from the platform, which also gives L and G unless the
+   * user did: L_given, G_given = set by LLAMP_L/LLAMP_G or a model file of
+   * their own); 1 off = one L and G for every message. */
+  int topology;
+  int L_given, G_given;
+  /* The routes between the ranks' hosts, read from SimGrid at the end of
+   * the run (NULL: trace files analysed outside a simulation). */
+  const struct llamp_topo *topo;
 } llamp_capture_config_t;
 
 void llamp_capture_config_default(llamp_capture_config_t *cfg);
@@ -177,7 +187,7 @@ void llamp_capture_diagnose(const llamp_capture_config_t *cfg, const char *not_m
 const char *llamp_capture_sg_privatization(void);
 /* Any string setting of SimGrid ("smpi/coll-selector", "smpi/allreduce"):
  * its value ("" when unset), or NULL when SimGrid has no such setting; valid
- * until the next call.  Whether a setting still has its default value (1, 0,
+ * for the next 7 calls.  Whether a setting still has its default value (1, 0,
  * -1 unknown), and setting a boolean one (0 / -1).  (sg_config.cpp) */
 const char *llamp_capture_sg_string(const char *name);
 /* Any setting's value as text, whatever its type (numbers, booleans); NULL

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +20,7 @@
 #include <simgrid/host.h>
 
 #include "capture_internal.h"
+#include "llamp_topo_sg.h"
 #include "llamp_capture.h"
 #include "llamp_coll.h"
 
@@ -59,7 +62,7 @@ static struct {
   llamp_trace_writer_t **writers;
   const void **states;
   sg_host_t *hosts; /* each rank's host */
-  uint32_t joined, left;
+  uint32_t joined, left, first; /* first: the first rank that joined */
   int analysed;
   /* communicator registry: open addressing on a key hash */
   comm_key_t *keys;
@@ -137,6 +140,24 @@ static int check_out_dir(const char *dir, char *trace_dir, size_t len, char *err
     return -1;
   }
   unlink(probe);
+  /* one run per directory: smpi_llamp-run holds this lock already (it says
+   * so in LLAMP_OUT_LOCKED); a plain smpirun takes it here, until exit */
+  const char *locked = getenv("LLAMP_OUT_LOCKED");
+  if (!locked || strcmp(locked, dir) != 0) {
+    snprintf(probe, sizeof probe, "%s/.llamp-lock", dir);
+    int fd = open(probe, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+      char pid[32] = "";
+      ssize_t k = read(fd, pid, sizeof pid - 1);
+      pid[k > 0 ? k : 0] = 0;
+      pid[strcspn(pid, "\n")] = 0;
+      seterr(err, errlen, "'%s' is in use by another run (pid %s): wait for it to end, or choose another -llamp-out DIR",
+             dir, pid);
+      close(fd);
+      return -1;
+    }
+    if (fd >= 0 && ftruncate(fd, 0) == 0) dprintf(fd, "%ld\n", (long)getpid());
+  }
   snprintf(trace_dir, len, "%s/trace", dir);
   if (mkdirs(trace_dir) != 0) {
     seterr(err, errlen, "cannot create '%s': %s", trace_dir, strerror(errno));
@@ -217,18 +238,19 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     return NULL;
   }
   /* Under a privatization that shares the program's data, every rank sees
-   * its state at the same address.  mmap privatization also maps each rank's
-   * copy at one address, but switches the contents: accept it by name. */
+   * its state at the same address: comparing with the first rank that
+   * joined is enough (O(1) per rank, not O(ranks)).  mmap privatization also
+   * maps each rank's copy at one address, but switches the contents: accept
+   * it by name. */
   const char *mode = llamp_capture_sg_privatization();
-  if (strcmp(mode, "mmap") != 0)
-    for (uint32_t r = 0; r < G.world; r++)
-      if (G.states[r] == rank_state) {
-        seterr(err, errlen,
-               "ranks %u and %u share the program's globals (SMPI privatization '%s'); run with "
-               "--cfg=smpi/privatization:dlopen (the default)",
-               r, rank, mode[0] ? mode : "unknown");
-        return NULL;
-      }
+  if (strcmp(mode, "mmap") != 0 && G.joined && G.states[G.first] == rank_state) {
+    seterr(err, errlen,
+           "ranks %u and %u share the program's globals (SMPI privatization '%s'); run with "
+           "--cfg=smpi/privatization:dlopen (the default)",
+           G.first, rank, mode[0] ? mode : "unknown");
+    return NULL;
+  }
+  if (!G.joined) G.first = rank;
   G.states[rank] = rank_state;
   G.hosts[rank] = sg_host_self(); /* the rank's own actor runs this */
   llamp_trace_writer_t *w =
@@ -478,13 +500,26 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
   G.left++;
   if (G.left < G.world) return 0;
   int rc = 0;
+  /* the routes between the ranks' hosts, while SimGrid still has the platform */
+  llamp_topo_t *topo = llamp_topo_from_simgrid(G.hosts, G.world, err, errlen);
+  char rpath[2300];
+  snprintf(rpath, sizeof rpath, "%s/routes.txt", G.cfg.out_dir);
+  if (!topo || llamp_topo_write(topo, rpath, err, errlen)) {
+    llamp_topo_destroy(topo);
+    session_free();
+    return -1;
+  }
+  G.cfg.topo = topo;
   if (G.cfg.analyze && !G.analysed) {
     G.analysed = 1;
     rc = run_analysis(simulated_time, err, errlen);
   } else if (!G.cfg.quiet) {
-    printf("smpi_llamp: traces of %u ranks written to %s (analysis off)\n", G.world, G.trace_dir);
+    printf("smpi_llamp: traces of %u ranks written to %s, their hosts' routes to %s (analysis off)\n",
+           G.world, G.trace_dir, rpath);
     fflush(stdout);
   }
+  G.cfg.topo = NULL;
+  llamp_topo_destroy(topo);
   session_free();
   return rc < 0 ? -1 : 1;
 }

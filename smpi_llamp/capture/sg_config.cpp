@@ -7,14 +7,19 @@
 
 #include "llamp_capture.h"
 
+/* The value lives in one of 8 slots used in turn: callers compare a few
+ * settings at once (diagnose.c reads two before using either; with one slot
+ * the second call freed the first's text: ASan, heap-use-after-free). */
 extern "C" const char *llamp_capture_sg_string(const char *name) {
-  static std::string value;
+  static std::string value[8];
+  static unsigned next;
+  std::string &v = value[next++ % 8];
   try {
-    value = simgrid::config::get_value<std::string>(name);
+    v = simgrid::config::get_value<std::string>(name);
   } catch (...) {
     return nullptr;
   }
-  return value.c_str();
+  return v.c_str();
 }
 
 /* Any setting as text, whatever its type (ints, doubles, booleans too). */

@@ -22,7 +22,8 @@ enum {
   E_EAGER = 2,    /* end(u)   + L + bw(s)                 (eager message) */
   E_RTS = 3,      /* end(u)   + L                         (rendezvous request) */
   E_RNDV_DONE = 4,/* start(u) + L + bw(s), u = rndv recv  (sender completion) */
-  E_GAP = 5       /* start(u) + g [+ bw(s_u) G, NIC rule]  (consecutive messages) */
+  E_GAP = 5,      /* start(u) + g [+ bw(s_u), NIC rule]   (consecutive messages) */
+  E_NIC = 6       /* start(u) + bw(s_u)                   (messages sharing a link; unused) */
 };
 /* Plan vertex kinds: graph kinds plus a rendezvous receive. */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
@@ -55,6 +56,15 @@ struct llamp_engine {
   uint8_t *nonblocking; /* graph send vertex -> 1 when a successor irequires it */
   llamp_netmodel_t net;
   uint32_t *gap_prev; /* graph vertex -> previous message of its gap chain (graph id) */
+  /* message kinds (docs/model.md, "Per-pair costs", "Messages to oneself"),
+   * built with per-pair costs or when a rank sends to itself (pk NULL:
+   * every message costs L + bytes G).  pk[v]: engine vertex v's kind; per
+   * kind: kl its coefficient on L (1, or 0 for a message to oneself), kc0 +
+   * kcoef . x its latency beyond kl L, kg its coefficient on G per byte, kb
+   * a constant time per byte; klat = kc0 + kcoef . x at the current point. */
+  const llamp_pairs_t *pairs; /* borrowed, NULL without per-pair costs */
+  uint32_t *pk, nk, K;
+  double *kl, *kc0, *kcoef, *kg, *kb, *klat;
 };
 
 void llamp_params_default(llamp_params_t *p) {
@@ -68,9 +78,13 @@ void llamp_params_default(llamp_params_t *p) {
   p->net = NULL;
   p->nic = 0;
   p->gap_prev = NULL;
+  p->pairs = NULL;
+  memset(p->x, 0, sizeof p->x);
 }
 
 double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {
+  if ((unsigned)w >= LLAMP_NUM_PARAMS && (unsigned)w < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS)
+    return p->x[w - LLAMP_NUM_PARAMS];
   switch (w) {
   case LLAMP_PARAM_L: return p->L;
   case LLAMP_PARAM_G: return p->G;
@@ -81,6 +95,10 @@ double llamp_params_get(const llamp_params_t *p, llamp_param_t w) {
 }
 
 void llamp_params_set(llamp_params_t *p, llamp_param_t w, double x) {
+  if ((unsigned)w >= LLAMP_NUM_PARAMS && (unsigned)w < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS) {
+    p->x[w - LLAMP_NUM_PARAMS] = x;
+    return;
+  }
   switch (w) {
   case LLAMP_PARAM_L: p->L = x; break;
   case LLAMP_PARAM_G: p->G = x; break;
@@ -94,11 +112,26 @@ const char *llamp_param_name(llamp_param_t w) {
   return (unsigned)w < LLAMP_NUM_PARAMS ? names[w] : "?";
 }
 
+const char *llamp_params_name(const llamp_params_t *p, llamp_param_t w) {
+  if ((unsigned)w >= LLAMP_NUM_PARAMS && p->pairs && w - LLAMP_NUM_PARAMS < p->pairs->num_params)
+    return p->pairs->name[w - LLAMP_NUM_PARAMS];
+  return llamp_param_name(w);
+}
+
+uint32_t llamp_params_count(const llamp_params_t *p) {
+  return LLAMP_NUM_PARAMS + (p->pairs ? p->pairs->num_params : 0);
+}
+
 /* ---- costs ------------------------------------------------------------------ */
 
+/* The parameters of one evaluation, and the message kinds (see struct
+ * llamp_engine: NULL pk = every message L + bytes G). */
 typedef struct {
   double L, G, o, g;
   int full; /* protocol flags: 1 = s*G instead of (s-1)*G, 2 = direct rendezvous */
+  const uint32_t *pk;
+  const double *kl, *klat, *kg, *kb, *kcoef;
+  uint32_t K;
 } theta_t;
 
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
@@ -124,57 +157,82 @@ typedef struct pwv {
   double cpu, c, k, sc;
 } pwv_t;
 
+/* The terms of vertex v's message: one latency term costs lterm(v) =
+ * lcf(v) L + lat(v) (L + its route's latency beyond L; a constant for a
+ * message to oneself), one byte bterm(v) = gsc(v) G + bconst(v); xcoef = a
+ * latency term's coefficient on w when w is an extra parameter (0 otherwise). */
+static inline double lcf(const theta_t *t, uint64_t v) { return t->pk ? t->kl[t->pk[v]] : 1; }
+static inline double lat(const theta_t *t, uint64_t v) { return t->pk ? t->klat[t->pk[v]] : 0; }
+static inline double gsc(const theta_t *t, uint64_t v) { return t->pk ? t->kg[t->pk[v]] : 1; }
+static inline double bconst(const theta_t *t, uint64_t v) { return t->pk ? t->kb[t->pk[v]] : 0; }
+static inline double lterm(const theta_t *t, uint64_t v) {
+  return t->pk ? t->kl[t->pk[v]] * t->L + t->klat[t->pk[v]] : t->L;
+}
+static inline double bterm(const theta_t *t, uint64_t v) {
+  return t->pk ? t->kg[t->pk[v]] * t->G + t->kb[t->pk[v]] : t->G;
+}
+static inline double xcoef(const theta_t *t, llamp_param_t w, uint64_t v) {
+  return t->pk && t->K && (unsigned)w >= LLAMP_NUM_PARAMS
+             ? t->kcoef[(size_t)t->pk[v] * t->K + (w - LLAMP_NUM_PARAMS)]
+             : 0;
+}
+/* the coefficient on w of n latency terms and b bytes of vertex v's message */
+static inline double msg_coef(double n, double b, llamp_param_t w, const theta_t *t, uint64_t v) {
+  return w == LLAMP_PARAM_L ? n * lcf(t, v) : w == LLAMP_PARAM_G ? b * gsc(t, v) : n * xcoef(t, w, v);
+}
+/* bytes charged at G: the size-dependent model's k, else (s-1) or s */
+static inline double msg_bytes(double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
+  return pw ? pw[v].k : bw_bytes(val, t->full);
+}
+
 static inline double vcost(unsigned k, double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
   switch (k) {
   case K_CALC: return val;
   case K_RECV_RNDV:
-    return rndv_recv_l(t->full) * t->L +
-           (pw ? pw[v].c + pw[v].k * t->G + pw[v].cpu : bw_bytes(val, t->full) * t->G) + t->o;
+    return rndv_recv_l(t->full) * lterm(t, v) + msg_bytes(val, t, pw, v) * bterm(t, v) +
+           (pw ? pw[v].c + pw[v].cpu : 0) + t->o;
   default: return pw ? t->o + pw[v].cpu : t->o;
   }
 }
 
-static inline double vcoef(unsigned k, double val, llamp_param_t w, int full, const pwv_t *pw,
-                           uint64_t v) {
+static inline double vcoef(unsigned k, double val, llamp_param_t w, const theta_t *t,
+                           const pwv_t *pw, uint64_t v) {
   switch (k) {
   case K_CALC: return 0;
   case K_RECV_RNDV:
-    return w == LLAMP_PARAM_L ? rndv_recv_l(full)
-           : w == LLAMP_PARAM_G ? (pw ? pw[v].k : bw_bytes(val, full))
-           : w == LLAMP_PARAM_O ? 1
-                                : 0;
+    return w == LLAMP_PARAM_O ? 1 : msg_coef(rndv_recv_l(t->full), msg_bytes(val, t, pw, v), w, t, v);
   default: return w == LLAMP_PARAM_O ? 1 : 0;
   }
 }
 
 static inline int from_start(unsigned type) {
-  return type == E_START || type == E_RNDV_DONE || type == E_GAP;
+  return type == E_START || type == E_RNDV_DONE || type == E_GAP || type == E_NIC;
 }
 
 static inline double ecost(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
                            uint64_t u) {
   switch (type) {
   case E_EAGER:
-  case E_RNDV_DONE: return pw ? t->L + pw[u].c + pw[u].k * t->G : t->L + bw_bytes(val_u, t->full) * t->G;
-  case E_RTS: return rndv_rts_l(t->full) * t->L;
-  case E_GAP:
-    return (t->full & F_NIC) ? t->g + (pw ? pw[u].k : bw_bytes(val_u, t->full)) * t->G : t->g;
+  case E_RNDV_DONE:
+    return lterm(t, u) + (pw ? pw[u].c : 0) + msg_bytes(val_u, t, pw, u) * bterm(t, u);
+  case E_RTS: return rndv_rts_l(t->full) * lterm(t, u);
+  case E_GAP: return t->g + ((t->full & F_NIC) ? msg_bytes(val_u, t, pw, u) * bterm(t, u) : 0);
+  case E_NIC: return msg_bytes(val_u, t, pw, u) * bterm(t, u);
   case E_START: return pw ? pw[u].sc : 0;
   default: return 0;
   }
 }
 
-static inline double ecoef(unsigned type, double val_u, llamp_param_t w, int full, const pwv_t *pw,
-                           uint64_t u) {
+static inline double ecoef(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
+                           const pwv_t *pw, uint64_t u) {
   switch (type) {
   case E_EAGER:
-  case E_RNDV_DONE:
-    return w == LLAMP_PARAM_L ? 1 : w == LLAMP_PARAM_G ? (pw ? pw[u].k : bw_bytes(val_u, full)) : 0;
-  case E_RTS: return w == LLAMP_PARAM_L ? rndv_rts_l(full) : 0;
+  case E_RNDV_DONE: return msg_coef(1, msg_bytes(val_u, t, pw, u), w, t, u);
+  case E_RTS: return msg_coef(rndv_rts_l(t->full), 0, w, t, u);
   case E_GAP:
-    return w == LLAMP_PARAM_GAP                   ? 1
-           : w == LLAMP_PARAM_G && (full & F_NIC) ? (pw ? pw[u].k : bw_bytes(val_u, full))
-                                                  : 0;
+    return (w == LLAMP_PARAM_GAP ? 1 : 0) +
+           ((t->full & F_NIC) ? msg_coef(0, msg_bytes(val_u, t, pw, u), w, t, u) : 0);
+  case E_NIC: return msg_coef(0, msg_bytes(val_u, t, pw, u), w, t, u);
   default: return 0;
   }
 }
@@ -215,6 +273,8 @@ out:
   free(q);
   return done;
 }
+
+static int to_self(const llamp_graph_t *g, uint64_t gv);
 
 /* receives of one rank ordered by arrival (then posting) for the NIC rule */
 typedef struct {
@@ -272,6 +332,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
       for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
         uint32_t v = posting[i];
         prev_msg[v] = UINT32_MAX;
+        if (e->proto.nic && to_self(g, v)) continue; /* never on the wire */
         if (a.kind[v] == LLAMP_VERTEX_SEND) {
           prev_msg[v] = last_send;
           last_send = v;
@@ -428,6 +489,97 @@ static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
   return 0;
 }
 
+/* A send or receive vertex's message goes from a rank to itself. */
+static int to_self(const llamp_graph_t *g, uint64_t gv) {
+  unsigned k = llamp_graph_kind(g, gv);
+  if (k == LLAMP_VERTEX_CALC || llamp_graph_rank(g, gv) != llamp_graph_rank(g, llamp_graph_partner(g, gv)))
+    return 0;
+  int32_t tag = llamp_graph_tag(g, gv); /* sched's stand-ins for a transfer cost L (llamp_graph.h) */
+  return !(tag >= LLAMP_TAG_NET_SELF && tag < LLAMP_TAG_NET_SELF_END);
+}
+
+/* The kind of graph vertex gv's message (0 for a calc vertex); the tables
+ * must be built.  Kinds: the per-pair table's (or one, L + bytes G), then
+ * the messages to oneself, one per rank with per-pair costs (its host's
+ * route to itself), else one. */
+static uint32_t vertex_kind(const llamp_engine_t *e, uint64_t gv) {
+  const llamp_graph_t *g = e->graph;
+  unsigned k = llamp_graph_kind(g, gv);
+  if (k == LLAMP_VERTEX_CALC) return 0;
+  const llamp_pairs_t *q = e->pairs;
+  uint32_t r = llamp_graph_rank(g, gv), o = llamp_graph_rank(g, llamp_graph_partner(g, gv));
+  uint32_t base = q ? q->num_kinds : 1;
+  if (r == o && to_self(g, gv)) return base + (q ? r : 0);
+  return q ? q->pair_kind[k == LLAMP_VERTEX_SEND ? (size_t)r * q->ranks + o : (size_t)o * q->ranks + r] : 0;
+}
+
+/* The size-dependent transfer constant of a message to oneself: SimGrid
+ * multiplies its route's latency by lat_factor, so c(s) = (lat_factor - 1)
+ * L_ref becomes (lat_factor - 1) x the route's latency (0 without routes). */
+static double self_c(const llamp_engine_t *e, double c, double self_lat) {
+  return e->net.L_ref > 0 ? c * self_lat / e->net.L_ref : 0;
+}
+
+/* Message kinds (see struct llamp_engine), built with per-pair costs or
+ * when some rank sends to itself.  A message to oneself never crosses the
+ * network (docs/model.md, "Messages to oneself"): no L, no topology
+ * parameter; its latency and time per byte are the constants of its host's
+ * route to itself (SimGrid's loopback) when the routes are known, else 0. */
+static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, size_t errlen) {
+  const llamp_graph_t *g = e->graph;
+  uint32_t P = llamp_graph_num_ranks(g);
+  if (q && (q->ranks != P || q->num_params > LLAMP_MAX_XPARAMS || !q->pair_kind)) {
+    snprintf(err, errlen, "per-pair costs for %u ranks and %u parameters, the graph has %u ranks "
+             "(at most %d parameters)", q->ranks, q->num_params, P, LLAMP_MAX_XPARAMS);
+    return -1;
+  }
+  int self = 0;
+  for (uint64_t i = 0; i < e->n && !self; i++) self = to_self(g, e->gv ? e->gv[i] : i);
+  if (!q && !self) return 0;
+  e->pairs = q;
+  uint32_t base = q ? q->num_kinds : 1, K = q ? q->num_params : 0;
+  uint32_t nk = base + (self ? (q ? P : 1) : 0);
+  e->nk = nk;
+  e->K = K;
+  e->pk = malloc((e->n ? e->n : 1) * sizeof *e->pk);
+  e->kl = malloc(nk * sizeof *e->kl);
+  e->kc0 = malloc(nk * sizeof *e->kc0);
+  e->kg = malloc(nk * sizeof *e->kg);
+  e->kb = malloc(nk * sizeof *e->kb);
+  e->klat = malloc(nk * sizeof *e->klat);
+  e->kcoef = calloc((size_t)nk * K + 1, sizeof *e->kcoef);
+  if (!e->pk || !e->kl || !e->kc0 || !e->kg || !e->kb || !e->klat || !e->kcoef) {
+    snprintf(err, errlen, "out of memory for the per-pair costs");
+    return -1;
+  }
+  for (uint32_t k = 0; k < base; k++) { /* messages between two ranks */
+    e->kl[k] = 1;
+    e->kc0[k] = q ? q->c0[k] : 0;
+    e->kg[k] = q ? q->gscale[k] : 1;
+    e->kb[k] = 0;
+    if (q) memcpy(e->kcoef + (size_t)k * K, q->coef + (size_t)k * K, K * sizeof *e->kcoef);
+  }
+  for (uint32_t k = base; k < nk; k++) { /* to oneself: constants only */
+    uint32_t r = k - base;
+    e->kl[k] = 0;
+    e->kg[k] = 0;
+    e->kc0[k] = q && q->self_lat ? q->self_lat[r] : 0;
+    e->kb[k] = q && q->self_G ? q->self_G[r] : 0;
+  }
+  for (uint64_t i = 0; i < e->n; i++) {
+    uint64_t v = e->gv ? e->gv[i] : i;
+    uint32_t kind = vertex_kind(e, v);
+    if (kind >= nk) {
+      snprintf(err, errlen, "per-pair costs: kind %u of rank %u's message out of range (%u kinds)", kind,
+               llamp_graph_rank(g, v), q ? q->num_kinds : 1);
+      return -1;
+    }
+    e->pk[i] = kind;
+    if (e->pw && kind >= base) e->pw[i].c = self_c(e, e->pw[i].c, e->kc0[kind]);
+  }
+  return 0;
+}
+
 static int ensure_work(llamp_engine_t *e, size_t lanes);
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p);
 static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out);
@@ -470,10 +622,20 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
   e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
   e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
   e->tail_buf = NULL, e->lane_alloc = 0, e->pw = NULL, e->nonblocking = NULL;
+  free(e->pk);
+  free(e->kl);
+  free(e->kc0);
+  free(e->kg);
+  free(e->kb);
+  free(e->klat);
+  free(e->kcoef);
+  e->pk = NULL, e->kl = e->kc0 = e->kg = e->kb = e->klat = e->kcoef = NULL;
+  e->pairs = NULL, e->nk = e->K = 0;
   int rc = build_plan(e, 1, key, err, errlen);
   if (rc) rc = build_plan(e, 1, NULL, err, errlen); /* zero-cost ties against posting order */
   free(key);
   if (rc == 0 && p->net) rc = build_pw(e, err, errlen);
+  if (rc == 0) rc = build_kinds(e, p->pairs, err, errlen);
   return rc;
 }
 
@@ -516,6 +678,10 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     llamp_engine_destroy(e);
     return NULL;
   }
+  if (build_kinds(e, p->pairs, err, errlen)) {
+    llamp_engine_destroy(e);
+    return NULL;
+  }
   if (p->nic && nic_replan(e, p, err, errlen)) {
     llamp_engine_destroy(e);
     return NULL;
@@ -539,6 +705,13 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->pw);
   free(e->nonblocking);
   free(e->gap_prev);
+  free(e->pk);
+  free(e->kl);
+  free(e->kc0);
+  free(e->kg);
+  free(e->kb);
+  free(e->klat);
+  free(e->kcoef);
   free(e);
 }
 
@@ -569,7 +742,21 @@ static int proto_flags(const llamp_engine_t *e) {
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e)};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  if (e->pk) {
+    for (uint32_t k = 0; k < e->nk; k++) {
+      double l = e->kc0[k];
+      for (uint32_t x = 0; x < e->K; x++) l += e->kcoef[(size_t)k * e->K + x] * p->x[x];
+      e->klat[k] = l;
+    }
+    t.pk = e->pk;
+    t.kl = e->kl;
+    t.klat = e->klat;
+    t.kg = e->kg;
+    t.kb = e->kb;
+    t.kcoef = e->kcoef;
+    t.K = e->K;
+  }
   return t;
 }
 
@@ -596,7 +783,6 @@ static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, 
   const double *val = e->value;
   const uint32_t *beg = e->in_beg, *end = e->in_end, *src = e->in_src;
   const uint32_t shift = e->shift, mask = e->mask;
-  const int full = t->full;
   double *st = e->start, *ch = e->cmax, *cl = e->cmin;
   double T = 0, Th = 0, Tl = 0;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
@@ -606,20 +792,20 @@ static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, 
       uint32_t u = src[i] & mask, type = src[i] >> shift;
       double vu = val[u];
       double c = st[u] + ecost(type, vu, t, pw, u), h = ch[u], l = cl[u];
-      double ce = ecoef(type, vu, w, full, pw, u);
+      double ce = ecoef(type, vu, w, t, pw, u);
       if (!from_start(type)) {
         c += vcost(kind[u], vu, t, pw, u);
-        ce += vcoef(kind[u], vu, w, full, pw, u);
+        ce += vcoef(kind[u], vu, w, t, pw, u);
       }
       merge(c, h + ce, l + ce, &b, &bh, &bl);
     }
     st[v] = b;
     ch[v] = bh;
     cl[v] = bl;
-    double vc = vcoef(kind[v], val[v], w, full, pw, v);
+    double vc = vcoef(kind[v], val[v], w, t, pw, v);
     merge(b + vcost(kind[v], val[v], t, pw, v), bh + vc, bl + vc, &T, &Th, &Tl);
     if (kind[v] == K_RECV_RNDV) { /* the sender's completion is an end point too */
-      double ce = ecoef(E_RNDV_DONE, val[v], w, full, pw, v);
+      double ce = ecoef(E_RNDV_DONE, val[v], w, t, pw, v);
       merge(b + ecost(E_RNDV_DONE, val[v], t, pw, v), bh + ce, bl + ce, &T, &Th, &Tl);
     }
   }
@@ -648,12 +834,11 @@ int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t 
  * whose right coefficient explains the vertex's right coefficient. */
 static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, uint64_t **path,
                      uint64_t *len, int *ends_in_completion, int **from_start_flags) {
-  const int full = t->full;
   uint64_t cur = UINT64_MAX;
   *ends_in_completion = 0;
   for (uint64_t i_ = e->n; i_-- > 0;) { /* the last vertex whose end realises T */
     uint64_t v = e->topo ? e->topo[i_] : i_;
-    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, full, e->pw, v);
+    double vc = vcoef(e->kind[v], e->value[v], LLAMP_PARAM_L, t, e->pw, v);
     double end = e->start[v] + vcost(e->kind[v], e->value[v], t, e->pw, v);
     if (fabs(end - T) <= tie_tol(T) && e->cmax[v] + vc == Th) {
       cur = v;
@@ -700,10 +885,10 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
       double c = e->start[u] + ecost(type, vu, t, e->pw, u);
-      double ce = ecoef(type, vu, LLAMP_PARAM_L, full, e->pw, u);
+      double ce = ecoef(type, vu, LLAMP_PARAM_L, t, e->pw, u);
       if (!from_start(type)) {
         c += vcost(e->kind[u], vu, t, e->pw, u);
-        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, full, e->pw, u);
+        ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, t, e->pw, u);
       }
       if (fabs(c - e->start[v]) <= tie_tol(e->start[v]) && e->cmax[u] + ce == e->cmax[v]) {
         next = u;
@@ -773,13 +958,14 @@ static int seg_push(segbuf_t *b, uint64_t v, uint32_t rank, llamp_seg_kind_t k, 
  * compute for calc vertices, overhead for the others, latency for edges). */
 static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, double total,
                         double nL, double nG, double no, double ng, const theta_t *t,
-                        llamp_seg_kind_t rest_kind, int *bad) {
+                        llamp_seg_kind_t rest_kind, int *bad, double lat_extra, double bw_extra) {
+  /* lat_extra, bw_extra: the routes' parts (per-pair costs, messages to oneself) */
   double parts[LLAMP_NUM_SEGS] = {0};
-  parts[LLAMP_SEG_LATENCY] = nL * t->L;
-  parts[LLAMP_SEG_BANDWIDTH] = nG * t->G;
+  parts[LLAMP_SEG_LATENCY] = nL * t->L + lat_extra;
+  parts[LLAMP_SEG_BANDWIDTH] = nG * t->G + bw_extra;
   parts[LLAMP_SEG_OVERHEAD] = no * t->o;
   parts[LLAMP_SEG_GAP] = ng * t->g;
-  parts[rest_kind] += total - (nL * t->L + nG * t->G + no * t->o + ng * t->g);
+  parts[rest_kind] += total - (nL * t->L + lat_extra + nG * t->G + bw_extra + no * t->o + ng * t->g);
   static const llamp_seg_kind_t order[] = {LLAMP_SEG_COMPUTE, LLAMP_SEG_OVERHEAD, LLAMP_SEG_LATENCY,
                                            LLAMP_SEG_BANDWIDTH, LLAMP_SEG_GAP};
   double at = t0;
@@ -790,6 +976,11 @@ static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, d
     if (len > 0) at += len;
   }
   return t0 + total;
+}
+
+/* The constant per-byte part of an edge's cost (a message to oneself). */
+static double edge_bw_extra(unsigned type, double s, const theta_t *t, const pwv_t *pw, uint64_t u) {
+  return type == E_EAGER || type == E_RNDV_DONE || type == E_NIC ? msg_bytes(s, t, pw, u) * bconst(t, u) : 0;
 }
 
 /* `done`: the pass in L at p has just run (its start times are in e->start). */
@@ -803,7 +994,6 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
   if (done) r = *done;
   else if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
   theta_t t = theta_of(e, p);
-  const int full = t.full;
   const pwv_t *pw = e->pw;
   uint64_t *path = NULL, len = 0;
   int *fs = NULL, done_end = 0, bad = 0;
@@ -817,9 +1007,11 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
     *path_messages += (k == K_RECV || k == K_RECV_RNDV);
     if (!fs[i]) /* the path takes v's own cost */
       seg_split(&b, gid, rank, e->start[v], vcost(k, s, &t, pw, v),
-                vcoef(k, s, LLAMP_PARAM_L, full, pw, v), vcoef(k, s, LLAMP_PARAM_G, full, pw, v),
-                vcoef(k, s, LLAMP_PARAM_O, full, pw, v), vcoef(k, s, LLAMP_PARAM_GAP, full, pw, v), &t,
-                k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD, &bad);
+                vcoef(k, s, LLAMP_PARAM_L, &t, pw, v), vcoef(k, s, LLAMP_PARAM_G, &t, pw, v),
+                vcoef(k, s, LLAMP_PARAM_O, &t, pw, v), vcoef(k, s, LLAMP_PARAM_GAP, &t, pw, v), &t,
+                k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD, &bad,
+                k == K_RECV_RNDV ? rndv_recv_l(t.full) * lat(&t, v) : 0,
+                k == K_RECV_RNDV ? msg_bytes(s, &t, pw, v) * bconst(&t, v) : 0);
     double from = fs[i] ? e->start[v] : e->start[v] + vcost(k, s, &t, pw, v);
     if (i + 1 < len) { /* the edge path[i] -> path[i+1], on the next vertex's rank */
       uint64_t nx = path[i + 1], ngid = e->gv ? e->gv[nx] : nx;
@@ -842,15 +1034,17 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
        * Isend's irequires edge, whose constant is the CPU time of the call */
       if (best != UINT32_MAX)
         seg_split(&b, ngid, nrank, from, ecost(best, s, &t, pw, v),
-                  ecoef(best, s, LLAMP_PARAM_L, full, pw, v), ecoef(best, s, LLAMP_PARAM_G, full, pw, v),
-                  ecoef(best, s, LLAMP_PARAM_O, full, pw, v), ecoef(best, s, LLAMP_PARAM_GAP, full, pw, v),
-                  &t, best == E_START ? LLAMP_SEG_OVERHEAD : LLAMP_SEG_LATENCY, &bad);
+                  ecoef(best, s, LLAMP_PARAM_L, &t, pw, v), ecoef(best, s, LLAMP_PARAM_G, &t, pw, v),
+                  ecoef(best, s, LLAMP_PARAM_O, &t, pw, v), ecoef(best, s, LLAMP_PARAM_GAP, &t, pw, v),
+                  &t, best == E_START ? LLAMP_SEG_OVERHEAD : LLAMP_SEG_LATENCY, &bad, 0,
+                  edge_bw_extra(best, s, &t, pw, v));
     } else if (done_end) { /* the rendezvous sender's completion ends the run */
       seg_split(&b, gid, rank, from, ecost(E_RNDV_DONE, s, &t, pw, v),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, full, pw, v),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, full, pw, v),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, full, pw, v),
-                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, full, pw, v), &t, LLAMP_SEG_LATENCY, &bad);
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &t, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &t, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_O, &t, pw, v),
+                ecoef(E_RNDV_DONE, s, LLAMP_PARAM_GAP, &t, pw, v), &t, LLAMP_SEG_LATENCY, &bad, 0,
+                edge_bw_extra(E_RNDV_DONE, s, &t, pw, v));
     }
   }
   free(path);
@@ -884,6 +1078,11 @@ int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double
 int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out) {
   memset(out, 0, sizeof *out);
   llamp_eval_t r;
+  for (uint32_t x = 0; e->pairs && x < e->pairs->num_params; x++) {
+    if (llamp_engine_eval(e, p, LLAMP_PARAM_X(x), &r)) return -1;
+    out->lambda_x[x] = r.slope_right;
+    out->lambda_x_left[x] = r.slope_left;
+  }
   for (int w = LLAMP_NUM_PARAMS - 1; w >= 0; w--) { /* L last: its pass feeds the path */
     if (w == LLAMP_PARAM_GAP && !(e->proto.g > 0)) continue;
     if (llamp_engine_eval(e, p, (llamp_param_t)w, &r)) return -1;
@@ -990,22 +1189,22 @@ int llamp_engine_breakpoints_es(llamp_engine_t *e, const llamp_params_t *p, llam
 /* ---- budget / tolerance ------------------------------------------------------------ */
 
 /* Largest coefficient of any path: the slope of T as the parameter -> inf. */
-static double asymptotic_slope(llamp_engine_t *e, llamp_param_t w) {
-  const int full = proto_flags(e);
+static double asymptotic_slope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w) {
+  theta_t t = theta_of(e, p);
   double best = 0, *c = e->cmax;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     double b = 0;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      double x = c[u] + ecoef(type, e->value[u], w, full, e->pw, u);
-      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, full, e->pw, u);
+      double x = c[u] + ecoef(type, e->value[u], w, &t, e->pw, u);
+      if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, &t, e->pw, u);
       if (x > b) b = x;
     }
     c[v] = b;
-    double end = b + vcoef(e->kind[v], e->value[v], w, full, e->pw, v);
-    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, full, e->pw, v) > end)
-      end = b + ecoef(E_RNDV_DONE, e->value[v], w, full, e->pw, v);
+    double end = b + vcoef(e->kind[v], e->value[v], w, &t, e->pw, v);
+    if (e->kind[v] == K_RECV_RNDV && b + ecoef(E_RNDV_DONE, e->value[v], w, &t, e->pw, v) > end)
+      end = b + ecoef(E_RNDV_DONE, e->value[v], w, &t, e->pw, v);
     if (end > best) best = end;
   }
   return best;
@@ -1027,7 +1226,7 @@ int llamp_engine_budget(llamp_engine_t *e, const llamp_params_t *p, llamp_param_
     if (evaluations) *evaluations = evals;
     return -1;
   }
-  if (asymptotic_slope(e, w) == 0) {
+  if (asymptotic_slope(e, p, w) == 0) {
     *unbounded = 1;
     if (evaluations) *evaluations = evals;
     return 0;
@@ -1110,7 +1309,6 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
   theta_t t = theta_of(e, &q);
   const uint8_t *kind = e->kind;
   const double *val = e->value;
-  const int full = t.full;
   const pwv_t *pw = e->pw;
   double *st = e->lane_start, *ch = e->lane_coef;
   double T[K], Th[K], x[K];
@@ -1123,17 +1321,17 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = val[u];
       const double *restrict su = st + (uint64_t)u * K, *restrict hu = ch + (uint64_t)u * K;
-      double base = ecost(type, vu, &t, pw, u), ce = ecoef(type, vu, w, full, pw, u);
+      double base = ecost(type, vu, &t, pw, u), ce = ecoef(type, vu, w, &t, pw, u);
       if (!from_start(type)) {
         base += vcost(kind[u], vu, &t, pw, u);
-        ce += vcoef(kind[u], vu, w, full, pw, u);
+        ce += vcoef(kind[u], vu, w, &t, pw, u);
       }
       for (size_t k = 0; k < K; k++) lane_merge(su[k] + (base + ce * x[k]), hu[k] + ce, &sv[k], &hv[k]);
     }
-    double vb = vcost(kind[v], val[v], &t, pw, v), vc = vcoef(kind[v], val[v], w, full, pw, v);
+    double vb = vcost(kind[v], val[v], &t, pw, v), vc = vcoef(kind[v], val[v], w, &t, pw, v);
     for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (vb + vc * x[k]), hv[k] + vc, &T[k], &Th[k]);
     if (kind[v] == K_RECV_RNDV) {
-      double rb = ecost(E_RNDV_DONE, val[v], &t, pw, v), rc = ecoef(E_RNDV_DONE, val[v], w, full, pw, v);
+      double rb = ecost(E_RNDV_DONE, val[v], &t, pw, v), rc = ecoef(E_RNDV_DONE, val[v], w, &t, pw, v);
       for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (rb + rc * x[k]), hv[k] + rc, &T[k], &Th[k]);
     }
   }
@@ -1313,7 +1511,6 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   llamp_params_t q = *p;
   llamp_params_set(&q, w, 0);
   theta_t t = theta_of(e, &q);
-  const int full = t.full;
   const pwv_t *pw = e->pw;
   const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
   /* off[2v], off[2v+1]: begin and end of v's lines in the arena.  Both live in
@@ -1366,10 +1563,10 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       runs[nruns++] = cnt; /* each predecessor's lines are sorted: a run */
       double vu = e->value[u];
-      double b0 = ecost(type, vu, &t, pw, u), a0 = ecoef(type, vu, w, full, pw, u);
+      double b0 = ecost(type, vu, &t, pw, u), a0 = ecoef(type, vu, w, &t, pw, u);
       if (!from_start(type)) {
         b0 += vcost(e->kind[u], vu, &t, pw, u);
-        a0 += vcoef(e->kind[u], vu, w, full, pw, u);
+        a0 += vcoef(e->kind[u], vu, w, &t, pw, u);
       }
       if (prune) {
         for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++) {
@@ -1394,8 +1591,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     off[2 * v + 1] = (uint32_t)arena.n;
     unsigned kv = e->kind[v];
     if (e->terminal[v] || kv == K_RECV_RNDV) {
-      double a1 = vcoef(kv, e->value[v], w, full, pw, v), b1 = vcost(kv, e->value[v], &t, pw, v);
-      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, full, pw, v), b2 = ecost(E_RNDV_DONE, e->value[v], &t, pw, v);
+      double a1 = vcoef(kv, e->value[v], w, &t, pw, v), b1 = vcost(kv, e->value[v], &t, pw, v);
+      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, &t, pw, v), b2 = ecost(E_RNDV_DONE, e->value[v], &t, pw, v);
       for (size_t j = 0; j < k; j++) {
         if (e->terminal[v] && lines_push(&total, dst[j].a + a1, dst[j].b + b1)) goto out;
         if (kv == K_RECV_RNDV && lines_push(&total, dst[j].a + a2, dst[j].b + b2)) goto out;
@@ -1455,17 +1652,16 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   theta_t tl = theta_of(e, &q);
   llamp_params_set(&q, w, hi);
   theta_t th = theta_of(e, &q);
-  const int full = tl.full;
   const pwv_t *pw = e->pw;
   double Tlo = 0, Thi = 0, Slo = 0, Shi = 0;
   for (uint64_t i_ = n; i_-- > 0;) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     unsigned k = e->kind[v];
-    double val = e->value[v], vc = vcoef(k, val, w, full, pw, v);
+    double val = e->value[v], vc = vcoef(k, val, w, &tl, pw, v);
     double tlo = vcost(k, val, &tl, pw, v) + Alo[v], clo = vc + CAlo[v];
     double thi = vcost(k, val, &th, pw, v) + Ahi[v], chi = vc + CAhi[v];
     if (k == K_RECV_RNDV) {
-      double rc = ecoef(E_RNDV_DONE, val, w, full, pw, v);
+      double rc = ecoef(E_RNDV_DONE, val, w, &tl, pw, v);
       tb_merge(ecost(E_RNDV_DONE, val, &tl, pw, v), rc, &tlo, &clo, 1);
       tb_merge(ecost(E_RNDV_DONE, val, &th, pw, v), rc, &thi, &chi, 0);
     }
@@ -1479,10 +1675,10 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
       double xl = ecost(type, vu, &tl, pw, u) + tlo, xh = ecost(type, vu, &th, pw, u) + thi;
-      double ec = ecoef(type, vu, w, full, pw, u);
+      double ec = ecoef(type, vu, w, &tl, pw, u);
       if (from_start(type)) { /* relative to u's end: minus u's own cost */
         unsigned ku = e->kind[u];
-        double uc = vcoef(ku, vu, w, full, pw, u);
+        double uc = vcoef(ku, vu, w, &tl, pw, u);
         tb_merge(xl - vcost(ku, vu, &tl, pw, u), ec + clo - uc, &Alo[u], &CAlo[u], 1);
         tb_merge(xh - vcost(ku, vu, &th, pw, u), ec + chi - uc, &Ahi[u], &CAhi[u], 0);
       } else {
@@ -1624,17 +1820,45 @@ static unsigned plan_kind(const llamp_engine_t *e, uint64_t v, double *bytes) {
   return k;
 }
 
+/* For the affine forms: theta at L = G = o = g = 0 whose only message kind
+ * is graph vertex gv's (its extra parameters at the creation point's
+ * values), and gv's size-dependent costs in *pw (when the engine has them). */
+typedef struct {
+  uint32_t pk;
+  double kl, klat, kg, kb;
+} kview_t;
+static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv_t *pw) {
+  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  uint32_t k = e->pk ? vertex_kind(e, gv) : 0;
+  if (e->pw) {
+    pw_vertex(e, gv, pw);
+    if (e->pk && k >= (e->pairs ? e->pairs->num_kinds : 1)) pw->c = self_c(e, pw->c, e->kc0[k]);
+  }
+  if (!e->pk) return t;
+  kv->pk = 0;
+  kv->kl = e->kl[k];
+  kv->klat = e->kc0[k];
+  for (uint32_t x = 0; x < e->K; x++) kv->klat += e->kcoef[(size_t)k * e->K + x] * e->proto.x[x];
+  kv->kg = e->kg[k];
+  kv->kb = e->kb[k];
+  t.pk = &kv->pk;
+  t.kl = &kv->kl;
+  t.klat = &kv->klat;
+  t.kg = &kv->kg;
+  t.kb = &kv->kb;
+  return t;
+}
+
 int llamp_engine_vertex_cost(const llamp_engine_t *e, uint64_t v, llamp_affine_t *out) {
   if (v >= llamp_graph_num_vertices(e->graph)) return -1;
   double s;
   unsigned k = plan_kind(e, v, &s);
-  int full = proto_flags(e);
-  theta_t zero = {0, 0, 0, 0, full};
-  pwv_t one, *pw = NULL;
-  if (e->pw) pw_vertex(e, v, pw = &one);
-  *out = affine_of(vcost(k, s, &zero, pw, 0), vcoef(k, s, LLAMP_PARAM_L, full, pw, 0),
-                   vcoef(k, s, LLAMP_PARAM_G, full, pw, 0), vcoef(k, s, LLAMP_PARAM_O, full, pw, 0),
-                   vcoef(k, s, LLAMP_PARAM_GAP, full, pw, 0));
+  kview_t kw;
+  pwv_t one, *pw = e->pw ? &one : NULL;
+  theta_t zero = zero_theta(e, v, &kw, &one);
+  *out = affine_of(vcost(k, s, &zero, pw, 0), vcoef(k, s, LLAMP_PARAM_L, &zero, pw, 0),
+                   vcoef(k, s, LLAMP_PARAM_G, &zero, pw, 0), vcoef(k, s, LLAMP_PARAM_O, &zero, pw, 0),
+                   vcoef(k, s, LLAMP_PARAM_GAP, &zero, pw, 0));
   return 0;
 }
 
@@ -1651,13 +1875,12 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
   unsigned kv = plan_kind(e, v, &s);
   if (type == LLAMP_EDGE_MESSAGE) type = kv == K_RECV_RNDV ? E_RTS : E_EAGER;
   double su = llamp_graph_value(g, u); /* a message edge's source is the send: its size */
-  int full = proto_flags(e);
-  theta_t zero = {0, 0, 0, 0, full};
-  pwv_t one, *pw = NULL;
-  if (e->pw) pw_vertex(e, u, pw = &one);
-  *out = affine_of(ecost(type, su, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_L, full, pw, 0),
-                   ecoef(type, su, LLAMP_PARAM_G, full, pw, 0), ecoef(type, su, LLAMP_PARAM_O, full, pw, 0),
-                   ecoef(type, su, LLAMP_PARAM_GAP, full, pw, 0));
+  kview_t kw;
+  pwv_t one, *pw = e->pw ? &one : NULL;
+  theta_t zero = zero_theta(e, u, &kw, &one);
+  *out = affine_of(ecost(type, su, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_L, &zero, pw, 0),
+                   ecoef(type, su, LLAMP_PARAM_G, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_O, &zero, pw, 0),
+                   ecoef(type, su, LLAMP_PARAM_GAP, &zero, pw, 0));
   if (from_start_out) *from_start_out = from_start(type);
   return 0;
 }

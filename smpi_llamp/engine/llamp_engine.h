@@ -19,6 +19,14 @@
  *     (cpu_isend(s) for a send whose successor irequires it, and that
  *     successor waits cpu_isend(s) too), eager recv o + cpu_recv(s), and
  *     every L + (s-1)G above becomes L + c(s) + k(s) G (docs/model.md)
+ *   per-pair costs         with p->pairs: each L above is L + the route's latency
+ *     (affine in the topology parameters) and each G, G x the route's scale
+ *   messages to oneself    (sender rank = receiver rank) never cross the
+ *     network: each L above is a constant, the latency of the host's route
+ *     to itself with p->pairs (SimGrid's loopback), else 0, and each G the
+ *     route's time per byte (else 0); no coefficient on L, G or a topology
+ *     parameter (lambda_L counts zero for them); o stays.  c(s) becomes
+ *     (lat_factor - 1) x that latency.
  *
  * T(theta) = max over vertices of end(v) = the LLAMP LP optimum (Algorithm 1).
  * T is convex, piecewise linear and non-decreasing in each of L, G, o, g. */
@@ -34,6 +42,28 @@ extern "C" {
 
 typedef enum { LLAMP_PARAM_L = 0, LLAMP_PARAM_G = 1, LLAMP_PARAM_O = 2, LLAMP_PARAM_GAP = 3 } llamp_param_t;
 #define LLAMP_NUM_PARAMS 4
+
+/* Per rank pair message costs (heterogeneous L and G, topology parameters;
+ * built by smpi_llamp/topo from a platform's routes, docs/topology.md).  A
+ * message from rank i to rank j has kind k = pair_kind[i * ranks + j]; each
+ * of its latency terms costs L + c0[k] + sum_x coef[k * num_params + x] *
+ * X_x and its bandwidth term bytes * G * gscale[k].  The X_x are extra
+ * parameters (l_wire, d_switch, ...): llamp_param_t values
+ * LLAMP_PARAM_X(x), their values in llamp_params_t.x. */
+#define LLAMP_MAX_XPARAMS 8
+#define LLAMP_PARAM_X(x) ((llamp_param_t)(LLAMP_NUM_PARAMS + (x)))
+typedef struct {
+  uint32_t ranks, num_params, num_kinds;
+  char name[LLAMP_MAX_XPARAMS][24]; /* "l_wire", "d_switch", "dl_terminal", ... */
+  double ref[LLAMP_MAX_XPARAMS];    /* the parameters' reference values */
+  double L0, G0;                    /* reference L and G */
+  uint32_t *pair_kind;              /* ranks x ranks */
+  double *c0, *coef, *gscale;       /* per kind (coef: num_kinds x num_params) */
+  /* per rank: its host's route to itself, latency (s) and time per byte (s/B;
+   * NULL: 0).  A message from a rank to itself costs these constants, not
+   * pair_kind[i * ranks + i]'s costs (see "Messages to oneself" below). */
+  double *self_lat, *self_G;
+} llamp_pairs_t;
 
 typedef struct {
   double L;        /* latency, s */
@@ -52,6 +82,8 @@ typedef struct {
               created with (an approximation: that order may change with L) */
   const uint32_t *gap_prev; /* for the LP export: the previous message of each graph
                                vertex's chain (llamp_engine_gap_chain); NULL = posting order */
+  const llamp_pairs_t *pairs; /* per-pair costs (NULL: every pair alike); the engine borrows it */
+  double x[LLAMP_MAX_XPARAMS]; /* values of the pairs' extra parameters */
 } llamp_params_t;
 
 /* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G, no net model. */
@@ -59,6 +91,10 @@ void llamp_params_default(llamp_params_t *p);
 double llamp_params_get(const llamp_params_t *p, llamp_param_t which);
 void llamp_params_set(llamp_params_t *p, llamp_param_t which, double value);
 const char *llamp_param_name(llamp_param_t which); /* "L", "G", "o", "g" */
+/* Name of any parameter of p, its per-pair extra ones included ("l_wire"),
+ * and how many there are (LLAMP_NUM_PARAMS + the pairs' extra ones). */
+const char *llamp_params_name(const llamp_params_t *p, llamp_param_t which);
+uint32_t llamp_params_count(const llamp_params_t *p);
 
 typedef struct llamp_engine llamp_engine_t;
 
@@ -103,6 +139,8 @@ typedef struct {
   double lambda[LLAMP_NUM_PARAMS];      /* right derivatives */
   double lambda_left[LLAMP_NUM_PARAMS]; /* left derivatives */
   double rho_L, rho_G;                  /* lambda*value/T */
+  /* the per-pair costs' extra parameters (p->pairs; l_wire, d_switch, ...) */
+  double lambda_x[LLAMP_MAX_XPARAMS], lambda_x_left[LLAMP_MAX_XPARAMS];
   /* breakdown of the critical path (the one whose slopes give lambda_L right) */
   double t_compute, t_overhead, t_latency, t_bandwidth, t_gap;
   uint64_t path_vertices, path_messages;

@@ -41,6 +41,13 @@ typedef enum {
 
 #define LLAMP_ANY_SOURCE (-1)
 #define LLAMP_ANY_TAG (-1)
+/* A message from a rank to itself never crosses the network: the engine and
+ * the LP charge it no L and no G (docs/model.md, "Messages to oneself"),
+ * except when its tag is in [LLAMP_TAG_NET_SELF, LLAMP_TAG_NET_SELF_END):
+ * sched's stand-ins for a network transfer (an RMA Get's data, a Put's
+ * arrival awaited by a flush), which cost L like any message. */
+#define LLAMP_TAG_NET_SELF (3 << 28)
+#define LLAMP_TAG_NET_SELF_END (1 << 30)
 
 /* An affine cost c0 + nL*L + nG*G + no*o + ng*g (DESIGN §3). */
 typedef struct {

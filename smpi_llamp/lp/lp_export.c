@@ -173,8 +173,21 @@ static void net_of(const model_t *m, uint64_t v, llamp_netmodel_vertex_t *x) {
   llamp_netmodel_vertex(m->net, send, send && m->nonblocking[v], s, s <= m->S, x);
 }
 
+/* A send or receive of a message from a rank to itself: no l, no G (per-pair
+ * costs, which give it its loopback's constants, are not exported), so
+ * nothing at all: the engine's constants are 0 and its c(s) (lat_factor - 1)
+ * x 0 (docs/model.md, "Messages to oneself"). */
+static inline int to_self(const model_t *m, uint64_t v) {
+  if (m->a.kind[v] == LLAMP_VERTEX_CALC ||
+      llamp_graph_rank(m->g, v) != llamp_graph_rank(m->g, llamp_graph_partner(m->g, v)))
+    return 0;
+  int32_t tag = llamp_graph_tag(m->g, v); /* sched's stand-ins for a transfer cost l (llamp_graph.h) */
+  return !(tag >= LLAMP_TAG_NET_SELF && tag < LLAMP_TAG_NET_SELF_END);
+}
+
 /* A message's transfer l + bw(s) G, or l + c(s) + k(s) G (s sent by v). */
 static inline void add_transfer(const model_t *m, uint64_t v, double s, row_t *r) {
+  if (to_self(m, v)) return;
   r->nl += 1;
   if (m->net) {
     llamp_netmodel_vertex_t x;
@@ -200,7 +213,7 @@ static inline void add_vertex_cost(const model_t *m, uint64_t u, row_t *r) {
     r->no += 1;
     if (m->net) net_of(m, u, &x), r->rhs += x.cpu * US;
     if (s > m->S) {
-      r->nl += m->direct ? 0 : 1; /* RDMA read: the request; both: the data (next line) */
+      r->nl += m->direct || to_self(m, u) ? 0 : 1; /* RDMA read: the request; both: the data (next line) */
       add_transfer(m, u, s, r);
     }
   }
@@ -232,7 +245,7 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
   if (k == LLAMP_EDGE_MESSAGE) {
     add_vertex_cost(m, u, &r[0]); /* from the end of the send */
     if (!send_is_rndv(m, u)) add_transfer(m, u, m->a.value[u], &r[0]);
-    else if (!m->direct) r[0].nl += 1; /* the RDMA read's request; a direct rendezvous has none */
+    else if (!m->direct && !to_self(m, u)) r[0].nl += 1; /* the RDMA read's request; a direct rendezvous has none */
     return 1;
   }
   if (m->a.kind[u] == LLAMP_VERTEX_SEND && send_is_rndv(m, u)) {
@@ -661,6 +674,11 @@ static int check_args(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_
   if (!(p->L >= 0 && isfinite(p->L)) || !(p->o >= 0 && isfinite(p->o)) ||
       !(p->G >= 0 && isfinite(p->G)) || !(p->g >= 0 && isfinite(p->g)) || !(p->S >= 0)) {
     snprintf(err, errlen, "model parameters must be finite and non-negative");
+    return -1;
+  }
+  if (p->pairs) { /* refused rather than exported without them (docs/lp.md) */
+    snprintf(err, errlen, "per-pair message costs (routes) are not exported to the LP: "
+             "export without --routes");
     return -1;
   }
   if (obj == LLAMP_LP_MAX_LATENCY && !(t_max >= 0 && isfinite(t_max))) {

@@ -329,8 +329,13 @@ int llamp_plot_write_svg(const llamp_plot_t *p, FILE *f, char *err, size_t errle
   }
   pad_range(&xlo, &xhi);
 
-  const double W = p->width, H = p->height, left = 78, right = 24, top = p->title ? 36 : 14,
-               bottom = 48, gap = 14;
+  /* the left margin grows with long row labels (about 7 px per character) */
+  size_t maxlab = 0;
+  for (size_t k = 0; k < p->npanels; k++)
+    for (size_t r = 0; r < p->panels[k].nrows; r++)
+      if (strlen(p->panels[k].rows[r]) > maxlab) maxlab = strlen(p->panels[k].rows[r]);
+  const double W = p->width, H = p->height, left = fmax(78, 7.0 * (double)maxlab + 16), right = 24,
+               top = p->title ? 36 : 14, bottom = 48, gap = 14;
   double wsum = 0;
   for (size_t k = 0; k < p->npanels; k++) wsum += p->panels[k].weight;
   double avail = H - top - bottom - gap * (double)(p->npanels - 1);

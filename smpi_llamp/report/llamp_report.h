@@ -34,11 +34,13 @@ typedef struct {
   size_t num_breakpoints;
   int breakpoint_evaluations;
   const llamp_tolerance_t *tolerance[LLAMP_NUM_PARAMS]; /* per parameter, may be NULL */
+  const llamp_tolerance_t *tolerance_x[LLAMP_MAX_XPARAMS]; /* per extra parameter (params.pairs) */
   size_t num_tolerance;
   int have_budget, budget_unbounded, budget_infeasible;
   double budget_T, budget_L;
   const double *sweep_x, *sweep_T, *sweep_lambda;
   size_t num_sweep;
+  llamp_param_t wrt; /* what the range and the sweep vary (default L) */
   const uint64_t *path; /* critical path vertices (graph ids), optional */
   size_t path_len;
   const uint32_t *path_ranks;

@@ -4,6 +4,7 @@
 #include "llamp_report.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "llamp_units.h"
 
@@ -36,6 +37,40 @@ static void text_tolerance(FILE *f, const llamp_analysis_t *a, llamp_param_t w) 
     }
   }
   fprintf(f, "\n");
+}
+
+/* The tolerances of an extra parameter (per-pair costs), e.g.
+ * "d_switch tolerance 1 %: d_switch <= 108 ns (+108 ns)". */
+static void text_tolerance_x(FILE *f, const llamp_analysis_t *a, uint32_t x) {
+  const llamp_tolerance_t *t = a->tolerance_x[x];
+  if (!t || !a->num_tolerance) return;
+  char b1[48], b2[48];
+  const char *name = a->params.pairs->name[x];
+  double cur = a->params.x[x];
+  fprintf(f, "%s tolerance %*s", name, (int)(9 - (strlen(name) < 9 ? strlen(name) : 9)), "");
+  for (size_t i = 0; i < a->num_tolerance; i++) {
+    fprintf(f, "%s%g %%: ", i ? "; " : "", t[i].percent);
+    if (t[i].unbounded) fprintf(f, "unbounded");
+    else
+      fprintf(f, "%s <= %s (+%s)", name, llamp_units_format_time(t[i].value, b1, sizeof b1),
+              llamp_units_format_time(t[i].value - cur, b2, sizeof b2));
+  }
+  fprintf(f, "\n");
+}
+
+/* What the per-pair costs' extra parameters do: value and slope of each. */
+static void text_xparams(FILE *f, const llamp_analysis_t *a) {
+  const llamp_pairs_t *q = a->params.pairs;
+  if (!q) return;
+  char b1[48];
+  fprintf(f, "topology (per-pair costs, %u route kinds; docs/topology.md):\n", q->num_kinds);
+  for (uint32_t x = 0; x < q->num_params; x++) {
+    fprintf(f, "  %-12s = %-10s λ = %g", q->name[x],
+            llamp_units_format_time(a->params.x[x], b1, sizeof b1), a->point.lambda_x[x]);
+    if (a->point.lambda_x_left[x] != a->point.lambda_x[x]) fprintf(f, " (left %g)", a->point.lambda_x_left[x]);
+    fprintf(f, "   (+1 ns adds %s)\n", llamp_units_format_time(a->point.lambda_x[x] * 1e-9, b1, sizeof b1));
+  }
+  for (uint32_t x = 0; x < q->num_params; x++) text_tolerance_x(f, a, x);
 }
 
 void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
@@ -73,6 +108,7 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
   if (q->g > 0) fprintf(f, ", gap %.1f %%", pct(p->t_gap, p->T));
   fprintf(f, "\n");
   for (int w = 0; w < LLAMP_NUM_PARAMS; w++) text_tolerance(f, a, (llamp_param_t)w);
+  text_xparams(f, a);
   if (a->have_budget) {
     fprintf(f, "budget T <= %s: ", llamp_units_format_time(a->budget_T, b1, sizeof b1));
     if (a->budget_infeasible) fprintf(f, "infeasible even at L = 0\n");
@@ -121,6 +157,48 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
 static void json_num(FILE *f, double x) {
   if (isfinite(x)) fprintf(f, "%.12g", x);
   else fprintf(f, "null");
+}
+
+static void json_tolerance(FILE *f, const llamp_analysis_t *a, const llamp_tolerance_t *t, double cur) {
+  fprintf(f, ", \"tolerance\": [");
+  for (size_t i = 0; t && i < a->num_tolerance; i++) {
+    fprintf(f, "%s{\"percent\": %g, \"value\": ", i ? ", " : "", t[i].percent);
+    if (t[i].unbounded) fprintf(f, "null, \"delta\": null");
+    else {
+      json_num(f, t[i].value);
+      fprintf(f, ", \"delta\": ");
+      json_num(f, t[i].value - cur);
+    }
+    fprintf(f, "}");
+  }
+  fprintf(f, "]");
+}
+
+/* "parameters": every parameter by name with its value, slopes, share of T
+ * and tolerances (the base ones and the per-pair costs' extra ones). */
+static void json_parameters(FILE *f, const llamp_analysis_t *a) {
+  const llamp_point_t *p = &a->point;
+  const llamp_params_t *q = &a->params;
+  uint32_t n = llamp_params_count(q);
+  fprintf(f, "  \"parameters\": {");
+  int first = 1;
+  for (uint32_t w = 0; w < n; w++) {
+    if (w == LLAMP_PARAM_GAP && !(q->g > 0)) continue;
+    int base = w < LLAMP_NUM_PARAMS;
+    double v = llamp_params_get(q, (llamp_param_t)w);
+    double lr = base ? p->lambda[w] : p->lambda_x[w - LLAMP_NUM_PARAMS];
+    double ll = base ? p->lambda_left[w] : p->lambda_x_left[w - LLAMP_NUM_PARAMS];
+    fprintf(f, "%s\n    \"%s\": {\"value\": ", first ? "" : ",", llamp_params_name(q, (llamp_param_t)w));
+    first = 0;
+    json_num(f, v);
+    fprintf(f, ", \"lambda\": %.12g, \"lambda_left\": %.12g, \"rho\": ", lr, ll);
+    json_num(f, p->T > 0 ? lr * v / p->T : 0);
+    if (!base && q->pairs) fprintf(f, ", \"reference\": %.12g", q->pairs->ref[w - LLAMP_NUM_PARAMS]);
+    const llamp_tolerance_t *t = base ? a->tolerance[w] : a->tolerance_x[w - LLAMP_NUM_PARAMS];
+    if (t) json_tolerance(f, a, t, v);
+    fprintf(f, "}");
+  }
+  fprintf(f, "\n  },\n");
 }
 
 void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
@@ -210,7 +288,7 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
     fprintf(f, ", \"evaluations\": %d},\n", a->breakpoint_evaluations);
     fprintf(f, "  \"critical_latencies\": [");
     for (size_t i = 0; i < a->num_breakpoints; i++) {
-      fprintf(f, "%s\n    {\"L\": ", i ? "," : "");
+      fprintf(f, "%s\n    {\"%s\": ", i ? "," : "", llamp_params_name(q, a->wrt));
       json_num(f, a->breakpoints[i].x);
       fprintf(f, ", \"lambda_before\": %g, \"lambda_after\": %g, \"runtime\": ",
               a->breakpoints[i].slope_before, a->breakpoints[i].slope_after);
@@ -238,6 +316,7 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
     }
     fprintf(f, "],\n");
   }
+  json_parameters(f, a);
   if (a->have_budget) {
     fprintf(f, "  \"budget\": {\"T\": ");
     json_num(f, a->budget_T);
@@ -250,11 +329,11 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
   if (a->num_sweep) {
     fprintf(f, "  \"sweep\": [");
     for (size_t i = 0; i < a->num_sweep; i++) {
-      fprintf(f, "%s\n    {\"L\": ", i ? "," : "");
+      fprintf(f, "%s\n    {\"%s\": ", i ? "," : "", llamp_params_name(q, a->wrt));
       json_num(f, a->sweep_x[i]);
       fprintf(f, ", \"runtime\": ");
       json_num(f, a->sweep_T[i]);
-      fprintf(f, ", \"lambda_L\": %g}", a->sweep_lambda[i]);
+      fprintf(f, ", \"lambda_%s\": %g}", llamp_params_name(q, a->wrt), a->sweep_lambda[i]);
     }
     fprintf(f, "\n  ],\n");
   }

@@ -27,7 +27,7 @@
 
 #define NONE32 UINT32_MAX
 #define USER_TAG_LIMIT (1 << 29)  /* world user tags below this keep their value */
-#define MAPPED_TAG_BASE (1 << 29) /* other (comm, tag) pairs: [2^29, 2^30) */
+#define MAPPED_TAG_BASE (1 << 29) /* other (comm, tag) pairs: [2^29, 3 2^28); RMA stand-ins above */
 #define COLL_TAG_BASE (1 << 30)   /* collectives: [2^30, 2^31) */
 #define COLL_CIDX_BITS 14
 #define COLL_SEQ_BITS 14
@@ -350,7 +350,13 @@ static int completed(rank_t *k, uint32_t v) {
 /* ---- tags and peers ------------------------------------------------------------------ */
 
 /* The graph tag of user tag `tag` (>= 0) on communicator `comm`. */
+/* net_self: a message to oneself standing for a network transfer, mapped
+ * into [LLAMP_TAG_NET_SELF, LLAMP_TAG_NET_SELF_END) (llamp_graph.h). */
+static int map_tag_as(rank_t *k, uint32_t comm, int32_t tag, int net_self, int32_t *out);
 static int map_tag(rank_t *k, uint32_t comm, int32_t tag, int32_t *out) {
+  return map_tag_as(k, comm, tag, 0, out);
+}
+static int map_tag_as(rank_t *k, uint32_t comm, int32_t tag, int net_self, int32_t *out) {
   if (tag < 0) {
     *out = LLAMP_ANY_TAG;
     return 0;
@@ -363,12 +369,13 @@ static int map_tag(rank_t *k, uint32_t comm, int32_t tag, int32_t *out) {
   uint64_t key = ((uint64_t)comm << 32) | (uint32_t)tag;
   uint32_t *p = llamp_map_find(&s->tags, key);
   if (!p) {
-    if (s->ntags >= USER_TAG_LIMIT) return rfail(k, "more than 2^29 distinct (communicator, tag) pairs");
+    if (s->ntags >= LLAMP_TAG_NET_SELF - MAPPED_TAG_BASE)
+      return rfail(k, "more than 2^28 distinct (communicator, tag) pairs");
     if (llamp_map_put(&s->tags, key, s->ntags)) return oom(k);
     p = llamp_map_find(&s->tags, key);
     s->ntags++;
   }
-  *out = (int32_t)(MAPPED_TAG_BASE + *p);
+  *out = (int32_t)((net_self ? LLAMP_TAG_NET_SELF : MAPPED_TAG_BASE) + *p);
   return 0;
 }
 
@@ -930,7 +937,8 @@ static win_t *win_find(rank_t *k, uint32_t comm, int32_t index) {
 }
 
 static int rma_tag(rank_t *k, const win_t *w, int kind, int32_t *out) {
-  return map_tag(k, 0x80000000u | w->comm, (int32_t)((w->index & 0x0fffffffu) * 4 + (uint32_t)kind), out);
+  return map_tag_as(k, 0x80000000u | w->comm, (int32_t)((w->index & 0x0fffffffu) * 4 + (uint32_t)kind),
+                    kind == RMA_SELF, out);
 }
 
 /* A message of this rank to itself (a Get's data, or the arrival of a Put):

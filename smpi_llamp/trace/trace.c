@@ -934,11 +934,22 @@ llamp_trace_reader_t *llamp_trace_reader_open(const char *path, char *err, size_
     goto fail;
   }
   if (h.num_records == LLT_INCOMPLETE) {
-    seterr(err, errlen, "%s: incomplete trace (the writer was never flushed)", path);
+    /* what a run that stopped early left: the blocks spilled so far */
+    uint64_t nrec = 0, off = LLT_HEADER_BYTES;
+    llt_block_t b;
+    while (pread_full(r->fd, &b, sizeof b, (off_t)off) == sizeof b && b.magic == LLT_BLOCK_MAGIC &&
+           b.first == nrec && b.bytes <= (uint64_t)st.st_size - off - sizeof b) {
+      nrec += b.nrec;
+      off += sizeof b + b.bytes;
+    }
+    seterr(err, errlen,
+           "%s: incomplete trace: rank %u of %u stopped before MPI_Finalize (the run was interrupted "
+           "or died); %llu records on file, the rest of the rank's calls are missing",
+           path, h.rank, h.world_size, (unsigned long long)nrec);
     goto fail;
   }
   if (h.names_offset != LLT_HEADER_BYTES + h.data_bytes || h.names_bytes < 4 ||
-      h.data_bytes / 2 < h.num_records) {
+      h.data_bytes / 2 < h.num_records || (uint64_t)h.num_names * 5u > h.names_bytes - 4u) {
     seterr(err, errlen, "%s: corrupt header (inconsistent sizes)", path);
     goto fail;
   }
@@ -1015,7 +1026,8 @@ static int next_block(llamp_trace_reader_t *r, char *err, size_t errlen) {
   size_t got = read_full(r->fd, &b, sizeof b);
   if (got < sizeof b) goto truncated;
   if (b.magic != LLT_BLOCK_MAGIC || b.first != r->index || b.nrec == 0 ||
-      b.bytes > r->file_left - sizeof b || b.nrec > r->file_records - r->index) {
+      b.bytes > r->file_left - sizeof b || b.nrec > r->file_records - r->index ||
+      b.bytes < 2u * (uint64_t)b.nrec /* every record takes 2 bytes or more */) {
     seterr(err, errlen, "%s: record %llu: corrupt block header", r->path, idx);
     return -1;
   }

@@ -29,8 +29,17 @@ static const unit_entry_t *find_unit(const unit_entry_t *table, const char *s) {
   return NULL;
 }
 
+/* The value as error messages quote it: one line, at most 40 characters. */
+static const char *shown(const char *text, char *buf, size_t len) {
+  size_t n = 0;
+  for (; text[n] && n + 4 < len && n < 40; n++) buf[n] = (unsigned char)text[n] < 0x20 ? '?' : text[n];
+  snprintf(buf + n, len - n, "%s", text[n] ? "..." : "");
+  return buf;
+}
+
 int llamp_units_parse(const char *text, llamp_unit_kind_t kind, const char *default_suffix,
                       double *out, char *err, size_t errlen) {
+  char q[48];
   if (!text || !*text) {
     snprintf(err, errlen, "empty value");
     return -1;
@@ -39,7 +48,7 @@ int llamp_units_parse(const char *text, llamp_unit_kind_t kind, const char *defa
   char *end = NULL;
   double v = strtod(text, &end);
   if (end == text || errno == ERANGE || !isfinite(v)) {
-    snprintf(err, errlen, "'%s' is not a number", text);
+    snprintf(err, errlen, "'%s' is not a number", shown(text, q, sizeof q));
     return -1;
   }
   const char *suf = *end ? end : default_suffix;
@@ -53,7 +62,7 @@ int llamp_units_parse(const char *text, llamp_unit_kind_t kind, const char *defa
   if (kind == LLAMP_UNIT_BYTES) u = find_unit(byte_units, buf);
   if (u) {
     if (v < 0) {
-      snprintf(err, errlen, "'%s' is negative", text);
+      snprintf(err, errlen, "'%s' is negative", shown(text, q, sizeof q));
       return -1;
     }
     *out = v * u->factor;
@@ -61,7 +70,7 @@ int llamp_units_parse(const char *text, llamp_unit_kind_t kind, const char *defa
   }
   if (kind == LLAMP_UNIT_PER_BYTE && (u = find_unit(bw_units, buf))) {
     if (v <= 0) {
-      snprintf(err, errlen, "bandwidth '%s' must be positive", text);
+      snprintf(err, errlen, "bandwidth '%s' must be positive", shown(text, q, sizeof q));
       return -1;
     }
     *out = 1.0 / (v * u->factor);
@@ -70,7 +79,9 @@ int llamp_units_parse(const char *text, llamp_unit_kind_t kind, const char *defa
   const char *expect = kind == LLAMP_UNIT_TIME    ? "ps, ns, us, ms or s"
                        : kind == LLAMP_UNIT_BYTES ? "B, KB, KiB, MB, MiB, GB or GiB"
                                                   : "ns (per byte) or a bandwidth such as 10Gbps";
-  snprintf(err, errlen, "'%s': unknown unit '%s' (expected %s)", text, buf, expect);
+  char q2[48];
+  snprintf(err, errlen, "'%s': unknown unit '%s' (expected %s)", shown(text, q, sizeof q),
+           shown(buf, q2, sizeof q2), expect);
   return -1;
 }
 

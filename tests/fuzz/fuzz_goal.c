@@ -20,7 +20,7 @@ static int too_many_ranks(const char *s, size_t n) {
   for (size_t i = 0; i + sizeof kw - 1 < n; i++) {
     if (memcmp(s + i, kw, sizeof kw - 1) != 0) continue;
     size_t j = i + sizeof kw - 1;
-    while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+    while (j < n && strchr(" \t\r\f\v", s[j]) && s[j]) j++; /* the lexer's blanks */
     uint64_t v = 0;
     while (j < n && s[j] >= '0' && s[j] <= '9' && v < (1u << 20)) v = v * 10 + (uint64_t)(s[j++] - '0');
     if (v > 4096) return 1;

@@ -23,7 +23,7 @@ expect 1 "unknown option" "$bin/llamp-trace" --bogus true
 expect 1 "no rank wrote a trace" "$bin/llamp-trace" -o "$d/none" true
 expect 3 "" "$bin/llamp-trace" -o "$d/none" sh -c 'exit 3'
 mkdir -p "$d/empty"
-expect 1 "no rank-0.llt" "$bin/llamp" build "$d/empty"
+expect 1 "no rank-R.llt here" "$bin/llamp" build "$d/empty"
 expect 1 "cannot open the trace directory" "$bin/llamp" build "$d/does-not-exist"
 # two runs, then one directory mixing them
 expect 0 "2 rank trace" "$bin/llamp-trace" -o "$d/a" "$mpiexec" -n 2 "$reqs"
@@ -38,6 +38,15 @@ expect 1 "mixes traces of two runs" "$bin/llamp" build "$d/a"
 cp "$d/keep/rank-1.clock" "$d/a/"
 rm "$d/a/rank-1.llt"
 expect 1 "rank-1.llt: missing" "$bin/llamp" build "$d/a"
+# a rank killed by a signal (docs/hardening.md): the run fails, llamp-trace
+# says so, and llamp build lists every missing rank
+mpicc -O1 "$(dirname "$0")/../capture/faults.c" -o "$d/faults" || fail "mpicc faults.c"
+expect 9 "llamp-trace: '$mpiexec' failed (exit status 9): 0 rank trace(s) in $d/killed" \
+  "$bin/llamp-trace" -o "$d/killed" "$mpiexec" -n 4 "$d/faults" kill 20 2
+"$bin/llamp-trace" -o "$d/half" "$mpiexec" -n 2 "$d/faults" slow 2 >/dev/null 2>&1 || fail "faults, 2 ranks"
+rm "$d/half/rank-1.llt"
+expect 1 "rank-1.llt: missing: the rank never reached MPI_Finalize and spilled nothing" "$bin/llamp" build "$d/half"
+expect 1 "1 of 2 ranks have no usable trace (1 missing, 0 unreadable or incomplete): no DAG of a partial run" "$bin/llamp" build "$d/half"
 head -c 100 "$d/keep/rank-1.llt" >"$d/a/rank-1.llt"
 expect 1 "rank-1.llt: truncated" "$bin/llamp" build "$d/a"
 echo PASS

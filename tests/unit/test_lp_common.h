@@ -109,6 +109,10 @@ static double lp_rand_size(lp_rng_t *r, double S) {
  * order and the graph is acyclic).  Blocking and nonblocking sends and
  * receives, waits on random subsets of pending requests, random tags.
  * `p_msg` is the share of messages among the steps (0.55 is trace-like). */
+/* Share of the messages that a rank sends to itself (as an Isend, so that a
+ * rendezvous does not deadlock); 0 leaves the generated graphs unchanged. */
+static double lp_self_share = 0;
+
 static inline llamp_graph_t *lp_random_graph(lp_rng_t *r, uint32_t nranks, uint64_t nops, double S,
                                       double p_msg, char *err, size_t errlen) {
   lp_rank_state_t *st = calloc(nranks, sizeof *st);
@@ -125,6 +129,7 @@ static inline llamp_graph_t *lp_random_graph(lp_rng_t *r, uint32_t nranks, uint6
       double s = lp_rand_size(r, S);
       int32_t tag = (int32_t)lp_rng_int(r, 3);
       int snb = lp_rng_chance(r, 0.4), rnb = lp_rng_chance(r, 0.4);
+      if (lp_self_share > 0 && lp_rng_chance(r, lp_self_share)) dst = rk, snb = 1;
       lp_op(&st[rk], LLAMP_VERTEX_SEND, s, (int32_t)dst, tag, snb);
       lp_op(&st[dst], LLAMP_VERTEX_RECV, s, (int32_t)rk, tag, rnb);
     } else { /* a wait on a random subset of the pending requests */

@@ -25,7 +25,7 @@ static const double US = 1e6;
 typedef struct {
   long l_exact, l_kinked, exact_resolved, bp_exact, bp_too_close;
   long graphs, glpsol_runs, min_checks, max_checks, infeasible, unbounded, breakpoints,
-      bp_glpk_confirmed, tolerances, rndv_graphs, gap_graphs, net_graphs, nic_graphs;
+      bp_glpk_confirmed, tolerances, rndv_graphs, gap_graphs, net_graphs, nic_graphs, self_graphs;
   double max_rel_T, max_rel_budget;
 } stats_t;
 
@@ -376,6 +376,9 @@ int main(int argc, char **argv) {
     char err[256];
     /* every 40th graph has no message at all: L-independent, unbounded budget */
     double p_msg = id % 40 == 39 ? 0 : 0.55;
+    /* every fourth graph: a third of its messages to oneself (no l, no G) */
+    lp_self_share = id % 4 == 1 ? 0.3 : 0;
+    S.self_graphs += id % 4 == 1;
     llamp_graph_t *g = lp_random_graph(&r, ranks, ops, p.S, p_msg, err, sizeof err);
     if (!g) {
       fprintf(stderr, "graph %ld: %s\n", id, err);
@@ -416,8 +419,9 @@ int main(int argc, char **argv) {
   }
   if (getenv("LLAMP_LP_KEEP")) printf("files kept in %s\n", work);
   else lp_scratch_cleanup(work);
-  printf("graphs %ld (rendezvous %ld, gap %ld, size-dependent costs %ld, NIC rule %ld), glpsol runs %ld\n",
-         S.graphs, S.rndv_graphs, S.gap_graphs, S.net_graphs, S.nic_graphs, S.glpsol_runs);
+  printf("graphs %ld (rendezvous %ld, gap %ld, size-dependent costs %ld, NIC rule %ld, messages to oneself %ld), "
+         "glpsol runs %ld\n",
+         S.graphs, S.rndv_graphs, S.gap_graphs, S.net_graphs, S.nic_graphs, S.self_graphs, S.glpsol_runs);
   printf("min-runtime LPs %ld (max rel. error of T %.3g), max-latency LPs %ld (%ld infeasible, "
          "%ld unbounded; max rel. error %.3g)\n",
          S.min_checks, S.max_rel_T, S.max_checks, S.infeasible, S.unbounded, S.max_rel_budget);

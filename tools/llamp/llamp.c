@@ -19,6 +19,7 @@
 #include "llamp_graph.h"
 #include "llamp_lp.h"
 #include "llamp_report.h"
+#include "llamp_topo.h"
 #include "llamp_sched.h"
 #include "llamp_synth.h"
 #include "llamp_trace.h"
@@ -198,6 +199,63 @@ llamp_param_t parse_param_name(const char *opt, const char *s) {
   return LLAMP_PARAM_L;
 }
 
+/* A parameter by name: L, G, o, g, or an extra one of p's per-pair costs. */
+static llamp_param_t resolve_param(const llamp_params_t *p, const char *opt, const char *s) {
+  for (uint32_t w = 0; w < llamp_params_count(p); w++)
+    if (strcmp(s, llamp_params_name(p, (llamp_param_t)w)) == 0) return (llamp_param_t)w;
+  char list[400] = "L, G, o, g";
+  for (uint32_t x = 0; p->pairs && x < p->pairs->num_params; x++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), ", %s", p->pairs->name[x]);
+  die("--%s: unknown parameter '%s' (expected %s%s)", opt, s, list,
+      p->pairs ? "" : "; the topology parameters need --routes");
+}
+
+/* The per-pair costs of a routes file for a graph of P ranks: the file's
+ * placement, or the hostfile's; L and G from the platform unless given. */
+static llamp_pairs_t *routes_pairs(const llamp_topo_t *t, const char *hostfile, llamp_params_t *p,
+                                   int L_given, int G_given, uint32_t P) {
+  char err[1024];
+  uint32_t *hr = NULL;
+  if (hostfile) {
+    FILE *f = fopen(hostfile, "r");
+    if (!f) die("%s: cannot open: %s", hostfile, strerror(errno));
+    hr = malloc((P ? P : 1) * sizeof *hr);
+    if (!hr) die("out of memory");
+    char line[1024];
+    uint32_t r = 0, ln = 0;
+    while (fgets(line, sizeof line, f)) {
+      ln++;
+      line[strcspn(line, "\r\n")] = 0;
+      char *colon = strchr(line, ':');
+      long count = 1;
+      if (colon) {
+        *colon = 0;
+        count = strtol(colon + 1, NULL, 10);
+      }
+      if (!line[0]) continue;
+      uint32_t h = UINT32_MAX;
+      for (uint32_t k = 0; k < llamp_topo_num_hosts(t); k++)
+        if (!strcmp(llamp_topo_host_name(t, k), line)) h = k;
+      if (h == UINT32_MAX) die("%s:%u: host '%s' is not in the routes file", hostfile, ln, line);
+      for (long k = 0; k < count && r < P; k++) hr[r++] = h;
+    }
+    fclose(f);
+    if (r < P) die("%s: %u hosts for %u ranks", hostfile, r, P);
+  } else if (llamp_topo_num_ranks(t) != P) {
+    die("the routes file has %u ranks, the graph %u", llamp_topo_num_ranks(t), P);
+  }
+  llamp_topo_ref_t ref;
+  if (llamp_topo_reference(t, hr, P, &ref, err, sizeof err)) die("%s", err);
+  if (!L_given) p->L = ref.L0;
+  if (!G_given && ref.G0 > 0) p->G = ref.G0;
+  llamp_pairs_t *q = llamp_topo_pairs(t, hr, P, &ref, err, sizeof err);
+  if (!q) die("%s", err);
+  free(hr);
+  p->pairs = q;
+  for (uint32_t x = 0; x < q->num_params; x++) p->x[x] = q->ref[x];
+  return q;
+}
+
 /* ---- analyze ---------------------------------------------------------------------- */
 
 static const char *analyze_help =
@@ -211,7 +269,16 @@ static const char *analyze_help =
     "  --tolerance-of LIST parameters for the tolerances: L,G,o (default L)\n"
     "  --budget TMAX       largest L with T <= TMAX\n"
     "  --sweep A:B:STEP    T and λ over many values in one pass\n"
-    "  --wrt L|G|o         parameter varied by --range and --sweep (default L)\n"
+    "  --wrt NAME          parameter varied by --range and --sweep: L, G, o, or with\n"
+    "                      --routes l_wire, d_switch, dl_CLASS (default L)\n"
+    "Topology (docs/topology.md):\n"
+    "  --routes FILE       per-pair message costs from a routes file (a capture's\n"
+    "                      routes.txt, or llamp-routes): every message costs its\n"
+    "                      route; L and G default to the platform's (shortest route\n"
+    "                      latency, largest bandwidth) and stay an offset and a scale\n"
+    "  --hostfile FILE     with --routes: rank r runs on the host named on line r + 1\n"
+    "                      (smpirun's format; a placement to evaluate)\n"
+    "  --set NAME=VALUE    value of an extra parameter, e.g. --set d_switch=108ns\n"
     "  --critical-path     list the critical path's vertices\n"
     "  --classify ANCHOR   classes C1-C5 (llamp classify) at here (the model), e1g,\n"
     "                      e10g, qdr or BW@L; 19 more evaluations\n"
@@ -229,6 +296,10 @@ static int cmd_analyze(int argc, char **argv) {
   int tol_of[LLAMP_NUM_PARAMS] = {1, 0, 0, 0};
   llamp_param_t wrt = LLAMP_PARAM_L;
   const char *format = "text", *out_path = NULL;
+  const char *routes_path = NULL, *hostfile = NULL, *wrt_str = NULL, *tol_of_str = NULL;
+  const char *sets[32];
+  size_t nsets = 0;
+  int L_given = 0, G_given = 0;
   static struct option lo[] = {COMMON_LONG_OPTIONS,
                                {"range", required_argument, 0, OPT_RANGE},
                                {"tolerance", required_argument, 0, OPT_TOL},
@@ -239,15 +310,26 @@ static int cmd_analyze(int argc, char **argv) {
                                {"critical-path", no_argument, 0, OPT_PATH},
                                {"format", required_argument, 0, OPT_FORMAT},
                                {"classify", required_argument, 0, OPT_CLASSIFY},
+                               {"routes", required_argument, 0, OPT_ROUTES},
+                               {"hostfile", required_argument, 0, OPT_HOSTFILE},
+                               {"set", required_argument, 0, OPT_SET},
                                {0, 0, 0, 0}};
   const char *classify_at = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+    L_given |= c == OPT_L;
+    G_given |= c == OPT_G;
     if (common_option(c, &co)) continue;
     switch (c) {
     case 'h': printf(analyze_help, params_help); return 0;
     case OPT_CLASSIFY: classify_at = optarg; break;
+    case OPT_ROUTES: routes_path = optarg; break;
+    case OPT_HOSTFILE: hostfile = optarg; break;
+    case OPT_SET:
+      if (nsets == 32) die("--set: at most 32");
+      sets[nsets++] = optarg;
+      break;
     case 'o': out_path = optarg; break;
     case OPT_RANGE: range_str = optarg; break;
     case OPT_TOL: {
@@ -265,17 +347,10 @@ static int cmd_analyze(int argc, char **argv) {
       if (!npercent) die("--tolerance: empty list");
       break;
     }
-    case OPT_TOL_OF: {
-      memset(tol_of, 0, sizeof tol_of);
-      char *dup = strdup(optarg), *save = NULL;
-      for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        tol_of[parse_param_name("tolerance-of", t)] = 1;
-      free(dup);
-      break;
-    }
+    case OPT_TOL_OF: tol_of_str = optarg; break;
     case OPT_BUDGET: budget = parse_unit("budget", optarg, LLAMP_UNIT_TIME, "us"); have_budget = 1; break;
     case OPT_SWEEP: sweep_str = optarg; break;
-    case OPT_WRT: wrt = parse_param_name("wrt", optarg); break;
+    case OPT_WRT: wrt_str = optarg; break;
     case OPT_PATH: want_path = 1; break;
     case OPT_FORMAT:
       if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
@@ -289,12 +364,42 @@ static int cmd_analyze(int argc, char **argv) {
     fprintf(stderr, "%s: analyze needs exactly one GRAPH argument\n", prog);
     bad_usage("analyze");
   }
-  if (range_str) parse_span("range", range_str, wrt, &range_lo, &range_hi, NULL);
-  if (sweep_str) parse_span("sweep", sweep_str, wrt, &sw_a, &sw_b, &sw_step);
   const char *path = argv[optind];
   common_finish(&co);
   llamp_graph_t *g = load_graph(path, &co);
   char err[1024];
+  llamp_topo_t *topo = NULL;
+  llamp_pairs_t *pairs = NULL;
+  if (routes_path) {
+    if (!(topo = llamp_topo_read(routes_path, err, sizeof err))) die("%s", err);
+    pairs = routes_pairs(topo, hostfile, &co.params, L_given, G_given, llamp_graph_num_ranks(g));
+  } else if (hostfile) {
+    die("--hostfile needs --routes");
+  }
+  for (size_t i = 0; i < nsets; i++) {
+    const char *eq = strchr(sets[i], '=');
+    if (!eq) die("--set: '%s' (expected NAME=VALUE)", sets[i]);
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - sets[i]), sets[i]);
+    llamp_param_t w = resolve_param(&co.params, "set", name);
+    const char *def;
+    llamp_unit_kind_t kind = param_unit(w, &def);
+    llamp_params_set(&co.params, w, parse_unit("set", eq + 1, kind, def));
+  }
+  if (wrt_str) wrt = resolve_param(&co.params, "wrt", wrt_str);
+  int tol_x[LLAMP_MAX_XPARAMS] = {0};
+  if (tol_of_str) {
+    memset(tol_of, 0, sizeof tol_of);
+    char *dup = strdup(tol_of_str), *save = NULL;
+    for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      llamp_param_t w = resolve_param(&co.params, "tolerance-of", t);
+      if ((unsigned)w < LLAMP_NUM_PARAMS) tol_of[w] = 1;
+      else tol_x[w - LLAMP_NUM_PARAMS] = 1;
+    }
+    free(dup);
+  }
+  if (range_str) parse_span("range", range_str, wrt, &range_lo, &range_hi, NULL);
+  if (sweep_str) parse_span("sweep", sweep_str, wrt, &sw_a, &sw_b, &sw_step);
   llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
   if (!e) die("%s: %s", path, err);
 
@@ -325,17 +430,18 @@ static int cmd_analyze(int argc, char **argv) {
     a.breakpoints = bps;
     a.num_breakpoints = nb;
   }
-  llamp_tolerance_t *tols[LLAMP_NUM_PARAMS] = {0};
+  llamp_tolerance_t *tols[LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS] = {0};
   if (npercent) stage_begin("computing tolerances", "");
-  for (int w = 0; w < LLAMP_NUM_PARAMS && npercent; w++) {
-    if (!tol_of[w]) continue;
+  for (uint32_t w = 0; w < llamp_params_count(&co.params) && npercent; w++) {
+    if (w < LLAMP_NUM_PARAMS ? !tol_of[w] : !tol_x[w - LLAMP_NUM_PARAMS]) continue;
     tols[w] = calloc(npercent, sizeof **tols);
     if (!tols[w]) die("out of memory");
     /* T is convex in each parameter (a maximum of affine path lengths), so T(x)
      * >= T0 + slope*(x - x0) and no x% tolerance lies beyond x0 + x%*T0/slope:
      * one parametric pass over that interval gives every percentage. */
     llamp_param_t pw = (llamp_param_t)w;
-    double x0 = llamp_params_get(&co.params, pw), slope = a.point.lambda[w], maxp = 0;
+    double x0 = llamp_params_get(&co.params, pw), maxp = 0;
+    double slope = w < LLAMP_NUM_PARAMS ? a.point.lambda[w] : a.point.lambda_x[w - LLAMP_NUM_PARAMS];
     for (size_t i = 0; i < npercent; i++) maxp = fmax(maxp, percents[i]);
     llamp_line_t *lines = NULL;
     size_t nl = 0;
@@ -348,11 +454,12 @@ static int cmd_analyze(int argc, char **argv) {
       int unb = 0;
       if (!(have_env && llamp_engine_envelope_solve(lines, nl, x0, hi, tmax, &x) == 1) &&
           llamp_engine_budget(e, &co.params, pw, tmax, &x, &unb, NULL))
-        die("tolerance search for %s failed", llamp_param_name(pw));
+        die("tolerance search for %s failed", llamp_params_name(&co.params, pw));
       tols[w][i] = (llamp_tolerance_t){percents[i], x, unb};
     }
     free(lines);
-    a.tolerance[w] = tols[w];
+    if (w < LLAMP_NUM_PARAMS) a.tolerance[w] = tols[w];
+    else a.tolerance_x[w - LLAMP_NUM_PARAMS] = tols[w];
   }
   a.num_tolerance = npercent;
   if (npercent) stage_end();
@@ -383,6 +490,7 @@ static int cmd_analyze(int argc, char **argv) {
     a.sweep_lambda = sl;
     a.num_sweep = k;
   }
+  a.wrt = wrt;
   uint64_t *path_v = NULL, plen = 0;
   uint32_t *pr = NULL;
   int *pk = NULL;
@@ -419,7 +527,9 @@ static int cmd_analyze(int argc, char **argv) {
   else if (strcmp(format, "csv") == 0) llamp_report_csv(out, &a);
   else llamp_report_text(out, &a);
   if (out != stdout && fclose(out) != 0) die("%s: write failed", out_path);
-  for (int w = 0; w < LLAMP_NUM_PARAMS; w++) free(tols[w]);
+  for (size_t w = 0; w < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS; w++) free(tols[w]);
+  llamp_pairs_free(pairs);
+  llamp_topo_destroy(topo);
   free(bps);
   free(sx);
   free(sT);
@@ -612,61 +722,94 @@ static const char *build_help =
     "  --goal-time-unit UNIT  unit of calc values in GOAL output (default ns)\n"
     "  --timing           stage times on stderr\n";
 
-/* The directory holding rank-0.llt: DIR itself or DIR/trace (SMPI layout). */
+/* The highest R of the rank-R.llt files in dir, or -1 when there are none. */
+static long max_rank_file(const char *dir) {
+  DIR *d = opendir(dir);
+  long max = -1;
+  for (struct dirent *e; d && (e = readdir(d));) {
+    unsigned x;
+    char tail[8];
+    if (sscanf(e->d_name, "rank-%u.ll%1[t]%1s", &x, tail, tail + 1) == 2 && (long)x > max) max = x;
+  }
+  if (d) closedir(d);
+  return max;
+}
+
+/* The directory holding the rank-R.llt files: DIR itself or DIR/trace (SMPI
+ * layout). */
 static void trace_dir_of(const char *dir, char *out, size_t len) {
-  char p[4300];
-  snprintf(p, sizeof p, "%s/rank-0.llt", dir);
-  if (access(p, F_OK) == 0) {
-    snprintf(out, len, "%s", dir);
-    return;
-  }
-  snprintf(p, sizeof p, "%s/trace/rank-0.llt", dir);
-  if (access(p, F_OK) == 0) {
-    snprintf(out, len, "%s/trace", dir);
-    return;
-  }
   DIR *d = opendir(dir);
   if (!d) die("%s: cannot open the trace directory: %s", dir, strerror(errno));
   closedir(d);
-  die("%s: no rank-0.llt here or in %s/trace (expected the output of llamp-trace or smpi_llamp-run)",
+  if (max_rank_file(dir) >= 0) {
+    snprintf(out, len, "%s", dir);
+    return;
+  }
+  char p[4300];
+  snprintf(p, sizeof p, "%s/trace", dir);
+  if (max_rank_file(p) >= 0) {
+    snprintf(out, len, "%s/trace", dir);
+    return;
+  }
+  if (access(p, F_OK) == 0)
+    die("%s: no rank-R.llt file: the run stopped before any rank reached MPI_Finalize or spilled "
+        "its records (interrupted, killed, or out of memory)", p);
+  die("%s: no rank-R.llt here or in %s/trace (expected the output of llamp-trace or smpi_llamp-run)",
       dir, dir);
 }
 
 /* Open rank-R.llt for R = 0 .. P-1 (P from rank 0's header); every file must
- * be there and say it is rank R of P.  Files beyond P are reported. */
+ * be there and say it is rank R of P.  A run that stopped early is reported
+ * rank by rank (missing and incomplete files), then refused: a DAG of part of
+ * a run would answer for another program.  Files beyond P are reported. */
 static llamp_trace_reader_t **open_rank_traces(const char *tdir, uint32_t *nranks) {
   char path[4300], err[1024];
   snprintf(path, sizeof path, "%s/rank-0.llt", tdir);
-  llamp_trace_reader_t *r0 = llamp_trace_reader_open(path, err, sizeof err);
-  if (!r0) die("%s", err);
-  uint32_t P = llamp_trace_reader_world_size(r0);
+  llamp_trace_reader_t *r0 = access(path, F_OK) == 0 ? llamp_trace_reader_open(path, err, sizeof err) : NULL;
+  long maxr = max_rank_file(tdir);
+  /* P from rank 0's header, else from any other readable one */
+  int knowP = r0 != NULL;
+  uint32_t P = r0 ? llamp_trace_reader_world_size(r0) : (uint32_t)(maxr + 1);
+  for (long r = 1; !knowP && r <= maxr; r++) {
+    snprintf(path, sizeof path, "%s/rank-%ld.llt", tdir, r);
+    llamp_trace_reader_t *x = access(path, F_OK) == 0 ? llamp_trace_reader_open(path, err, sizeof err) : NULL;
+    if (x) {
+      P = llamp_trace_reader_world_size(x);
+      knowP = 1;
+      llamp_trace_reader_destroy(x);
+    }
+  }
   if (P == 0) die("%s: world size 0", path);
   llamp_trace_reader_t **rd = calloc(P, sizeof *rd);
   if (!rd) die("out of memory for %u trace readers", P);
   rd[0] = r0;
-  for (uint32_t r = 1; r < P; r++) {
+  uint32_t missing = 0, bad = 0;
+  for (uint32_t r = 0; r < P; r++) {
     snprintf(path, sizeof path, "%s/rank-%u.llt", tdir, r);
-    if (access(path, F_OK) != 0)
-      die("%s: missing (rank-0.llt says the run had %u ranks; did rank %u reach MPI_Finalize?)", path, P, r);
-    rd[r] = llamp_trace_reader_open(path, err, sizeof err);
-    if (!rd[r]) die("%s", err);
+    const char *why = NULL;
+    if (access(path, F_OK) != 0) {
+      missing++;
+      why = "missing: the rank never reached MPI_Finalize and spilled nothing";
+    } else if (!rd[r] && !(rd[r] = llamp_trace_reader_open(path, err, sizeof err))) {
+      bad++;
+      why = err;
+    }
+    if (why && missing + bad <= 16)
+      fprintf(stderr, "%s: %s%s%s\n", prog, why == err ? "" : path, why == err ? "" : ": ", why);
+  }
+  if (missing + bad) {
+    if (missing + bad > 16) fprintf(stderr, "%s: ... and %u more\n", prog, missing + bad - 16);
+    die("%s: %u of %u%s ranks have no usable trace (%u missing, %u unreadable or incomplete): no DAG "
+        "of a partial run (rerun it to the end)", tdir, missing + bad, P, knowP ? "" : " (or more)", missing, bad);
   }
   for (uint32_t r = 0; r < P; r++) {
     if (llamp_trace_reader_rank(rd[r]) != r || llamp_trace_reader_world_size(rd[r]) != P)
       die("%s/rank-%u.llt: holds rank %u of %u, expected rank %u of %u (traces of different runs?)",
           tdir, r, llamp_trace_reader_rank(rd[r]), llamp_trace_reader_world_size(rd[r]), r, P);
   }
-  DIR *d = opendir(tdir);
-  unsigned extra = 0;
-  for (struct dirent *e; d && (e = readdir(d));) {
-    unsigned x;
-    char tail[8];
-    if (sscanf(e->d_name, "rank-%u.ll%1[t]%1s", &x, tail, tail + 1) == 2 && x >= P) extra++;
-  }
-  if (d) closedir(d);
-  if (extra)
-    fprintf(stderr, "%s: %s: %u rank-R.llt file(s) with R >= %u ignored (an earlier run with more ranks)\n",
-            prog, tdir, extra, P);
+  if (maxr >= (long)P)
+    fprintf(stderr, "%s: %s: rank-R.llt file(s) with R >= %u ignored (an earlier run with more ranks)\n",
+            prog, tdir, P);
   *nranks = P;
   return rd;
 }
