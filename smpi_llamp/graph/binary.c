@@ -2,6 +2,7 @@
  * (little-endian hosts only, checked), and a 64-bit checksum.
  *
  * Version 4 (written): the locality layout (vertices in topological order),
+ * the checksum covering the header's fields too, the padding zero,
  * every array at a 64-byte aligned offset, so reading maps the file and
  * points the graph into it: no per-event parsing or copying.  Reading runs
  * the checksum (four independent lanes: memory speed) and the streaming
@@ -13,6 +14,7 @@
  * Version 3 (read only): builder order plus a topological index array; it
  * is read into memory, checked, and renumbered into the locality layout. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +56,15 @@ static uint64_t sum_bytes(uint64_t h, const void *p, size_t len) {
 
 /* Version 4: the same mix in four independent lanes over 32-byte blocks
  * (one multiply chain is latency-bound at ~2 GB/s; four reach memory
- * speed), the lanes and the tail folded into h. */
+ * speed).  The lanes start from constants and fold into a digest of the
+ * array alone, then mixed into h: every step is a bijection of the state
+ * that came before, so a change anywhere (one word, or the header summed
+ * before) always changes the sum.  (Lanes seeded from h cancelled when
+ * folded: h ^ (h ^ 1).) */
 static uint64_t sum_bytes4(uint64_t h, const void *p, size_t len) {
   const unsigned char *c = p;
-  uint64_t l0 = h, l1 = h ^ 1, l2 = h ^ 2, l3 = h ^ 3;
+  if (len < 32) return sum_bytes(h, c, len);
+  uint64_t l0 = 0xcbf29ce484222325ULL, l1 = l0 ^ 1, l2 = l0 ^ 2, l3 = l0 ^ 3;
   size_t i = 0;
   for (; i + 32 <= len; i += 32) {
     uint64_t w[4];
@@ -67,10 +74,11 @@ static uint64_t sum_bytes4(uint64_t h, const void *p, size_t len) {
     l2 = (l2 ^ w[2]) * 0x100000001b3ULL;
     l3 = (l3 ^ w[3]) * 0x100000001b3ULL;
   }
-  h = sum_bytes(l0, &l1, 8);
-  h = sum_bytes(h, &l2, 8);
-  h = sum_bytes(h, &l3, 8);
-  return sum_bytes(h, c + i, len - i);
+  uint64_t d = sum_bytes(l0, &l1, 8);
+  d = sum_bytes(d, &l2, 8);
+  d = sum_bytes(d, &l3, 8);
+  d = sum_bytes(d, c + i, len - i);
+  return sum_bytes(h, &d, 8);
 }
 
 typedef struct {
@@ -136,7 +144,7 @@ int llamp_graph_write_binary(const llamp_graph_t *g, const char *path, char *err
   h.h.n = g->n;
   h.h.m = g->m;
   h.h.num_messages = g->num_messages;
-  uint64_t sum = 0xcbf29ce484222325ULL;
+  uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, &h, offsetof(bin_header_t, checksum));
   for (int i = 0; i < NSECT; i++) sum = sum_bytes4(sum, s[i].ptr, s[i].bytes);
   h.h.checksum = sum;
   static const unsigned char zeros[BIN_ALIGN];
@@ -238,8 +246,9 @@ static llamp_graph_t *read_v3(FILE *f, const bin_header_t *h, uint64_t size, con
   free(pos);
   free(topo);
   pos = topo = NULL;
-  if (llamp_graph_relayout(g, level)) {
-    level = NULL;
+  int rl = llamp_graph_relayout(g, level);
+  level = NULL; /* consumed either way */
+  if (rl) {
     snprintf(err, errlen, "%s: out of memory for %llu vertices", path, (unsigned long long)n);
     goto fail;
   }
@@ -325,12 +334,22 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
   /* after the checks every page is dropped from this process's resident
    * set (the page cache keeps them): the arrays a caller never touches (ids,
    * tags, partners for the engine) then do not count in its peak memory */
-  uint64_t sum = 0xcbf29ce484222325ULL;
+  uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, &h, offsetof(bin_header_t, checksum));
   madvise(base, expect, MADV_SEQUENTIAL);
   for (int i = 0; i < NSECT; i++) sum = sum_bytes4(sum, s[i].ptr, s[i].bytes);
   if (sum != h.checksum) {
     snprintf(err, errlen, "%s: checksum mismatch (corrupt file)", path);
     goto bad;
+  }
+  /* the padding is outside the checksum: zero, so that no byte of a file
+   * can change without an error */
+  for (int i = 0; i <= NSECT; i++) {
+    uint64_t from = i ? off[i - 1] + s[i - 1].bytes : sizeof h, to = i < NSECT ? off[i] : expect;
+    for (uint64_t b = from; b < to; b++)
+      if (base[b]) {
+        snprintf(err, errlen, "%s: non-zero padding at byte %llu (corrupt file)", path, (unsigned long long)b);
+        goto bad;
+      }
   }
   char cerr[256];
   if (llamp_graph_check_bounds(g, cerr, sizeof cerr)) {

@@ -890,14 +890,17 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
   if (bad < n)
     BOUND_FAIL("vertex %llu: an in-edge's source is not before it or its kind is bad",
                (unsigned long long)bad);
+  uint64_t sends = 0;
   for (uint64_t v = 0; v < n; v++) {
     unsigned k = g->kind[v];
     uint32_t pr = g->partner[v];
+    sends += k == LLAMP_VERTEX_SEND;
     acc |= (uint32_t)(k > LLAMP_VERTEX_RECV) | (uint32_t)(g->rank[v] >= g->num_ranks) |
            (uint32_t)(g->id[v] >= n) |
            (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= n);
     if (acc) BOUND_FAIL("vertex %llu: kind, rank, id or partner out of range", (unsigned long long)v);
   }
+  if (sends != g->num_messages) BOUND_FAIL("message count mismatch");
   double sum = 0; /* NaN or infinity propagate, negatives are caught below */
   for (uint64_t v = 0; v < n; v++) sum += g->value[v] * 0 + (g->value[v] < 0);
   if (!(sum == 0))
