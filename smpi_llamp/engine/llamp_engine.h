@@ -203,6 +203,25 @@ int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
 int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
                              const double *xs, size_t k, double *T, double *slope);
 
+/* ---- per-pair sensitivities (docs/topology.md, "Per-pair sensitivities") ----
+ * lambda_L^{ij} = dT/dL_ij and lambda_G^{ij} = dT/dG_ij, L_ij and G_ij being
+ * the latency and the time per byte of messages from rank i to rank j
+ * (HLogGP, seed 000 App. I): along the critical path the engine reports
+ * (llamp_engine_critical_path: ties broken toward more latency terms), the
+ * number of latency terms and the bytes charged at G of i -> j messages on
+ * it, every pair from one pass.  The lambda_L sum to lambda_L (right).  When
+ * several paths are critical a pair's own right derivative is the most terms
+ * over them and its left one the fewest; these counts lie in between (an LP
+ * solver's reduced costs are likewise one of the optimal duals).  Messages of
+ * a rank to itself count on the diagonal as the model charges them.  Only
+ * the pairs with a term on the path, sorted by (src, dst); caller frees *out. */
+typedef struct {
+  uint32_t src, dst;
+  double lambda_L, lambda_G;
+} llamp_pair_lambda_t;
+int llamp_engine_pair_lambda(llamp_engine_t *e, const llamp_params_t *p, llamp_pair_lambda_t **out,
+                             size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

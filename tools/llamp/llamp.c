@@ -251,6 +251,10 @@ static const char *analyze_help =
     "  --hostfile FILE     with --routes: rank r runs on the host named on line r + 1\n"
     "                      (smpirun's format; a placement to evaluate)\n"
     "  --set NAME=VALUE    value of an extra parameter, e.g. --set d_switch=108ns\n"
+    "  --pairs N           per-pair latency sensitivities λ_L^ij along the critical\n"
+    "                      path: the N largest in the text report, all of them in\n"
+    "                      JSON (\"pair_sensitivities\"; docs/topology.md)\n"
+    "  --pairs-csv FILE    the ranks x ranks matrix of λ_L^ij as CSV (implies --pairs)\n"
     "  --critical-path     list the critical path's vertices\n"
     "  --format text|json|csv   output format (default text)\n"
     "  -o FILE             write the report to FILE instead of stdout\n";
@@ -270,7 +274,11 @@ static int cmd_analyze(int argc, char **argv) {
   const char *sets[32];
   size_t nsets = 0;
   int L_given = 0, G_given = 0;
+  long pair_top = -1;                /* --pairs N (-1: not asked) */
+  const char *pairs_csv = NULL;      /* --pairs-csv FILE */
   static struct option lo[] = {COMMON_LONG_OPTIONS,
+                               {"pairs", required_argument, 0, OPT_PAIRS},
+                               {"pairs-csv", required_argument, 0, OPT_PAIRS_CSV},
                                {"range", required_argument, 0, OPT_RANGE},
                                {"tolerance", required_argument, 0, OPT_TOL},
                                {"tolerance-of", required_argument, 0, OPT_TOL_OF},
@@ -293,6 +301,13 @@ static int cmd_analyze(int argc, char **argv) {
     case 'h': printf(analyze_help, params_help); return 0;
     case OPT_ROUTES: routes_path = optarg; break;
     case OPT_HOSTFILE: hostfile = optarg; break;
+    case OPT_PAIRS: {
+      char *end;
+      pair_top = strtol(optarg, &end, 10);
+      if (*end || pair_top < 0) die("--pairs: '%s' (expected a number of pairs >= 0)", optarg);
+      break;
+    }
+    case OPT_PAIRS_CSV: pairs_csv = optarg; break;
     case OPT_SET:
       if (nsets == 32) die("--set: at most 32");
       sets[nsets++] = optarg;
@@ -457,6 +472,20 @@ static int cmd_analyze(int argc, char **argv) {
     a.num_sweep = k;
   }
   a.wrt = wrt;
+  llamp_pair_lambda_t *pair_lam = NULL;
+  if (pair_top >= 0 || pairs_csv) { /* per-pair sensitivities (docs/topology.md) */
+    size_t np = 0;
+    if (llamp_engine_pair_lambda(e, &co.params, &pair_lam, &np)) die("per-pair sensitivities failed");
+    a.pair_lambda = pair_lam;
+    a.num_pair_lambda = np;
+    a.pair_top = pair_top >= 0 ? (size_t)pair_top : 10;
+    if (pairs_csv) {
+      FILE *pf = fopen(pairs_csv, "w");
+      if (!pf) die("%s: cannot create: %s", pairs_csv, strerror(errno));
+      llamp_report_pairs_csv(pf, a.ranks, pair_lam, np, 0);
+      if (fclose(pf)) die("%s: write failed", pairs_csv);
+    }
+  }
   uint64_t *path_v = NULL, plen = 0;
   uint32_t *pr = NULL;
   int *pk = NULL;
@@ -492,6 +521,7 @@ static int cmd_analyze(int argc, char **argv) {
   free(sl);
   free(path_v);
   free(pr);
+  free(pair_lam);
   free(pk);
   free(by_rank);
   llamp_engine_destroy(e);
@@ -963,7 +993,8 @@ static const char *main_help =
     "  generate PATTERN  synthetic graphs (halo, allreduce, wavefront, random ...)\n"
     "  build DIR         the graph of per-rank traces (llamp-trace, smpi_llamp-run)\n"
     "  colls             collective algorithms and their SimGrid equivalents\n"
-    "  plot KIND INPUT   pictures: runtime vs L, critical path timeline, histograms, CDFs\n\n"
+    "  plot KIND INPUT   pictures: runtime vs L, critical path timeline, histograms, CDFs\n"
+    "  place GRAPH       rank placement on a platform's hosts (swap heuristic, hostfile)\n\n"
     "'llamp COMMAND --help' describes each command. --version prints the version.\n";
 
 int main(int argc, char **argv) {
@@ -987,7 +1018,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 1, argv + 1);
   if (strcmp(cmd, "colls") == 0) return cmd_colls(argc - 1, argv + 1);
   if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build, colls or plot)\n",
+  if (strcmp(cmd, "place") == 0) return cmd_place(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, export-lp, convert, generate, build, colls, plot or place)\n",
           prog, cmd);
   return 1;
 }
