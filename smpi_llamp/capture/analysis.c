@@ -269,6 +269,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   llamp_capture_config_t *cfg_eff = NULL;
   llamp_breakpoint_t *bps = NULL;
   double *sx = NULL, *sT = NULL, *sl = NULL, *by_rank = NULL;
+  llamp_pair_lambda_t *pair_lam = NULL;
   llamp_tolerance_t tol[LLAMP_CAPTURE_MAX_TOL];
   FILE *csv = NULL;
 
@@ -321,6 +322,8 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   /* which ranks the critical path runs on: a study's "hosts that matter" */
   by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
   if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
+  /* per-pair latency sensitivities: report.json's "pair_sensitivities" (docs/topology.md) */
+  if (llamp_engine_pair_lambda(e, &p, &pair_lam, &a.num_pair_lambda) == 0) a.pair_lambda = pair_lam;
   double lo, hi;
   llamp_capture_config_range(cfg_eff, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
@@ -478,6 +481,7 @@ out:
   free(sT);
   free(sl);
   free(by_rank);
+  free(pair_lam);
   free(bps);
   if (e) llamp_engine_destroy(e);
   llamp_pairs_free(pairs);
