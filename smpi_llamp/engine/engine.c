@@ -571,6 +571,17 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
   return 0;
 }
 
+int llamp_engine_refresh_pairs(llamp_engine_t *e) {
+  const llamp_pairs_t *q = e->pairs;
+  if (!q) return 0;
+  for (uint32_t k = 0; k < q->num_kinds && k < e->nk; k++) {
+    e->kc0[k] = q->c0[k];
+    e->kg[k] = q->gscale[k];
+    if (e->K) memcpy(e->kcoef + (size_t)k * e->K, q->coef + (size_t)k * e->K, e->K * sizeof *e->kcoef);
+  }
+  return 0;
+}
+
 static int ensure_work(llamp_engine_t *e, size_t lanes);
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p);
 static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out);
@@ -1873,5 +1884,93 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
                    ecoef(type, su, LLAMP_PARAM_G, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_O, &zero, pw, 0),
                    ecoef(type, su, LLAMP_PARAM_GAP, &zero, pw, 0));
   if (from_start_out) *from_start_out = from_start(type);
+  return 0;
+}
+
+/* ---- per-pair sensitivities (llamp_engine_pair_lambda; docs/topology.md) ---------------- */
+
+static int pair_cmp(const void *a, const void *b) {
+  const llamp_pair_lambda_t *x = a, *y = b;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* The critical path of the L pass, as the timeline walks it, with each cost's
+ * latency terms and bytes (counted without the routes' scales) charged to
+ * the ordered rank pair of the message the cost belongs to. */
+int llamp_engine_pair_lambda(llamp_engine_t *e, const llamp_params_t *p, llamp_pair_lambda_t **out,
+                             size_t *count) {
+  llamp_eval_t r;
+  *out = NULL;
+  *count = 0;
+  if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  theta_t t = theta_of(e, p), raw = t;
+  raw.pk = NULL; /* coefficients in L and G of the pair's own L_ij and G_ij */
+  uint64_t *path = NULL, len = 0;
+  int *fs = NULL, done_end = 0;
+  if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return -1;
+  llamp_pair_lambda_t *v = malloc((2 * len + 1) * sizeof *v);
+  if (!v) {
+    free(path);
+    free(fs);
+    return -1;
+  }
+  size_t n = 0;
+  const llamp_graph_t *g = e->graph;
+  /* one cost of x's message (x: a send or receive, plan id) */
+#define PAIR_ADD(x, nl, nb)                                                                     \
+  do {                                                                                          \
+    double nl_ = (nl), nb_ = (nb);                                                              \
+    /* a message to oneself costs no L or G (its kind's kl is 0) */                             \
+    if ((nl_ != 0 || nb_ != 0) && !(t.pk && t.kl[t.pk[x]] == 0)) {                                \
+      uint64_t gx = e->gv ? e->gv[x] : (x), px = llamp_graph_partner(g, gx);                    \
+      int snd = llamp_graph_kind(g, gx) == LLAMP_VERTEX_SEND;                                   \
+      v[n++] = (llamp_pair_lambda_t){llamp_graph_rank(g, snd ? gx : px),                        \
+                                     llamp_graph_rank(g, snd ? px : gx), nl_, nb_};             \
+    }                                                                                           \
+  } while (0)
+  for (uint64_t i = 0; i < len; i++) {
+    uint64_t x = path[i];
+    unsigned k = e->kind[x];
+    double s = e->value[x];
+    if (!fs[i]) PAIR_ADD(x, vcoef(k, s, LLAMP_PARAM_L, &raw, e->pw, x), vcoef(k, s, LLAMP_PARAM_G, &raw, e->pw, x));
+    double from = fs[i] ? e->start[x] : e->start[x] + vcost(k, s, &t, e->pw, x);
+    if (i + 1 < len) { /* the tight edge x -> next that carries the path's coefficient */
+      uint64_t nx = path[i + 1];
+      double want = e->cmax[nx] - e->cmax[x] - (fs[i] ? 0 : vcoef(k, s, LLAMP_PARAM_L, &t, e->pw, x));
+      uint32_t best = UINT32_MAX;
+      double miss = INFINITY;
+      for (uint32_t j = e->in_beg[nx]; j < e->in_end[nx]; j++) {
+        if ((e->in_src[j] & e->mask) != x) continue;
+        uint32_t type = e->in_src[j] >> e->shift;
+        if ((from_start(type) != 0) != (fs[i] != 0)) continue;
+        double d = fabs(from + ecost(type, s, &t, e->pw, x) - e->start[nx]);
+        if (ecoef(type, s, LLAMP_PARAM_L, &t, e->pw, x) != want) d += 1; /* a tie of another slope */
+        if (d < miss) {
+          miss = d;
+          best = type;
+        }
+      }
+      if (best != UINT32_MAX)
+        PAIR_ADD(x, ecoef(best, s, LLAMP_PARAM_L, &raw, e->pw, x), ecoef(best, s, LLAMP_PARAM_G, &raw, e->pw, x));
+    } else if (done_end) { /* the rendezvous sender's completion ends the run */
+      PAIR_ADD(x, ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &raw, e->pw, x), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &raw, e->pw, x));
+    }
+  }
+#undef PAIR_ADD
+  free(path);
+  free(fs);
+  qsort(v, n, sizeof *v, pair_cmp);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (m && v[m - 1].src == v[i].src && v[m - 1].dst == v[i].dst) {
+      v[m - 1].lambda_L += v[i].lambda_L;
+      v[m - 1].lambda_G += v[i].lambda_G;
+    } else {
+      v[m++] = v[i];
+    }
+  }
+  *out = v;
+  *count = m;
   return 0;
 }
