@@ -96,6 +96,7 @@ static struct {
   int nshadows, capshadows;
   /* statistics */
   uint64_t delayed, waited_msgs, tokens, colls;
+  double cdata_sum, cdata_after; /* collectives: entry -> data done; data done after the tokens */
   double waited, late_max, late_sum;
   /* the run report (LLAMP_INJECT_REPORT) */
   double t_span0, t_wait, probe;
@@ -105,6 +106,17 @@ static struct {
   double sleep_margin; /* LLAMP_INJECT_SPIN: wake up this long before a visible time */
 } S;
 
+/* The blocking collective in progress (one at a time: one thread calls MPI). */
+static struct {
+  double t0;        /* entry (0: the injector is off) */
+  int kind;
+  llamp_coll_args_t a;
+  uint64_t *cv, *rv; /* v-variants: a.counts, a.rcounts */
+  MPI_Comm sh;
+  int base;
+} C;
+
+#define DATA_SLICE 20e-6 /* s: polling period of a collective's data during a sleep */
 #define TAB_DEAD ((ij_req_t *)1)
 
 static void die(const char *fmt, const char *a)
@@ -734,11 +746,22 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
     }
     if (S.detached) progress_detached();
     /* A collective's data (MPICH's nonblocking collective) moves while its
-     * tokens wait: polled until done, so no sleep before that. */
+     * tokens wait: polled until done; while the tokens only wait for their
+     * visible time, in slices of DATA_SLICE of sleep (MPICH progresses
+     * only inside MPI calls, and a rank spinning for long on a shared
+     * machine is woken up late afterwards). */
     if (S.cdata != MPI_REQUEST_NULL) {
       int f = 0, rc = PMPI_Test(&S.cdata, &f, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) S.cdata_rc = rc, S.cdata = MPI_REQUEST_NULL;
-      if (S.cdata != MPI_REQUEST_NULL) continue;
+      if (S.cdata != MPI_REQUEST_NULL) {
+        if (!undetected && next > 0 && S.sleep_margin > 0 &&
+            next - now_s() - S.sleep_margin > DATA_SLICE) {
+          struct timespec ts = {0, (long)(DATA_SLICE * 1e9)};
+          nanosleep(&ts, NULL);
+        }
+        continue;
+      }
+      S.cdata_sum += now_s() - C.t0;
     }
     /* Only waiting for visibility: sleep until shortly before it instead
      * of spinning (a spinning rank on a shared machine is preempted for
@@ -897,10 +920,13 @@ int llamp_inject_finalize(void)
     if (S.cfg.verbose) {
       fprintf(stderr,
               "llamp-inject: rank %d: %llu messages delayed, %llu collectives as %llu tokens; "
-              "release after visible: mean %.3f us, max %.3f us\n",
+              "release after visible: mean %.3f us, max %.3f us; collective data done %.3f us "
+              "after entry, %.3f us after the tokens (means)\n",
               S.rank, (unsigned long long)S.delayed, (unsigned long long)S.colls,
               (unsigned long long)S.tokens,
-              S.waited_msgs ? S.late_sum / (double)S.waited_msgs * 1e6 : 0.0, S.late_max * 1e6);
+              S.waited_msgs ? S.late_sum / (double)S.waited_msgs * 1e6 : 0.0, S.late_max * 1e6,
+              S.colls ? S.cdata_sum / (double)S.colls * 1e6 : 0.0,
+              S.colls ? S.cdata_after / (double)S.colls * 1e6 : 0.0);
       for (unsigned i = 0; i < llamp_inject_num_names; i++)
         if (llamp_inject_counts[i])
           fprintf(stderr, "llamp-inject: rank %d: not injected: %s x %llu\n", S.rank,
@@ -1199,15 +1225,6 @@ void llamp_inject_comm_free(MPI_Comm comm)
     }
 }
 
-/* The blocking collective in progress (one at a time: one thread calls MPI). */
-static struct {
-  double t0;        /* entry (0: the injector is off) */
-  int kind;
-  llamp_coll_args_t a;
-  uint64_t *cv, *rv; /* v-variants: a.counts, a.rcounts */
-  MPI_Comm sh;
-  int base;
-} C;
 
 void llamp_inject_coll_end(void)
 {
@@ -1282,8 +1299,11 @@ int llamp_inject_coll_run(int rc)
     free(c.reqs);
     rc = S.cdata_rc;
     if (S.cdata != MPI_REQUEST_NULL) {
+      double t = now_s();
       int r = PMPI_Wait(&S.cdata, MPI_STATUS_IGNORE);
       if (rc == MPI_SUCCESS) rc = r;
+      S.cdata_after += now_s() - t;
+      S.cdata_sum += now_s() - C.t0;
     }
   }
   free(C.cv);
