@@ -116,7 +116,8 @@ static struct {
   int base;
 } C;
 
-#define DATA_SLICE 20e-6 /* s: polling period of a collective's data during a sleep */
+#define DATA_SPIN 300e-6 /* s: a collective's data polled continuously this long after entry */
+#define DATA_SLICE 20e-6 /* s: then every DATA_SLICE of sleep */
 #define TAB_DEAD ((ij_req_t *)1)
 
 static void die(const char *fmt, const char *a)
@@ -746,16 +747,19 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
     }
     if (S.detached) progress_detached();
     /* A collective's data (MPICH's nonblocking collective) moves while its
-     * tokens wait: polled until done; while the tokens only wait for their
-     * visible time, in slices of DATA_SLICE of sleep (MPICH progresses
-     * only inside MPI calls, and a rank spinning for long on a shared
-     * machine is woken up late afterwards). */
+     * tokens wait (MPICH progresses only inside MPI calls): polled
+     * continuously for DATA_SPIN after the entry (a transfer needs both
+     * sides polling), then, while the tokens only wait for their visible
+     * time, every DATA_SLICE of sleep (the data waits for a late rank: a
+     * rank spinning for long on a shared machine is woken up late
+     * afterwards). */
     if (S.cdata != MPI_REQUEST_NULL) {
       int f = 0, rc = PMPI_Test(&S.cdata, &f, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) S.cdata_rc = rc, S.cdata = MPI_REQUEST_NULL;
       if (S.cdata != MPI_REQUEST_NULL) {
-        if (!undetected && next > 0 && S.sleep_margin > 0 &&
-            next - now_s() - S.sleep_margin > DATA_SLICE) {
+        double tn = now_s();
+        if (!undetected && next > 0 && S.sleep_margin > 0 && tn - C.t0 > DATA_SPIN &&
+            next - tn - S.sleep_margin > DATA_SLICE) {
           struct timespec ts = {0, (long)(DATA_SLICE * 1e9)};
           nanosleep(&ts, NULL);
         }
