@@ -51,7 +51,7 @@ P2P = {
     'REQUEST_FREE': ('llamp_inject_request_free', 1, False),
 }
 
-# blocking collective kind -> arguments of llamp_inject_coll after the kind:
+# blocking collective kind -> arguments of llamp_inject_coll_begin after the kind:
 # comm, root, count, type, counts, rcounts ({role} = the table's argument)
 INPLACE_S = '{sendbuf} == MPI_IN_PLACE'
 INPLACE_R = '{recvbuf} == MPI_IN_PLACE'
