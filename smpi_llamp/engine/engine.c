@@ -548,7 +548,7 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
     e->kc0[k] = q ? q->c0[k] : 0;
     e->kg[k] = q ? q->gscale[k] : 1;
     e->kb[k] = 0;
-    if (q) memcpy(e->kcoef + (size_t)k * K, q->coef + (size_t)k * K, K * sizeof *e->kcoef);
+    if (q && K) memcpy(e->kcoef + (size_t)k * K, q->coef + (size_t)k * K, K * sizeof *e->kcoef);
   }
   for (uint32_t k = base; k < nk; k++) { /* to oneself: constants only */
     uint32_t r = k - base;
