@@ -571,6 +571,35 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
   return 0;
 }
 
+/* Free the plan and everything numbered by it (work arrays, size-dependent
+ * costs, message kinds): for a new plan (the NIC rule's) or the end. */
+static void drop_plan(llamp_engine_t *e) {
+  free(e->gv);
+  free(e->own_kind);
+  free(e->own_value);
+  free(e->own_off);
+  free(e->own_src);
+  free(e->work);
+  free(e->terminal);
+  free(e->lane_start);
+  free(e->lane_coef);
+  free(e->tail_buf);
+  free(e->pw);
+  free(e->nonblocking);
+  free(e->pk);
+  free(e->kl);
+  free(e->kc0);
+  free(e->kg);
+  free(e->kb);
+  free(e->klat);
+  free(e->kcoef);
+  e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
+  e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
+  e->tail_buf = NULL, e->lane_alloc = 0, e->pw = NULL, e->nonblocking = NULL;
+  e->pk = NULL, e->kl = e->kc0 = e->kg = e->kb = e->klat = e->kcoef = NULL;
+  e->pairs = NULL, e->nk = e->K = 0;
+}
+
 int llamp_engine_refresh_pairs(llamp_engine_t *e) {
   const llamp_pairs_t *q = e->pairs;
   if (!q) return 0;
@@ -608,31 +637,7 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
   for (uint64_t v = 0; v < gn; v++) key[v] = 0;
   for (uint64_t v = 0; v < e->n; v++)
     if (e->kind[v] == K_RECV || e->kind[v] == K_RECV_RNDV) key[e->gv ? e->gv[v] : v] = e->start[v];
-  /* drop the first plan (and what depends on its numbering) */
-  free(e->gv);
-  free(e->own_kind);
-  free(e->own_value);
-  free(e->own_off);
-  free(e->own_src);
-  free(e->work);
-  free(e->terminal);
-  free(e->lane_start);
-  free(e->lane_coef);
-  free(e->tail_buf);
-  free(e->pw);
-  free(e->nonblocking);
-  e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
-  e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
-  e->tail_buf = NULL, e->lane_alloc = 0, e->pw = NULL, e->nonblocking = NULL;
-  free(e->pk);
-  free(e->kl);
-  free(e->kc0);
-  free(e->kg);
-  free(e->kb);
-  free(e->klat);
-  free(e->kcoef);
-  e->pk = NULL, e->kl = e->kc0 = e->kg = e->kb = e->klat = e->kcoef = NULL;
-  e->pairs = NULL, e->nk = e->K = 0;
+  drop_plan(e); /* the first plan, and what depends on its numbering */
   int rc = build_plan(e, 1, key, err, errlen);
   if (rc) rc = build_plan(e, 1, NULL, err, errlen); /* zero-cost ties against posting order */
   free(key);
@@ -694,26 +699,8 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
 
 void llamp_engine_destroy(llamp_engine_t *e) {
   if (!e) return;
-  free(e->gv);
-  free(e->own_kind);
-  free(e->own_value);
-  free(e->own_off);
-  free(e->own_src);
-  free(e->work);
-  free(e->terminal);
-  free(e->lane_start);
-  free(e->lane_coef);
-  free(e->tail_buf);
-  free(e->pw);
-  free(e->nonblocking);
+  drop_plan(e);
   free(e->gap_prev);
-  free(e->pk);
-  free(e->kl);
-  free(e->kc0);
-  free(e->kg);
-  free(e->kb);
-  free(e->klat);
-  free(e->kcoef);
   free(e);
 }
 
