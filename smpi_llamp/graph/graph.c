@@ -578,7 +578,7 @@ static void gather(void *a, size_t elem, const uint32_t *inv, uint64_t n, void *
   case 4: for (uint64_t p = 0; p < n; p++) ((uint32_t *)scratch)[p] = ((uint32_t *)a)[inv[p]]; break;
   default: for (uint64_t p = 0; p < n; p++) ((double *)scratch)[p] = ((double *)a)[inv[p]]; break;
   }
-  memcpy(a, scratch, n * elem);
+  if (n) memcpy(a, scratch, n * elem); /* an empty graph has no arrays */
 }
 
 /* The rank of each builder id from the ranks' id blocks (given in any
@@ -640,7 +640,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
     for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) src[k++] = g->in_src[e];
   }
   off[n] = (uint32_t)k;
-  memcpy(g->in_src, src, m * sizeof *src);
+  if (m) memcpy(g->in_src, src, m * sizeof *src); /* a graph without edges has no in_src */
   uint32_t *old_off = g->in_off;
   g->in_off = off;
   off = NULL;
