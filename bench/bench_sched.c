@@ -4,8 +4,11 @@
  * Prints records/s (the trace events the capture recorded), vertices/s, and
  * the writers' memory per record; a read-only pass shows what decoding the
  * records costs on its own.  No targets are asserted (shared machines).
- * usage: bench_sched [records=10000000] [ranks=64] [gap=0] [reps=3]
- *   gap: seconds between consecutive MPI calls (each gap becomes a calc) */
+ * usage: bench_sched [records=10000000] [ranks=64] [gap=0] [reps=3] [allreduce=0] [nb=4]
+ *   gap: seconds between consecutive MPI calls (each gap becomes a calc)
+ *   allreduce: 8-byte MPI_Allreduce calls per iteration (a CG-like trace:
+ *   few ranks, small messages, collectives; e.g. ranks=8 nb=2 allreduce=2)
+ *   nb: neighbours per iteration, 2 (a 1-D ring) or 4 */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -43,10 +46,12 @@ int main(int argc, char **argv) {
   uint32_t P = (uint32_t)arg(argc, argv, "ranks", 64);
   double gap = arg(argc, argv, "gap", 0);
   int reps = (int)arg(argc, argv, "reps", 3);
+  int nallr = (int)arg(argc, argv, "allreduce", 0);
+  int nbs = arg(argc, argv, "nb", 4) == 2 ? 2 : 4;
   uint32_t px = (uint32_t)sqrt((double)P);
   while (P % px) px--;
   uint32_t py = P / px;
-  uint64_t iters = want / ((uint64_t)P * 9);
+  uint64_t iters = want / ((uint64_t)P * (2 * nbs + 1 + nallr));
   if (iters == 0) iters = 1;
   const double compute = 10e-6, call = 0.3e-6;
   const uint64_t bytes = 8192;
@@ -76,12 +81,12 @@ int main(int argc, char **argv) {
     llamp_trace_append(w[r], &rec, NULL);
     for (uint64_t it = 0; it < iters; it++) {
       t += compute * (1 + 0.01 * ((r * 7 + it) % 5));
-      for (int k = 0; k < 8; k++) {
-        int is_recv = k < 4;
+      for (int k = 0; k < 2 * nbs; k++) {
+        int is_recv = k < nbs;
         memset(&rec, 0, sizeof rec);
         rec.op = is_recv ? LLAMP_OP_IRECV : LLAMP_OP_ISEND;
-        rec.peer = (int32_t)nb[is_recv ? (k ^ 1) : k - 4];
-        rec.tag = is_recv ? k : k - 4; /* direction d: sent to nb[d], received from nb[d^1] */
+        rec.peer = (int32_t)nb[is_recv ? (k ^ 1) : k - nbs];
+        rec.tag = is_recv ? k : k - nbs; /* direction d: sent to nb[d], received from nb[d^1] */
         rec.bytes = bytes;
         rec.req = req++;
         rec.status_source = rec.status_tag = -1;
@@ -102,10 +107,23 @@ int main(int argc, char **argv) {
       rec.tag = -1;
       rec.req = LLAMP_TRACE_NO_REQ;
       rec.status_source = rec.status_tag = -1;
-      rec.nwords = 16;
+      rec.nwords = 4 * nbs;
       rec.t_start = t;
       rec.t_end = t += 2 * call;
       llamp_trace_append(w[r], &rec, pl);
+      for (int k = 0; k < nallr; k++) {
+        memset(&rec, 0, sizeof rec);
+        rec.op = LLAMP_OP_ALLREDUCE;
+        rec.comm = LLAMP_TRACE_COMM_WORLD;
+        rec.peer = LLAMP_TRACE_NO_PEER;
+        rec.tag = 8; /* collective records: the datatype's size */
+        rec.bytes = 8;
+        rec.req = LLAMP_TRACE_NO_REQ;
+        rec.status_source = rec.status_tag = -1;
+        rec.t_start = t += compute / 10;
+        rec.t_end = t += call;
+        llamp_trace_append(w[r], &rec, NULL);
+      }
     }
     rec.op = LLAMP_OP_FINALIZE;
     rec.nwords = 0;
@@ -120,8 +138,8 @@ int main(int argc, char **argv) {
     records += llamp_trace_records(w[r]);
     mem += llamp_trace_writer_memory(w[r]);
   }
-  printf("trace: 2-D halo %ux%u, %llu iterations, %llu records (%.1f M records/s written)\n", px,
-         py, (unsigned long long)iters, (unsigned long long)records, records / twrite / 1e6);
+  printf("trace: 2-D halo %ux%u (%d neighbours, %d allreduce per iteration), %llu iterations, "
+         "%llu records (%.1f M records/s written)\n", px, py, nbs, nallr, (unsigned long long)iters, (unsigned long long)records, records / twrite / 1e6);
   printf("trace memory: %.1f MiB, %.1f B/record\n", mem / 1048576.0, (double)mem / records);
 
   llamp_trace_reader_t **rd = calloc(P, sizeof *rd);

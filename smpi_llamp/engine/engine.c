@@ -393,7 +393,16 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   prev_msg = NULL;
   order = malloc((n ? n : 1) * 4);
   if (!order) goto oom;
-  if (plan_sort(n, off, src, order) != n) {
+  /* the graph is numbered topologically with locality (llamp_graph.h): keep
+   * its order when the added edges respect it too (Kahn's order is a
+   * breadth-first one: 3-4x slower passes on large graphs) */
+  int forward = 1;
+  for (uint64_t v = 0; v < n && forward; v++)
+    for (uint32_t i = off[v]; i < off[v + 1]; i++)
+      forward &= (src[i] & PLAN_MASK) < v;
+  if (forward) {
+    for (uint64_t v = 0; v < n; v++) order[v] = (uint32_t)v;
+  } else if (plan_sort(n, off, src, order) != n) {
     snprintf(err, errlen,
              "the rendezvous (S=%.0f B) or gap modelling makes the graph cyclic: a blocking send "
              "larger than S waits for a receive that waits for it (a deadlock in real MPI too)",

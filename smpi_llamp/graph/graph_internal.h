@@ -7,6 +7,10 @@
 /* Vertex ids are stored in the low 30 bits of an edge word. */
 #define LLAMP_MAX_VERTICES ((uint64_t)LLAMP_EDGE_SRC_MASK)
 
+/* Vertices are numbered in a topological order by (level, builder id): the
+ * level is the longest chain of edges before the vertex, so a vertex sits
+ * about one level's width after its predecessors and a pass over 0..n-1
+ * touches memory in a sliding window (the locality layout). */
 struct llamp_graph {
   uint32_t num_ranks;
   uint64_t n, m, num_messages;
@@ -15,11 +19,23 @@ struct llamp_graph {
   double *value;     /* calc: seconds; send/recv: bytes */
   int32_t *tag;      /* resolved tag (a receive gets its send's tag) */
   uint32_t *partner; /* matched send/recv, LLAMP_NONE32 for calc */
+  uint32_t *id;      /* n: builder id (a rank's ids are contiguous, in posting order) */
   uint32_t *in_off;  /* n+1: v's in-edges are in_src[in_off[v] .. in_off[v+1]) */
-  uint32_t *in_src;  /* m: source | kind << 30 */
-  uint32_t *topo;    /* n: the vertices in a topological order */
-  uint64_t *rank_first; /* num_ranks+1: a rank's vertices are contiguous, in posting order */
+  uint32_t *in_src;  /* m: source | kind << 30, every source < v */
+  uint64_t *rank_first; /* num_ranks+1: a rank's builder ids start here */
+  void *map;            /* non-NULL: the arrays point into this read-only mapping */
+  size_t map_len;
 };
 
 llamp_graph_t *llamp_graph_alloc(uint32_t num_ranks, uint64_t n, uint64_t m);
+
+/* Renumber a graph whose vertices are builder ids (sources, partners and
+ * rank_first in builder ids, id unset) into the locality layout; level[v]
+ * is v's level (consumed: freed in every case).  0 / -1 (out of memory). */
+int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level);
+
+/* Memory-safety checks of a graph read from a file, one streaming pass per
+ * array: offsets, sources before their vertex, kinds, ranks, partners and
+ * values in range.  0 / -1 with a message. */
+int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen);
 #endif

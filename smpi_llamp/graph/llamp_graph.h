@@ -8,8 +8,10 @@
  * Life cycle: a llamp_builder_t collects the operations of each rank in program
  * order plus their dependencies (GOAL `requires` / `irequires`), then
  * llamp_builder_finish() matches sends to receives, checks the result and
- * freezes it into a compact llamp_graph_t whose vertices are numbered in a
- * topological order and whose in-edges are stored CSR-style.
+ * freezes it into a compact llamp_graph_t whose vertices are renumbered in a
+ * topological order that keeps each vertex near its predecessors (by level,
+ * then builder id: the locality layout) and whose in-edges are stored
+ * CSR-style.  llamp_graph_id() maps a vertex back to its builder id.
  *
  * Units are SI: calc durations in seconds, message sizes in bytes. */
 #ifndef LLAMP_GRAPH_H
@@ -100,10 +102,14 @@ uint64_t llamp_graph_num_vertices(const llamp_graph_t *g);
 uint64_t llamp_graph_num_edges(const llamp_graph_t *g);
 uint64_t llamp_graph_num_messages(const llamp_graph_t *g);
 
-/* Vertices are numbered 0..n-1 rank by rank, each rank's in posting order
- * (the builder's ids); llamp_graph_topo(g, i) is the i-th vertex of a
- * topological order (every in-edge's source comes earlier). */
+/* Vertices are numbered 0..n-1 in a topological order (every in-edge's
+ * source has a smaller number), by level (the longest chain of edges before
+ * the vertex), ties by builder id.  llamp_graph_topo(g, i) is i (kept for
+ * callers written for the older layout). */
 uint64_t llamp_graph_topo(const llamp_graph_t *g, uint64_t i);
+/* The builder id of v (llamp_builder_add's return value): a rank's ids are
+ * contiguous, in posting order. */
+uint64_t llamp_graph_id(const llamp_graph_t *g, uint64_t v);
 llamp_vertex_kind_t llamp_graph_kind(const llamp_graph_t *g, uint64_t v);
 uint32_t llamp_graph_rank(const llamp_graph_t *g, uint64_t v);
 double llamp_graph_value(const llamp_graph_t *g, uint64_t v); /* seconds or bytes */
@@ -123,7 +129,8 @@ uint64_t llamp_graph_partner(const llamp_graph_t *g, uint64_t v);
 
 /* Raw arrays for the engine's hot loops (read only, valid while g lives).
  * v's in-edges are in_src[in_beg[v] .. in_end[v]) with in_src[e] = source |
- * (kind << 30); topo lists the vertices in a topological order. */
+ * (kind << 30), every source < v; topo is NULL: 0..n-1 is the topological
+ * order (it was an index array before the locality layout). */
 typedef struct {
   uint64_t n, m;
   const uint8_t *kind;

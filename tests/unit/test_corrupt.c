@@ -90,6 +90,8 @@ int main(void) {
   int nb = getenv("LLAMP_FLIP_ALL") ? 0 : 9; /* every value there too (~40 s) */
   flip_all("data/fuzz/llg/paper_example.llg", read_llg, NULL, 0);
   flip_all("data/fuzz/llg/random.llg", read_llg, NULL, 0);
+  flip_all("data/fuzz/llg/paper_example-v4.llg", read_llg, NULL, 0);
+  flip_all("data/fuzz/llg/random-v4.llg", read_llg, NULL, 0);
   flip_all("data/fuzz/llt/paper-r1.llt", read_llt, NULL, 0);
   flip_all("data/fuzz/llt/self-1rank.llt", read_llt, NULL, 0);
   flip_all("data/fuzz/llt/all_calls-spill-r1.llt", read_llt, bits, nb);

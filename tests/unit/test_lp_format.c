@@ -302,7 +302,8 @@ int main(int argc, char **argv) {
   snprintf(lp, sizeof lp, "%s/a.lp", work);
   snprintf(mps, sizeof mps, "%s/a.mps", work);
 
-  /* the paper's Eq. 6 (graph vertices: 0 c0, 1 S, 2 c1, 3 c2, 4 R, 5 c3) */
+  /* the paper's Eq. 6 (graph vertices by level, then builder id: 0 c0, 1 c2, 2 S, 3 c1,
+   * 4 R, 5 c3) */
   llamp_params_t p;
   llamp_params_default(&p);
   p.o = 0;
@@ -316,11 +317,11 @@ int main(int argc, char **argv) {
   CHECK(body != NULL);
   if (body) {
     const char *expect = "Minimize\n obj: t\nSubject To\n"
-                         " e0: y1 - y0 >= 0.1\n"
-                         " e1: y2 - y1 - o >= 0\n"
-                         " end2: t - y2 >= 1\n"
-                         " e2: y4 - y1 - l - 3 G - o >= 0\n"
-                         " e3: y4 - y3 >= 0.5\n"
+                         " e0: y2 - y0 >= 0.1\n"
+                         " e1: y3 - y2 - o >= 0\n"
+                         " end3: t - y3 >= 1\n"
+                         " e2: y4 - y2 - l - 3 G - o >= 0\n"
+                         " e3: y4 - y1 >= 0.5\n"
                          " e4: y5 - y4 - o >= 0\n"
                          " end5: t - y5 >= 1\n"
                          "Bounds\n l >= 0.5\n G >= 0.005\n o >= 0\nEnd\n";
@@ -360,9 +361,9 @@ int main(int argc, char **argv) {
   CHECK(llamp_lp_write(g, &p, LLAMP_LP_CPLEX, LLAMP_LP_MIN_RUNTIME, 0, lp, err, sizeof err) == 0);
   body = slurp_body(lp);
   if (body) {
-    CHECK(contains(body, " e1: y2 - y1 - o >= 0\n"));     /* end(S) */
-    CHECK(contains(body, " c1: y2 - y4 - l - 3 G >= 0\n")); /* data read: recv start + l + 3G */
-    CHECK(contains(body, " e2: y4 - y1 - l - o >= 0\n"));   /* RTS */
+    CHECK(contains(body, " e1: y3 - y2 - o >= 0\n"));     /* end(S) */
+    CHECK(contains(body, " c1: y3 - y4 - l - 3 G >= 0\n")); /* data read: recv start + l + 3G */
+    CHECK(contains(body, " e2: y4 - y2 - l - o >= 0\n"));   /* RTS */
     CHECK(contains(body, " done4: t - y4 - l - 3 G >= 0\n"));
     CHECK(contains(body, " e4: y5 - y4 - 2 l - 3 G - o >= 0\n"));
     free(body);

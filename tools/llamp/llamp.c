@@ -531,6 +531,7 @@ static int cmd_analyze(int argc, char **argv) {
     for (uint64_t i = 0; i < plen; i++) {
       pr[i] = llamp_graph_rank(g, path_v[i]);
       pk[i] = llamp_graph_kind(g, path_v[i]);
+      path_v[i] = llamp_graph_id(g, path_v[i]); /* reported as builder ids: rank by rank, posting order */
     }
     a.path = path_v;
     a.path_len = plen;
