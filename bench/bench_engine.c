@@ -72,6 +72,8 @@ int main(int argc, char **argv) {
       t_best = fmin(t_best, now() - t0);
     }
     printf("eval_seconds %.9f\nT_seconds %.12g\nlambda_L %g\n", t_best, r.T, r.slope_right);
+    /* exact, for comparing two builds bit for bit (bench_scale.sh REF_BENCH) */
+    printf("T_hex %a\nlambda_L_hex %a\n", r.T, r.slope_right);
     llamp_engine_destroy(e);
     llamp_graph_destroy(g);
     return 0;

@@ -5,9 +5,10 @@
 # times from --timing and its peak memory (/usr/bin/time -v), loading speed
 # (file size / reading stage), the tolerances as a ratio of the evaluation
 # stage in the same run, and one evaluation alone (bench_engine, best of 20,
-# CPU time).  With REF_LLAMP set (another build's llamp, e.g. main's), that
-# build generates the same graph in its own format and its T and lambda_L
-# must equal ours (speed never changes an answer).
+# CPU time).  With REF_BUILD set (another build directory, e.g. of the commit
+# before the locality layout, with bench_engine's T_hex/lambda_L_hex lines),
+# that build generates the same graph in its own format and layout, and its
+# T and lambda_L must equal ours bit for bit (speed never changes an answer).
 #   bench/bench_scale.sh [BUILD_DIR] [GRAPH ...]
 # GRAPH is a name below (default: halo7 halo8 wave4096 halo101); big ones
 # need memory: halo101 ~5 GB to generate, halo300 ~14 GB.
@@ -62,15 +63,18 @@ for name in $graphs; do
   BENCH_EVAL_ONLY=1 "$build/bin/bench_engine" "$g" >"$work/eval.out"
   es=$(sed -n 's/^eval_seconds //p' "$work/eval.out")
   printf "one evaluation (best of 20, CPU): %.3f s = %.1f M events/s\n" "$es" "$(echo "$n / $es / 1000000" | bc -l)"
-  if [ -n "${REF_LLAMP:-}" ]; then
+  if [ -n "${REF_BUILD:-}" ]; then
+    # the reference build generates the same graph in its own format and
+    # layout; one evaluation there and here must give the same doubles
     # shellcheck disable=SC2046
-    "$REF_LLAMP" generate $(spec "$name") -o "$work/ref.llg" >/dev/null
-    "$REF_LLAMP" analyze "$work/ref.llg" --tolerance none >"$work/ref.out"
+    "$REF_BUILD/bin/llamp" generate $(spec "$name") -o "$work/ref.llg" >/dev/null 2>&1
+    BENCH_EVAL_ONLY=1 "$REF_BUILD/bin/bench_engine" "$work/ref.llg" >"$work/ref.out"
     rm -f "$work/ref.llg"
-    if [ "$(answer "$work/ref.out")" = "$(answer "$work/an.out")" ]; then
-      echo "same T and lambda_L as $REF_LLAMP: yes ($(answer "$work/an.out" | tr -s ' ' | tr '\n' ';'))"
+    mine=$(grep _hex "$work/eval.out" | tr '\n' ' ')
+    if [ -n "$mine" ] && [ "$(grep _hex "$work/ref.out" | tr '\n' ' ')" = "$mine" ]; then
+      echo "T and lambda_L bit for bit as $REF_BUILD: yes ($mine)"
     else
-      echo "same T and lambda_L as $REF_LLAMP: NO"; answer "$work/ref.out"; answer "$work/an.out"
+      echo "T and lambda_L bit for bit as $REF_BUILD: NO"; grep _hex "$work/ref.out" "$work/eval.out"
     fi
   fi
   [ "${KEEP:-0}" = 1 ] || rm -f "$g"

@@ -108,7 +108,8 @@ static int eval(llamp_engine_t *e, const llamp_params_t *p, double L, double G, 
   q.L = L;
   q.G = G;
   llamp_point_t pt;
-  if (llamp_engine_point(e, &q, &pt)) {
+  /* T, lambda_L, lambda_G and the path's breakdown: two passes, not one per parameter */
+  if (llamp_engine_point_of(e, &q, 1u << LLAMP_PARAM_G, &pt)) {
     seterr(err, errlen, "classify: evaluation at L = %g s, G = %g s/B failed", L, G);
     return -1;
   }

@@ -1073,16 +1073,30 @@ int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double
   return 0;
 }
 
+static int point(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt, int extra,
+                 llamp_point_t *out);
+
 int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out) {
+  return point(e, p, ~0u, 1, out);
+}
+
+int llamp_engine_point_of(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt,
+                          llamp_point_t *out) {
+  return point(e, p, wrt | 1u << LLAMP_PARAM_L, 0, out);
+}
+
+static int point(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt, int extra,
+                 llamp_point_t *out) {
   memset(out, 0, sizeof *out);
   llamp_eval_t r;
-  for (uint32_t x = 0; e->pairs && x < e->pairs->num_params; x++) {
+  for (uint32_t x = 0; extra && e->pairs && x < e->pairs->num_params; x++) {
     if (llamp_engine_eval(e, p, LLAMP_PARAM_X(x), &r)) return -1;
     out->lambda_x[x] = r.slope_right;
     out->lambda_x_left[x] = r.slope_left;
   }
   for (int w = LLAMP_NUM_PARAMS - 1; w >= 0; w--) { /* L last: its pass feeds the path */
     if (w == LLAMP_PARAM_GAP && !(e->proto.g > 0)) continue;
+    if (!(wrt >> w & 1)) continue;
     if (llamp_engine_eval(e, p, (llamp_param_t)w, &r)) return -1;
     out->lambda[w] = r.slope_right;
     out->lambda_left[w] = r.slope_left;

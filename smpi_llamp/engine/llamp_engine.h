@@ -151,6 +151,12 @@ typedef struct {
   uint64_t path_vertices, path_messages;
 } llamp_point_t;
 int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t *out);
+/* The same with the derivatives of only the parameters in `wrt` (bit
+ * 1 << LLAMP_PARAM_*; L is always computed, extra parameters never): one
+ * pass per parameter, so a caller that needs T, lambda_L and lambda_G at
+ * many points (classification) pays two passes, not one per parameter. */
+int llamp_engine_point_of(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt,
+                          llamp_point_t *out);
 
 /* The critical path as vertex ids from the first to the last vertex
  * (caller frees *path).  Ties are broken toward more latency terms. */
