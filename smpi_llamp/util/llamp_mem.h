@@ -8,4 +8,12 @@
 /* Ask for huge pages on the 2 MiB-aligned interior of [p, p + bytes);
  * a no-op for small blocks or where unsupported. */
 void llamp_mem_advise_huge(void *p, size_t bytes);
+
+/* For a command-line process that frees and reallocates arrays of gigabytes
+ * (one engine pass after another): keep freed memory in the heap instead of
+ * returning it to the kernel, whose fresh pages must be zeroed again at the
+ * next first touch (glibc maps blocks above 32 MiB and unmaps them on free;
+ * measured on a 101 M-event graph: 16-19 s -> 14 s, the same peak).  Not
+ * for libraries loaded into someone else's process (the capture). */
+void llamp_mem_keep_freed(void);
 #endif

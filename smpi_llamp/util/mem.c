@@ -3,6 +3,9 @@
 
 #include <stdint.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
@@ -15,5 +18,12 @@ void llamp_mem_advise_huge(void *p, size_t bytes) {
 #else
   (void)p;
   (void)bytes;
+#endif
+}
+
+void llamp_mem_keep_freed(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_MAX, 0);             /* every block from the heap */
+  mallopt(M_TRIM_THRESHOLD, -1);      /* and the heap never shrinks (mallopt(3)) */
 #endif
 }

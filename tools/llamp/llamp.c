@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "llamp_mem.h"
 #include "llamp_coll.h"
 #include "llamp_engine.h"
 #include "llamp_goal.h"
@@ -1147,6 +1148,7 @@ static int cmd_model(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  llamp_mem_keep_freed(); /* passes over gigabyte arrays, one after another */
   if (argc < 2) {
     fputs(main_help, stderr);
     return 1;
