@@ -1304,8 +1304,14 @@ static inline void lane_merge(double c, double ch, double *b, double *bh) {
   *bh = nh;
 }
 
-int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
-                             const double *xs, size_t K, double *T_out, double *slope_out) {
+/* One pass carrying K lanes; lane k evaluates the graph at w1 = x1[k] and,
+ * when `two`, w2 = x2[k] (costs are affine in each parameter and have no
+ * product of two, so every cost is base + c1 x1 + c2 x2 with base taken at
+ * w1 = w2 = 0); the slope is along w1. */
+static inline __attribute__((always_inline)) int lanes_pass(llamp_engine_t *e, const llamp_params_t *p,
+                                                            llamp_param_t w1, const double *x1,
+                                                            llamp_param_t w2, const double *x2, int two,
+                                                            size_t K, double *T_out, double *slope_out) {
   if (K == 0) return 0;
   if (e->lane_alloc < K) {
     free(e->lane_start);
@@ -1315,16 +1321,16 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
     e->lane_alloc = e->lane_start && e->lane_coef ? K : 0;
     if (!e->lane_alloc) return -1;
   }
-  /* every cost is base + coef * x, with base evaluated at x = 0 */
   llamp_params_t q = *p;
-  llamp_params_set(&q, w, 0);
+  llamp_params_set(&q, w1, 0);
+  if (two) llamp_params_set(&q, w2, 0);
   theta_t t = theta_of(e, &q);
   const uint8_t *kind = e->kind;
   const double *val = e->value;
   const pwv_t *pw = e->pw;
   double *st = e->lane_start, *ch = e->lane_coef;
-  double T[K], Th[K], x[K];
-  for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0, x[k] = xs[k];
+  double T[K], Th[K], x[K], y[K];
+  for (size_t k = 0; k < K; k++) T[k] = Th[k] = 0, x[k] = x1[k], y[k] = two ? x2[k] : 0;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     double *restrict sv = st + v * K, *restrict hv = ch + v * K;
@@ -1333,23 +1339,53 @@ int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_p
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = val[u];
       const double *restrict su = st + (uint64_t)u * K, *restrict hu = ch + (uint64_t)u * K;
-      double base = ecost(type, vu, &t, pw, u), ce = ecoef(type, vu, w, &t, pw, u);
+      double base = ecost(type, vu, &t, pw, u), ce = ecoef(type, vu, w1, &t, pw, u);
+      double ce2 = two ? ecoef(type, vu, w2, &t, pw, u) : 0;
       if (!from_start(type)) {
         base += vcost(kind[u], vu, &t, pw, u);
-        ce += vcoef(kind[u], vu, w, &t, pw, u);
+        ce += vcoef(kind[u], vu, w1, &t, pw, u);
+        if (two) ce2 += vcoef(kind[u], vu, w2, &t, pw, u);
       }
-      for (size_t k = 0; k < K; k++) lane_merge(su[k] + (base + ce * x[k]), hu[k] + ce, &sv[k], &hv[k]);
+      if (two)
+        for (size_t k = 0; k < K; k++)
+          lane_merge(su[k] + (base + ce * x[k] + ce2 * y[k]), hu[k] + ce, &sv[k], &hv[k]);
+      else
+        for (size_t k = 0; k < K; k++) lane_merge(su[k] + (base + ce * x[k]), hu[k] + ce, &sv[k], &hv[k]);
     }
-    double vb = vcost(kind[v], val[v], &t, pw, v), vc = vcoef(kind[v], val[v], w, &t, pw, v);
-    for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (vb + vc * x[k]), hv[k] + vc, &T[k], &Th[k]);
+    double vb = vcost(kind[v], val[v], &t, pw, v), vc = vcoef(kind[v], val[v], w1, &t, pw, v);
+    double vc2 = two ? vcoef(kind[v], val[v], w2, &t, pw, v) : 0;
+    for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (vb + vc * x[k] + vc2 * y[k]), hv[k] + vc, &T[k], &Th[k]);
     if (kind[v] == K_RECV_RNDV) {
-      double rb = ecost(E_RNDV_DONE, val[v], &t, pw, v), rc = ecoef(E_RNDV_DONE, val[v], w, &t, pw, v);
-      for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (rb + rc * x[k]), hv[k] + rc, &T[k], &Th[k]);
+      double rb = ecost(E_RNDV_DONE, val[v], &t, pw, v), rc = ecoef(E_RNDV_DONE, val[v], w1, &t, pw, v);
+      double rc2 = two ? ecoef(E_RNDV_DONE, val[v], w2, &t, pw, v) : 0;
+      for (size_t k = 0; k < K; k++) lane_merge(sv[k] + (rb + rc * x[k] + rc2 * y[k]), hv[k] + rc, &T[k], &Th[k]);
     }
   }
   for (size_t k = 0; k < K; k++) {
     T_out[k] = T[k];
     if (slope_out) slope_out[k] = Th[k];
+  }
+  return 0;
+}
+
+int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
+                             const double *xs, size_t K, double *T_out, double *slope_out) {
+  return lanes_pass(e, p, w, xs, w, NULL, 0, K, T_out, slope_out);
+}
+
+int llamp_engine_sweep_grid(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w1,
+                            const double *x1, size_t n1, llamp_param_t w2, const double *x2,
+                            size_t n2, double *T_out, double *slope_out) {
+  if (w1 == w2 || (unsigned)w1 >= llamp_params_count(p) || (unsigned)w2 >= llamp_params_count(p))
+    return -1;
+  /* lanes in chunks: the lane arrays cost 16 B per vertex and lane */
+  enum { CHUNK = 64 };
+  double a[CHUNK], b[CHUNK];
+  size_t K = n1 * n2;
+  for (size_t k0 = 0; k0 < K; k0 += CHUNK) {
+    size_t m = K - k0 < CHUNK ? K - k0 : CHUNK;
+    for (size_t k = 0; k < m; k++) a[k] = x1[(k0 + k) / n2], b[k] = x2[(k0 + k) % n2];
+    if (lanes_pass(e, p, w1, a, w2, b, 1, m, T_out + k0, slope_out ? slope_out + k0 : NULL)) return -1;
   }
   return 0;
 }

@@ -246,6 +246,13 @@ int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
 /* The lane pass alone (kept for cross-checks and benchmarks). */
 int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
                              const double *xs, size_t k, double *T, double *slope);
+/* A 2-D sweep (e.g. l_wire x d_switch): T at every (x1[i], x2[j]) into
+ * T[i * n2 + j] and its right slope along w1 into slope (may be NULL), one
+ * pass per 64 grid points carrying one lane per point.  w1 != w2; -1 when
+ * they are equal or unknown, or out of memory. */
+int llamp_engine_sweep_grid(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w1,
+                            const double *x1, size_t n1, llamp_param_t w2, const double *x2,
+                            size_t n2, double *T, double *slope);
 
 /* ---- per-pair sensitivities (docs/topology.md, "Per-pair sensitivities") ----
  * lambda_L^{ij} = dT/dL_ij and lambda_G^{ij} = dT/dG_ij, L_ij and G_ij being

@@ -41,6 +41,11 @@ typedef struct {
   const double *sweep_x, *sweep_T, *sweep_lambda;
   size_t num_sweep;
   llamp_param_t wrt; /* what the range and the sweep vary (default L) */
+  /* a 2-D sweep: sweep_T and sweep_lambda (along wrt) hold num_sweep x
+   * num_sweep2 points, row i * num_sweep2 + j at (sweep_x[i], sweep2_x[j]) */
+  const double *sweep2_x;
+  size_t num_sweep2;
+  llamp_param_t wrt2;
   const uint64_t *path; /* critical path vertices (graph ids), optional */
   size_t path_len;
   const uint32_t *path_ranks;

@@ -194,10 +194,16 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
     fprintf(f, "\n");
   }
   if (a->num_sweep) {
-    fprintf(f, "sweep:          L          T    λ_L\n");
-    for (size_t i = 0; i < a->num_sweep; i++)
-      fprintf(f, "      %12s %12s %6g\n", llamp_units_format_time(a->sweep_x[i], b1, sizeof b1),
-              llamp_units_format_time(a->sweep_T[i], b2, sizeof b2), a->sweep_lambda[i]);
+    const char *n1 = llamp_params_name(&a->params, a->wrt);
+    size_t n2 = a->num_sweep2 ? a->num_sweep2 : 1;
+    fprintf(f, "sweep: %11s", n1);
+    if (a->num_sweep2) fprintf(f, " %12s", llamp_params_name(&a->params, a->wrt2));
+    fprintf(f, "          T    λ_%s\n", n1);
+    for (size_t k = 0; k < a->num_sweep * n2; k++) {
+      fprintf(f, "      %12s", llamp_units_format_time(a->sweep_x[k / n2], b1, sizeof b1));
+      if (a->num_sweep2) fprintf(f, " %12s", llamp_units_format_time(a->sweep2_x[k % n2], b1, sizeof b1));
+      fprintf(f, " %12s %6g\n", llamp_units_format_time(a->sweep_T[k], b2, sizeof b2), a->sweep_lambda[k]);
+    }
   }
   if (a->path_by_rank && a->ranks > 1 && p->T > 0) { /* the three ranks it spends most time on */
     uint32_t top[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
@@ -397,12 +403,17 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
   }
   if (a->num_sweep) {
     fprintf(f, "  \"sweep\": [");
-    for (size_t i = 0; i < a->num_sweep; i++) {
-      fprintf(f, "%s\n    {\"%s\": ", i ? "," : "", llamp_params_name(q, a->wrt));
-      json_num(f, a->sweep_x[i]);
+    size_t n2 = a->num_sweep2 ? a->num_sweep2 : 1;
+    for (size_t k = 0; k < a->num_sweep * n2; k++) {
+      fprintf(f, "%s\n    {\"%s\": ", k ? "," : "", llamp_params_name(q, a->wrt));
+      json_num(f, a->sweep_x[k / n2]);
+      if (a->num_sweep2) {
+        fprintf(f, ", \"%s\": ", llamp_params_name(q, a->wrt2));
+        json_num(f, a->sweep2_x[k % n2]);
+      }
       fprintf(f, ", \"runtime\": ");
-      json_num(f, a->sweep_T[i]);
-      fprintf(f, ", \"lambda_%s\": %g}", llamp_params_name(q, a->wrt), a->sweep_lambda[i]);
+      json_num(f, a->sweep_T[k]);
+      fprintf(f, ", \"lambda_%s\": %g}", llamp_params_name(q, a->wrt), a->sweep_lambda[k]);
     }
     fprintf(f, "\n  ],\n");
   }
@@ -417,9 +428,15 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
 void llamp_report_csv(FILE *f, const llamp_analysis_t *a) {
   const llamp_point_t *p = &a->point;
   if (a->num_sweep) {
-    fprintf(f, "L,runtime,lambda_L\n");
-    for (size_t i = 0; i < a->num_sweep; i++)
-      fprintf(f, "%.12g,%.12g,%g\n", a->sweep_x[i], a->sweep_T[i], a->sweep_lambda[i]);
+    const char *n1 = llamp_params_name(&a->params, a->wrt);
+    size_t n2 = a->num_sweep2 ? a->num_sweep2 : 1;
+    if (a->num_sweep2) fprintf(f, "%s,%s,runtime,lambda_%s\n", n1, llamp_params_name(&a->params, a->wrt2), n1);
+    else fprintf(f, "%s,runtime,lambda_%s\n", n1, n1);
+    for (size_t k = 0; k < a->num_sweep * n2; k++) {
+      fprintf(f, "%.12g,", a->sweep_x[k / n2]);
+      if (a->num_sweep2) fprintf(f, "%.12g,", a->sweep2_x[k % n2]);
+      fprintf(f, "%.12g,%g\n", a->sweep_T[k], a->sweep_lambda[k]);
+    }
   } else if (a->have_range) {
     fprintf(f, "L,lambda_before,lambda_after,runtime\n");
     for (size_t i = 0; i < a->num_breakpoints; i++)

@@ -37,6 +37,26 @@ static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, dou
     CHECK(r.slope_right == s2[k]);
     CHECK(r.slope_right == s1[k]);
   }
+  /* 2-D sweep (llamp_engine_sweep_grid) against single evaluations at each
+   * grid point: 9 x 8 = 72 points, two passes of lanes (64 + 8) */
+  {
+    enum { N1 = 9, N2 = 8 };
+    llamp_param_t w2 = w == LLAMP_PARAM_L ? LLAMP_PARAM_G : LLAMP_PARAM_L;
+    double base2 = llamp_params_get(&p, w2), span2 = w2 == LLAMP_PARAM_G ? 1e-9 : 5e-6;
+    double y[N2], TG[N1 * N2], sG[N1 * N2];
+    for (int j = 0; j < N2; j++) y[j] = base2 + span2 * j / (N2 - 1);
+    CHECK(llamp_engine_sweep_grid(e, &p, w, xs, N1, w2, y, N2, TG, sG) == 0);
+    CHECK(llamp_engine_sweep_grid(e, &p, w, xs, N1, w, y, N2, TG, sG) == -1);
+    for (int k = 0; k < N1 * N2; k++) {
+      llamp_params_t q = p;
+      llamp_params_set(&q, w, xs[k / N2]);
+      llamp_params_set(&q, w2, y[k % N2]);
+      llamp_eval_t r;
+      CHECK(llamp_engine_eval(e, &q, w, &r) == 0);
+      CHECK(rel(r.T, TG[k]) < 1e-11);
+      CHECK(r.slope_right == sG[k]);
+    }
+  }
   /* breakpoints: parametric vs Eisner-Severance, each confirmed */
   llamp_breakpoint_t *a = NULL, *b = NULL;
   size_t na = 0, nb = 0;

@@ -272,6 +272,9 @@ static const char *analyze_help =
     "  --sweep A:B:STEP    T and λ over many values in one pass\n"
     "  --wrt NAME          parameter varied by --range and --sweep: L, G, o, or with\n"
     "                      --routes l_wire, d_switch, dl_CLASS (default L)\n"
+    "  --sweep2 A:B:STEP   with --sweep: a 2-D sweep, T on the grid of both (one\n"
+    "                      pass per 64 points), e.g. --wrt l_wire --wrt2 d_switch\n"
+    "  --wrt2 NAME         the second parameter of --sweep2 (required with it)\n"
     "Topology (docs/topology.md):\n"
     "  --routes FILE       per-pair message costs from a routes file (a capture's\n"
     "                      routes.txt, or llamp-routes): every message costs its\n"
@@ -295,7 +298,8 @@ static int cmd_analyze(int argc, char **argv) {
   common_init(&co);
   int want_path = 0, have_budget = 0;
   double range_lo = 0, range_hi = 0, budget = 0, sw_a = 0, sw_b = 0, sw_step = 0;
-  const char *range_str = NULL, *sweep_str = NULL;
+  const char *range_str = NULL, *sweep_str = NULL, *sweep2_str = NULL, *wrt2_str = NULL;
+  double sw2_a = 0, sw2_b = 0, sw2_step = 0;
   double percents[32] = {1, 2, 5};
   size_t npercent = 3;
   int tol_of[LLAMP_NUM_PARAMS] = {1, 0, 0, 0};
@@ -316,6 +320,8 @@ static int cmd_analyze(int argc, char **argv) {
                                {"budget", required_argument, 0, OPT_BUDGET},
                                {"sweep", required_argument, 0, OPT_SWEEP},
                                {"wrt", required_argument, 0, OPT_WRT},
+                               {"sweep2", required_argument, 0, OPT_SWEEP2},
+                               {"wrt2", required_argument, 0, OPT_WRT2},
                                {"critical-path", no_argument, 0, OPT_PATH},
                                {"format", required_argument, 0, OPT_FORMAT},
                                {"classify", required_argument, 0, OPT_CLASSIFY},
@@ -367,6 +373,8 @@ static int cmd_analyze(int argc, char **argv) {
     case OPT_BUDGET: budget = parse_unit("budget", optarg, LLAMP_UNIT_TIME, "us"); have_budget = 1; break;
     case OPT_SWEEP: sweep_str = optarg; break;
     case OPT_WRT: wrt_str = optarg; break;
+    case OPT_SWEEP2: sweep2_str = optarg; break;
+    case OPT_WRT2: wrt2_str = optarg; break;
     case OPT_PATH: want_path = 1; break;
     case OPT_FORMAT:
       if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
@@ -416,6 +424,14 @@ static int cmd_analyze(int argc, char **argv) {
   }
   if (range_str) parse_span("range", range_str, wrt, &range_lo, &range_hi, NULL);
   if (sweep_str) parse_span("sweep", sweep_str, wrt, &sw_a, &sw_b, &sw_step);
+  llamp_param_t wrt2 = wrt;
+  if (sweep2_str || wrt2_str) {
+    if (!sweep2_str || !wrt2_str || !sweep_str)
+      die("--sweep2 needs --sweep and --wrt2 (a 2-D sweep: --sweep A:B:STEP --wrt P1 --sweep2 C:D:STEP --wrt2 P2)");
+    wrt2 = resolve_param(&co.params, "wrt2", wrt2_str);
+    if (wrt2 == wrt) die("--wrt2: '%s' is the parameter of --wrt too (expected another one)", wrt2_str);
+    parse_span("sweep2", sweep2_str, wrt2, &sw2_a, &sw2_b, &sw2_step);
+  }
   llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
   if (!e) die("%s: %s", path, err);
 
@@ -490,7 +506,7 @@ static int cmd_analyze(int argc, char **argv) {
       a.budget_L = x;
     }
   }
-  double *sx = NULL, *sT = NULL, *sl = NULL;
+  double *sx = NULL, *sT = NULL, *sl = NULL, *sx2 = NULL;
   if (sweep_str) {
     size_t k = (size_t)floor((sw_b - sw_a) / sw_step * (1 + 1e-12)) + 1;
     sx = malloc(k * sizeof *sx);
@@ -498,9 +514,29 @@ static int cmd_analyze(int argc, char **argv) {
     sl = malloc(k * sizeof *sl);
     if (!sx || !sT || !sl) die("out of memory for %zu sweep points", k);
     for (size_t i = 0; i < k; i++) sx[i] = sw_a + (double)i * sw_step;
-    stage_begin("sweeping", "");
-    if (llamp_engine_sweep(e, &co.params, wrt, sx, k, sT, sl)) die("out of memory during the sweep");
-    stage_end();
+    if (sweep2_str) { /* a 2-D sweep: k x k2 lanes */
+      size_t k2 = (size_t)floor((sw2_b - sw2_a) / sw2_step * (1 + 1e-12)) + 1;
+      if (k2 > SIZE_MAX / 16 / k) die("--sweep2: %zu x %zu points (too many)", k, k2);
+      sx2 = malloc(k2 * sizeof *sx2);
+      double *gT = malloc(k * k2 * sizeof *gT), *gl = malloc(k * k2 * sizeof *gl);
+      if (!sx2 || !gT || !gl) die("out of memory for %zu x %zu sweep points", k, k2);
+      for (size_t j = 0; j < k2; j++) sx2[j] = sw2_a + (double)j * sw2_step;
+      free(sT);
+      free(sl);
+      sT = gT;
+      sl = gl;
+      stage_begin("sweeping", "(2-D)");
+      if (llamp_engine_sweep_grid(e, &co.params, wrt, sx, k, wrt2, sx2, k2, sT, sl))
+        die("out of memory during the 2-D sweep");
+      stage_end();
+      a.sweep2_x = sx2;
+      a.num_sweep2 = k2;
+      a.wrt2 = wrt2;
+    } else {
+      stage_begin("sweeping", "");
+      if (llamp_engine_sweep(e, &co.params, wrt, sx, k, sT, sl)) die("out of memory during the sweep");
+      stage_end();
+    }
     a.sweep_x = sx;
     a.sweep_T = sT;
     a.sweep_lambda = sl;
@@ -562,6 +598,7 @@ static int cmd_analyze(int argc, char **argv) {
   llamp_topo_destroy(topo);
   free(bps);
   free(sx);
+  free(sx2);
   free(sT);
   free(sl);
   free(path_v);
