@@ -369,13 +369,20 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   llamp_line_t *lines = NULL;
   int have_env = llamp_engine_envelope(e, &p, LLAMP_PARAM_L, lo, hi, 0, &lines, &nl) == 0;
   if (have_env ? llamp_engine_envelope_breakpoints(lines, nl, &bps, &nb)
-               : llamp_engine_breakpoints(e, &p, LLAMP_PARAM_L, lo, hi, &bps, &nb,
-                                          &a.breakpoint_evaluations)) {
+               : llamp_engine_breakpoints_es(e, &p, LLAMP_PARAM_L, lo, hi, &bps, &nb,
+                                             &a.breakpoint_evaluations)) { /* not the envelope again */
     free(lines);
     seterr(err, errlen, "critical latency search failed (out of memory)");
     goto out;
   }
   if (have_env) a.breakpoint_evaluations = 1;
+  else { /* the pieces between the breakpoints give the sweep and the tolerances (no lane pass) */
+    llamp_params_t q = p;
+    llamp_eval_t r0;
+    q.L = lo;
+    have_env = llamp_engine_eval(e, &q, LLAMP_PARAM_L, &r0) == 0 &&
+               llamp_engine_breakpoint_lines(bps, nb, lo, r0.T, r0.slope_right, &lines, &nl) == 0;
+  }
   a.have_range = 1;
   a.range_lo = lo;
   a.range_hi = hi;

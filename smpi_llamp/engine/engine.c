@@ -1784,6 +1784,19 @@ int llamp_engine_envelope_breakpoints(const llamp_line_t *l, size_t n, llamp_bre
   return 0;
 }
 
+int llamp_engine_breakpoint_lines(const llamp_breakpoint_t *bp, size_t nb, double lo, double T_lo,
+                                  double slope_lo, llamp_line_t **out, size_t *count) {
+  *count = 0;
+  if (!(*out = malloc((nb + 1) * sizeof **out))) return -1;
+  /* the piece left of the first breakpoint, then one per breakpoint */
+  double a = nb ? bp[0].slope_before : slope_lo;
+  (*out)[0] = nb ? (llamp_line_t){a, bp[0].T - a * bp[0].x} : (llamp_line_t){a, T_lo - a * lo};
+  for (size_t i = 0; i < nb; i++)
+    (*out)[i + 1] = (llamp_line_t){bp[i].slope_after, bp[i].T - bp[i].slope_after * bp[i].x};
+  *count = nb + 1;
+  return 0;
+}
+
 /* T is non-decreasing and convex: walk the pieces from the right, the first
  * whose value at its left end is within t_max holds the answer. */
 int llamp_engine_envelope_solve(const llamp_line_t *l, size_t n, double lo, double hi,

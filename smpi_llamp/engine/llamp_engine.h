@@ -231,6 +231,12 @@ int llamp_engine_breakpoints(llamp_engine_t *e, const llamp_params_t *p, llamp_p
 int llamp_engine_breakpoints_es(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
                                 double lo, double hi, llamp_breakpoint_t **out, size_t *count,
                                 int *evaluations);
+/* T on [lo, hi] as the lines of the envelope readers above, from its
+ * breakpoints there (one line per piece; with none, the line through T_lo
+ * with slope_lo, T and its right slope at lo): a sweep and the tolerances
+ * then cost no further pass.  Caller frees *lines. */
+int llamp_engine_breakpoint_lines(const llamp_breakpoint_t *bp, size_t nb, double lo, double T_lo,
+                                  double slope_lo, llamp_line_t **lines, size_t *count);
 
 /* Largest x (parameter `wrt`) with T(x) <= t_max, others fixed at p.
  * Returns 0 and sets *x; *unbounded = 1 when T never exceeds t_max;

@@ -72,6 +72,28 @@ static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, dou
               a[i].slope_before, a[i].slope_after, b[i].x, b[i].slope_before, b[i].slope_after);
     CHECK(a[i].slope_before == b[i].slope_before && a[i].slope_after == b[i].slope_after);
   }
+  /* the breakpoints as envelope lines (what the capture uses when the
+   * parametric pass gives up): the same T and right slope as the sweep */
+  {
+    llamp_params_t q = p;
+    llamp_eval_t r0;
+    llamp_params_set(&q, w, lo);
+    CHECK(llamp_engine_eval(e, &q, w, &r0) == 0);
+    llamp_line_t *bl = NULL;
+    size_t nbl = 0;
+    CHECK(llamp_engine_breakpoint_lines(b, nb, lo, r0.T, r0.slope_right, &bl, &nbl) == 0);
+    CHECK(nbl == nb + 1);
+    for (int k = 0; k < K && bl; k++) {
+      double Tk, sk;
+      llamp_engine_envelope_eval(bl, nbl, xs[k], &Tk, &sk);
+      CHECK(rel(Tk, T1[k]) < 1e-9);
+      /* at a breakpoint the right slope may be either piece's within rounding */
+      int at_bp = 0;
+      for (size_t i = 0; i < nb; i++) at_bp |= fabs(b[i].x - xs[k]) <= 1e-9 * (hi - lo);
+      if (!at_bp) CHECK(sk == s1[k]);
+    }
+    free(bl);
+  }
   for (size_t i = 0; i < na; i++) {
     llamp_params_t q = p;
     llamp_eval_t r;
