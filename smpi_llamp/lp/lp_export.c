@@ -404,7 +404,13 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   }
   m->end_out = calloc(n ? n : 1, 1);
   if (!m->end_out) goto oom;
-  for (uint64_t e = 0; e < E; e++) {
+  /* a route constant below 0 can make a message cheaper than nothing: then
+   * an out-edge no longer implies its source's end, so every end is written */
+  int negative = 0;
+  for (uint32_t k = 0; p->pairs && k < p->pairs->num_kinds; k++) negative |= p->pairs->c0[k] < 0;
+  for (uint32_t r = 0; p->pairs && p->pairs->self_lat && r < p->pairs->ranks; r++)
+    negative |= p->pairs->self_lat[r] < 0;
+  for (uint64_t e = 0; e < E && !negative; e++) {
     unsigned k = m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
     if (k != LLAMP_EDGE_IREQUIRES) m->end_out[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK] = 1;
   }
