@@ -384,7 +384,8 @@ static void model_free(model_t *m) {
   free(m->nonblocking);
 }
 
-static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *p, int need_out,
+static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *p, int maxobj,
+                      llamp_param_t wrt, int need_out,
                       char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   m->g = g;
@@ -404,12 +405,20 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   }
   m->end_out = calloc(n ? n : 1, 1);
   if (!m->end_out) goto oom;
-  /* a route constant below 0 can make a message cheaper than nothing: then
-   * an out-edge no longer implies its source's end, so every end is written */
+  /* A route's constant is below 0 when its reference latency is counted in
+   * its parameters (l_wire x links...).  If a latency term can go negative
+   * within the LP's bounds, an out-edge no longer implies its source's end:
+   * then every end is written. */
   int negative = 0;
-  for (uint32_t k = 0; p->pairs && k < p->pairs->num_kinds; k++) negative |= p->pairs->c0[k] < 0;
-  for (uint32_t r = 0; p->pairs && p->pairs->self_lat && r < p->pairs->ranks; r++)
-    negative |= p->pairs->self_lat[r] < 0;
+  const llamp_pairs_t *q = p->pairs;
+  for (uint32_t k = 0; q && k < q->num_kinds; k++) {
+    double lat = (maxobj && wrt == LLAMP_PARAM_L ? 0 : p->L) + q->c0[k];
+    for (uint32_t x = 0; x < q->num_params; x++)
+      lat += q->coef[(size_t)k * q->num_params + x] *
+             (maxobj && wrt == LLAMP_PARAM_X(x) ? 0 : p->x[x]);
+    negative |= lat < 0;
+  }
+  for (uint32_t r = 0; q && q->self_lat && r < q->ranks; r++) negative |= q->self_lat[r] < 0;
   for (uint64_t e = 0; e < E && !negative; e++) {
     unsigned k = m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
     if (k != LLAMP_EDGE_IREQUIRES) m->end_out[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK] = 1;
@@ -848,7 +857,7 @@ static int write_checked(const llamp_graph_t *g, const llamp_params_t *p, llamp_
                          llamp_lp_objective_t obj, llamp_param_t wrt, double t_max, FILE *f,
                          char *err, size_t errlen) {
   model_t m;
-  if (model_init(&m, g, p, fmt == LLAMP_LP_MPS, err, errlen)) return -1;
+  if (model_init(&m, g, p, obj == LLAMP_LP_MAX_LATENCY, wrt, fmt == LLAMP_LP_MPS, err, errlen)) return -1;
   m.wrt = (unsigned)wrt;
   out_t *o = malloc(sizeof *o);
   if (!o) {
