@@ -16,6 +16,10 @@
  *   costs      affine in l, G, o, gap with the engine's coefficients; with
  *              p->net (size-dependent costs) their constants go to the
  *              right-hand sides (llamp_netmodel_vertex, as the engine).
+ *              With p->pairs (per-pair costs, routes) every extra parameter
+ *              (l_wire, d_switch, dl_CLASS) is a column named after it, and
+ *              each message term costs its route kind's constant plus
+ *              coefficients x those columns, as the engine charges it.
  *
  * Objectives:
  *   LLAMP_LP_MIN_RUNTIME  min t with l >= L, G >= G, o >= o, gap >= g
@@ -70,6 +74,17 @@ int llamp_lp_write(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_for
 int llamp_lp_write_stream(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
                           llamp_lp_objective_t obj, double t_max, FILE *out, char *err,
                           size_t errlen);
+
+/* The same with the MAX_LATENCY objective along parameter `wrt` (L, G, o,
+ * g, or an extra parameter of p->pairs, LLAMP_PARAM_X(x)): max wrt subject
+ * to t <= t_max, the others fixed; llamp_lp_write is wrt = LLAMP_PARAM_L.
+ * MIN_RUNTIME does not depend on wrt: every parameter has its column. */
+int llamp_lp_write_wrt(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                       llamp_lp_objective_t obj, llamp_param_t wrt, double t_max, const char *path,
+                       char *err, size_t errlen);
+int llamp_lp_write_stream_wrt(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                              llamp_lp_objective_t obj, llamp_param_t wrt, double t_max, FILE *out,
+                              char *err, size_t errlen);
 
 /* "lp" / "mps" and back ("lp", "cplex", "mps", "freemps"; -1 if unknown). */
 const char *llamp_lp_format_name(llamp_lp_format_t fmt);

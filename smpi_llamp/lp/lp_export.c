@@ -21,6 +21,11 @@
  *                   cpu(v), every l + bw(s) G becomes l + c(s) + k(s) G, and
  *                   an irequires edge from an Isend costs its cpu(u)
  *                   (llamp_netmodel_vertex), constants on the right-hand side
+ *   per-pair costs  (p->pairs) each latency term l of a message of kind k is
+ *                   l + c0[k] + sum_x coef[k][x] X_x (the X_x, l_wire,
+ *                   d_switch ..., are columns too) and each byte G gscale[k];
+ *                   a message to oneself has no l, no G, no X_x: its host's
+ *                   route to itself, constants (engine.c build_kinds)
  *
  * An end row is left out when v has a `requires` or message out-edge: that
  * edge's row and its target's end already imply it (all costs are >= 0), so
@@ -32,6 +37,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define US LLAMP_LP_UNITS_PER_SECOND
 #define NONE UINT64_MAX
@@ -140,6 +146,7 @@ typedef struct {
   uint64_t plus;  /* y<plus>, or NONE for t */
   uint64_t minus; /* y<minus>, or NONE */
   double nl, nG, no, ng, rhs;
+  double nx[LLAMP_MAX_XPARAMS]; /* the per-pair costs' extra parameters */
 } row_t;
 
 typedef struct {
@@ -153,6 +160,9 @@ typedef struct {
   uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
   const llamp_netmodel_t *net;       /* size-dependent costs, or NULL */
   uint8_t *nonblocking;              /* net: send vertex some successor irequires */
+  const llamp_pairs_t *pairs;        /* per-pair costs, or NULL */
+  uint32_t K;                        /* their extra parameters (columns after gap) */
+  unsigned wrt;                      /* MAX_LATENCY: the maximised parameter's column */
 } model_t;
 
 static inline double bw_bytes(double s, int full) { return full ? s : (s >= 1 ? s - 1 : 0); }
@@ -173,10 +183,9 @@ static void net_of(const model_t *m, uint64_t v, llamp_netmodel_vertex_t *x) {
   llamp_netmodel_vertex(m->net, send, send && m->nonblocking[v], s, s <= m->S, x);
 }
 
-/* A send or receive of a message from a rank to itself: no l, no G (per-pair
- * costs, which give it its loopback's constants, are not exported), so
- * nothing at all: the engine's constants are 0 and its c(s) (lat_factor - 1)
- * x 0 (docs/model.md, "Messages to oneself"). */
+/* A send or receive of a message from a rank to itself: no l, no G, no
+ * extra parameter; its latency and time per byte are its host's route to
+ * itself with per-pair costs, else 0 (docs/model.md, "Messages to oneself"). */
 static inline int to_self(const model_t *m, uint64_t v) {
   if (m->a.kind[v] == LLAMP_VERTEX_CALC ||
       llamp_graph_rank(m->g, v) != llamp_graph_rank(m->g, llamp_graph_partner(m->g, v)))
@@ -185,17 +194,69 @@ static inline int to_self(const model_t *m, uint64_t v) {
   return !(tag >= LLAMP_TAG_NET_SELF && tag < LLAMP_TAG_NET_SELF_END);
 }
 
-/* A message's transfer l + bw(s) G, or l + c(s) + k(s) G (s sent by v). */
+/* The costs of vertex v's message kind, as engine.c's build_kinds: a latency
+ * term costs kl l + c0 + coef . X, a byte kg G + kb. */
+typedef struct {
+  double kl, c0, kg, kb;
+  const double *coef; /* K entries, or NULL */
+} mkind_t;
+
+static inline void kind_of(const model_t *m, uint64_t v, mkind_t *k) {
+  const llamp_pairs_t *q = m->pairs;
+  uint32_t r = llamp_graph_rank(m->g, v);
+  k->coef = NULL;
+  if (to_self(m, v)) {
+    k->kl = k->kg = 0;
+    k->c0 = q && q->self_lat ? q->self_lat[r] : 0;
+    k->kb = q && q->self_G ? q->self_G[r] : 0;
+    return;
+  }
+  k->kl = k->kg = 1;
+  k->c0 = k->kb = 0;
+  if (!q) return;
+  uint32_t o = llamp_graph_rank(m->g, llamp_graph_partner(m->g, v));
+  uint32_t kk = q->pair_kind[m->a.kind[v] == LLAMP_VERTEX_SEND ? (size_t)r * q->ranks + o
+                                                                : (size_t)o * q->ranks + r];
+  k->c0 = q->c0[kk];
+  k->kg = q->gscale[kk];
+  if (m->K) k->coef = q->coef + (size_t)kk * m->K;
+}
+
+/* n latency terms of vertex v's message. */
+static inline void add_lat(const model_t *m, uint64_t v, double n, row_t *r) {
+  mkind_t k;
+  kind_of(m, v, &k);
+  r->nl += n * k.kl;
+  r->rhs += n * k.c0 * US;
+  if (k.coef)
+    for (uint32_t x = 0; x < m->K; x++) r->nx[x] += n * k.coef[x];
+}
+
+/* b bytes of vertex v's message charged at G. */
+static inline void add_bytes(const model_t *m, uint64_t v, double b, row_t *r) {
+  mkind_t k;
+  kind_of(m, v, &k);
+  r->nG += b * k.kg;
+  r->rhs += b * k.kb * US;
+}
+
+/* A message's transfer l + bw(s) G, or l + c(s) + k(s) G (s sent by v); a
+ * message to oneself's c(s) scales with its route's latency (engine.c self_c). */
 static inline void add_transfer(const model_t *m, uint64_t v, double s, row_t *r) {
-  if (to_self(m, v)) return;
-  r->nl += 1;
+  add_lat(m, v, 1, r);
   if (m->net) {
     llamp_netmodel_vertex_t x;
     net_of(m, v, &x);
-    r->nG += x.k;
-    r->rhs += x.c * US;
+    add_bytes(m, v, x.k, r);
+    double c = x.c;
+    if (to_self(m, v)) {
+      mkind_t k;
+      kind_of(m, v, &k);
+      c = m->net->L_ref > 0 ? c * k.c0 / m->net->L_ref : 0;
+    }
+    r->rhs += c * US;
   } else {
-    r->nG += bw_bytes(s, m->full);
+    add_bytes(m, v, bw_bytes(s, m->full), r);
   }
 }
 
@@ -213,7 +274,7 @@ static inline void add_vertex_cost(const model_t *m, uint64_t u, row_t *r) {
     r->no += 1;
     if (m->net) net_of(m, u, &x), r->rhs += x.cpu * US;
     if (s > m->S) {
-      r->nl += m->direct || to_self(m, u) ? 0 : 1; /* RDMA read: the request; both: the data (next line) */
+      if (!m->direct) add_lat(m, u, 1, r); /* RDMA read: the request; both: the data (next line) */
       add_transfer(m, u, s, r);
     }
   }
@@ -226,6 +287,7 @@ static inline void row_init(row_t *r, char tag, uint64_t id, uint64_t plus, uint
   r->plus = plus;
   r->minus = minus;
   r->nl = r->nG = r->no = r->ng = r->rhs = 0;
+  memset(r->nx, 0, sizeof r->nx);
 }
 
 /* Rows of in-edge e (target w): 1, or 2 for a rendezvous send's requires. */
@@ -245,7 +307,7 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
   if (k == LLAMP_EDGE_MESSAGE) {
     add_vertex_cost(m, u, &r[0]); /* from the end of the send */
     if (!send_is_rndv(m, u)) add_transfer(m, u, m->a.value[u], &r[0]);
-    else if (!m->direct && !to_self(m, u)) r[0].nl += 1; /* the RDMA read's request; a direct rendezvous has none */
+    else if (!m->direct) add_lat(m, u, 1, &r[0]); /* the RDMA read's request; a direct rendezvous has none */
     return 1;
   }
   if (m->a.kind[u] == LLAMP_VERTEX_SEND && send_is_rndv(m, u)) {
@@ -270,9 +332,10 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
       if (m->net) {
         llamp_netmodel_vertex_t x;
         net_of(m, u, &x);
-        r[k].nG += x.k;
+        add_bytes(m, u, x.k, &r[k]);
       } else {
-        r[k].nG += bw_bytes(m->a.kind[u] == LLAMP_VERTEX_SEND ? m->a.value[u] : recv_size(m, u), m->full);
+        add_bytes(m, u, bw_bytes(m->a.kind[u] == LLAMP_VERTEX_SEND ? m->a.value[u] : recv_size(m, u), m->full),
+                  &r[k]);
       }
     }
     k++;
@@ -321,7 +384,8 @@ static void model_free(model_t *m) {
   free(m->nonblocking);
 }
 
-static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *p, int need_out,
+static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *p, int maxobj,
+                      llamp_param_t wrt, int need_out,
                       char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   m->g = g;
@@ -332,6 +396,8 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   m->gap = p->g > 0 || p->nic;
   m->nic = p->nic != 0;
   m->net = p->net;
+  m->pairs = p->pairs;
+  m->K = p->pairs ? p->pairs->num_params : 0;
   uint64_t n = m->a.n, E = m->a.m;
   if (n >= UINT32_MAX || E >= UINT32_MAX) {
     snprintf(err, errlen, "graph too large for the LP exporter");
@@ -339,7 +405,21 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   }
   m->end_out = calloc(n ? n : 1, 1);
   if (!m->end_out) goto oom;
-  for (uint64_t e = 0; e < E; e++) {
+  /* A route's constant is below 0 when its reference latency is counted in
+   * its parameters (l_wire x links...).  If a latency term can go negative
+   * within the LP's bounds, an out-edge no longer implies its source's end:
+   * then every end is written. */
+  int negative = 0;
+  const llamp_pairs_t *q = p->pairs;
+  for (uint32_t k = 0; q && k < q->num_kinds; k++) {
+    double lat = (maxobj && wrt == LLAMP_PARAM_L ? 0 : p->L) + q->c0[k];
+    for (uint32_t x = 0; x < q->num_params; x++)
+      lat += q->coef[(size_t)k * q->num_params + x] *
+             (maxobj && wrt == LLAMP_PARAM_X(x) ? 0 : p->x[x]);
+    negative |= lat < 0;
+  }
+  for (uint32_t r = 0; q && q->self_lat && r < q->ranks; r++) negative |= q->self_lat[r] < 0;
+  for (uint64_t e = 0; e < E && !negative; e++) {
     unsigned k = m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
     if (k != LLAMP_EDGE_IREQUIRES) m->end_out[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK] = 1;
   }
@@ -426,6 +506,31 @@ oom:
     }                                                                            \
   }
 
+/* ---- parameter columns ---------------------------------------------------------- */
+
+/* Columns of the parameters, numbered as llamp_param_t: l, G, o, gap, then
+ * the per-pair costs' extra parameters (named after them). */
+static const char *col_name(const model_t *m, unsigned c) {
+  static const char *names[LLAMP_NUM_PARAMS] = {"l", "G", "o", "gap"};
+  return c < LLAMP_NUM_PARAMS ? names[c] : m->pairs->name[c - LLAMP_NUM_PARAMS];
+}
+
+static inline unsigned num_cols(const model_t *m) { return LLAMP_NUM_PARAMS + m->K; }
+
+static inline int col_present(const model_t *m, unsigned c) {
+  return c != LLAMP_PARAM_GAP || m->gap;
+}
+
+static inline double row_coef(const row_t *r, unsigned c) {
+  switch (c) {
+  case LLAMP_PARAM_L: return r->nl;
+  case LLAMP_PARAM_G: return r->nG;
+  case LLAMP_PARAM_O: return r->no;
+  case LLAMP_PARAM_GAP: return r->ng;
+  default: return r->nx[c - LLAMP_NUM_PARAMS];
+  }
+}
+
 /* ---- header ------------------------------------------------------------------- */
 
 static void put_header(out_t *o, const model_t *m, const llamp_params_t *p, llamp_lp_format_t fmt,
@@ -456,15 +561,38 @@ static void put_header(out_t *o, const model_t *m, const llamp_params_t *p, llam
     put_str(o, c);
     put_str(o, line);
   }
+  if (m->pairs) {
+    int n = snprintf(line, sizeof line,
+                     "per-pair costs (docs/topology.md): %u route kinds; a latency term = l + c0 + "
+                     "coefficients x extra parameters (us):", m->pairs->num_kinds);
+    for (uint32_t x = 0; x < m->K && n > 0 && (size_t)n < sizeof line; x++)
+      n += snprintf(line + n, sizeof line - (size_t)n, " %s = %.15g", col_name(m, LLAMP_NUM_PARAMS + x),
+                    p->x[x] * US);
+    put_str(o, c);
+    put_str(o, line);
+    put_ch(o, '\n');
+  }
   if (obj == LLAMP_LP_MIN_RUNTIME) {
     put_str(o, c);
-    put_str(o, "objective: min t (runtime, us); parameters bounded below by their values; "
-               "reduced cost of l = lambda_L\n");
-  } else {
+    put_str(o, m->pairs ? "objective: min t (runtime, us); parameters bounded below by their values; "
+                          "reduced cost of each parameter's column = its lambda\n"
+                        : "objective: min t (runtime, us); parameters bounded below by their values; "
+                          "reduced cost of l = lambda_L\n");
+  } else if (m->wrt == LLAMP_PARAM_L) {
     snprintf(line, sizeof line,
              "objective: max l (largest latency, us) subject to t <= t_max = %.15g us; "
              "G, o, gap fixed%s\n",
              t_max * US, fmt == LLAMP_LP_MPS ? " (written as: min -l)" : "");
+    put_str(o, c);
+    put_str(o, line);
+  } else {
+    const char *w = col_name(m, m->wrt);
+    char as[64] = "";
+    if (fmt == LLAMP_LP_MPS) snprintf(as, sizeof as, " (written as: min -%s)", w);
+    snprintf(line, sizeof line,
+             "objective: max %s (its largest value, %s) subject to t <= t_max = %.15g us; "
+             "the other parameters fixed%s\n",
+             w, m->wrt == LLAMP_PARAM_G ? "us per byte" : "us", t_max * US, as);
     put_str(o, c);
     put_str(o, line);
   }
@@ -482,11 +610,33 @@ static void put_term(out_t *o, double coef, const char *name) {
   put_str(o, name);
 }
 
+/* The parameter columns' bounds: MIN_RUNTIME, each at least its value;
+ * MAX_LATENCY, the maximised one at least 0, the others fixed. */
+static void put_cplex_bounds(out_t *o, const model_t *m, const llamp_params_t *p,
+                             llamp_lp_objective_t obj) {
+  for (unsigned c = 0; c < num_cols(m); c++) {
+    if (!col_present(m, c)) continue;
+    put_ch(o, ' ');
+    put_str(o, col_name(m, c));
+    if (obj == LLAMP_LP_MAX_LATENCY && c == m->wrt) {
+      put_str(o, " >= 0\n");
+      continue;
+    }
+    put_str(o, obj == LLAMP_LP_MIN_RUNTIME ? " >= " : " = ");
+    put_num(o, llamp_params_get(p, (llamp_param_t)c) * US);
+    put_ch(o, '\n');
+  }
+}
+
 static void write_cplex(out_t *o, const model_t *m, const llamp_params_t *p,
                         llamp_lp_objective_t obj, double t_max) {
   row_t rows[3];
   if (obj == LLAMP_LP_MIN_RUNTIME) put_str(o, "Minimize\n obj: t\n");
-  else put_str(o, "Maximize\n obj: l\n");
+  else {
+    put_str(o, "Maximize\n obj: ");
+    put_str(o, col_name(m, m->wrt));
+    put_ch(o, '\n');
+  }
   put_str(o, "Subject To\n");
   FOR_EACH_ROW(m, rows, i, {
     const row_t *r = &rows[i];
@@ -499,31 +649,13 @@ static void write_cplex(out_t *o, const model_t *m, const llamp_params_t *p,
       put_mem(o, " - ", 3);
       put_y(o, r->minus);
     }
-    put_term(o, r->nl, "l");
-    put_term(o, r->nG, "G");
-    put_term(o, r->no, "o");
-    put_term(o, r->ng, "gap");
+    for (unsigned c = 0; c < num_cols(m); c++) put_term(o, row_coef(r, c), col_name(m, c));
     put_mem(o, " >= ", 4);
     put_num(o, r->rhs);
     put_ch(o, '\n');
   })
   put_str(o, "Bounds\n");
-  const char *rel = obj == LLAMP_LP_MIN_RUNTIME ? " >= " : " = ";
-  put_str(o, obj == LLAMP_LP_MIN_RUNTIME ? " l >= " : " l >= 0");
-  if (obj == LLAMP_LP_MIN_RUNTIME) put_num(o, p->L * US);
-  put_str(o, "\n G");
-  put_str(o, rel);
-  put_num(o, p->G * US);
-  put_str(o, "\n o");
-  put_str(o, rel);
-  put_num(o, p->o * US);
-  put_ch(o, '\n');
-  if (m->gap) {
-    put_str(o, " gap");
-    put_str(o, rel);
-    put_num(o, p->g * US);
-    put_ch(o, '\n');
-  }
+  put_cplex_bounds(o, m, p, obj);
   if (obj == LLAMP_LP_MAX_LATENCY) {
     put_str(o, " 0 <= t <= ");
     put_num(o, t_max * US);
@@ -546,10 +678,10 @@ static inline void put_entry(out_t *o, const char *name, uint64_t v, const row_t
   put_ch(o, '\n');
 }
 
-/* Column of a parameter (which = 0 l, 1 G, 2 o, 3 gap) or of t (4). */
-static void put_param_column(out_t *o, const model_t *m, const char *name, int which,
-                             double obj_coef) {
+/* Column of parameter `col` (a llamp_param_t), or of t (col < 0). */
+static void put_param_column(out_t *o, const model_t *m, int col, double obj_coef) {
   row_t rows[3];
+  const char *name = col < 0 ? "t" : col_name(m, (unsigned)col);
   put_ch(o, ' ');
   put_str(o, name);
   put_str(o, " obj ");
@@ -557,11 +689,7 @@ static void put_param_column(out_t *o, const model_t *m, const char *name, int w
   put_ch(o, '\n');
   FOR_EACH_ROW(m, rows, i, {
     const row_t *r = &rows[i];
-    double c = which == 0   ? -r->nl
-               : which == 1 ? -r->nG
-               : which == 2 ? -r->no
-               : which == 3 ? -r->ng
-                            : (r->plus == NONE ? 1.0 : 0.0);
+    double c = col < 0 ? (r->plus == NONE ? 1.0 : 0.0) : -row_coef(r, (unsigned)col);
     if (c != 0) put_entry(o, name, NONE, r, c);
   })
 }
@@ -611,11 +739,9 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
     }
   }
   int maxl = obj == LLAMP_LP_MAX_LATENCY;
-  put_param_column(o, m, "t", 4, maxl ? 0 : 1);
-  put_param_column(o, m, "l", 0, maxl ? -1 : 0);
-  put_param_column(o, m, "G", 1, 0);
-  put_param_column(o, m, "o", 2, 0);
-  if (m->gap) put_param_column(o, m, "gap", 3, 0);
+  put_param_column(o, m, -1, maxl ? 0 : 1);
+  for (unsigned c = 0; c < num_cols(m); c++)
+    if (col_present(m, c)) put_param_column(o, m, (int)c, maxl && c == m->wrt ? -1 : 0);
   put_str(o, "RHS\n");
   FOR_EACH_ROW(m, rows, i, {
     if (rows[i].rhs != 0) {
@@ -627,24 +753,12 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
     }
   })
   put_str(o, "BOUNDS\n");
-  const char *kind = maxl ? " FX BND " : " LO BND ";
-  if (!maxl) {
-    put_str(o, " LO BND l ");
-    put_num(o, p->L * US);
-    put_ch(o, '\n');
-  }
-  put_str(o, kind);
-  put_str(o, "G ");
-  put_num(o, p->G * US);
-  put_ch(o, '\n');
-  put_str(o, kind);
-  put_str(o, "o ");
-  put_num(o, p->o * US);
-  put_ch(o, '\n');
-  if (m->gap) {
-    put_str(o, kind);
-    put_str(o, "gap ");
-    put_num(o, p->g * US);
+  for (unsigned c = 0; c < num_cols(m); c++) {
+    if (!col_present(m, c) || (maxl && c == m->wrt)) continue; /* that one: >= 0, MPS's default */
+    put_str(o, maxl ? " FX BND " : " LO BND ");
+    put_str(o, col_name(m, c));
+    put_ch(o, ' ');
+    put_num(o, llamp_params_get(p, (llamp_param_t)c) * US);
     put_ch(o, '\n');
   }
   if (maxl) {
@@ -657,8 +771,26 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
 
 /* ---- entry points ------------------------------------------------------------- */
 
+/* An extra parameter's name is a column name: an identifier that is none of
+ * the LP's own columns or CPLEX-LP keywords. */
+static int bad_column_name(const char *s) {
+  static const char *taken[] = {"t", "l", "G", "o", "gap", "obj", "st", "end", "free", "inf",
+                                "infinity", "bounds", "bound", "min", "max", "minimize", "maximize",
+                                "subject", "to", "such", "that", "general", "generals", "binary",
+                                "binaries", "integer", "integers"};
+  if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 1;
+  for (const char *c = s; *c; c++)
+    if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+      return 1;
+  if (s[0] == 'y' && s[1] >= '0' && s[1] <= '9') return 1;
+  for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
+    if (!strcasecmp(s, taken[i])) return 1;
+  return 0;
+}
+
 static int check_args(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
-                      llamp_lp_objective_t obj, double t_max, char *err, size_t errlen) {
+                      llamp_lp_objective_t obj, llamp_param_t wrt, double t_max, char *err,
+                      size_t errlen) {
   if (!g || !p) {
     snprintf(err, errlen, "no graph or no parameters");
     return -1;
@@ -676,16 +808,45 @@ static int check_args(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_
     snprintf(err, errlen, "model parameters must be finite and non-negative");
     return -1;
   }
-  if (p->pairs) { /* refused rather than exported without them (docs/lp.md) */
-    snprintf(err, errlen, "per-pair message costs (routes) are not exported to the LP: "
-             "export without --routes");
+  const llamp_pairs_t *q = p->pairs;
+  if (q && q->num_params <= LLAMP_MAX_XPARAMS) {
+    for (uint32_t x = 0; x < q->num_params; x++) {
+      if (bad_column_name(q->name[x])) {
+        snprintf(err, errlen, "per-pair costs: parameter name '%.24s' is not usable as an LP column "
+                 "(expected an identifier other than t, l, G, o, gap, y<N> and LP keywords)", q->name[x]);
+        return -1;
+      }
+      if (!(p->x[x] >= 0 && isfinite(p->x[x]))) {
+        snprintf(err, errlen, "per-pair costs: parameter %.24s = %g must be finite and non-negative",
+                 q->name[x], p->x[x]);
+        return -1;
+      }
+    }
+    /* the columns are bounded below by their values: T must not decrease in them */
+    for (uint64_t k = 0; k < (uint64_t)q->num_kinds * q->num_params; k++)
+      if (!(q->coef[k] >= 0)) {
+        snprintf(err, errlen, "per-pair costs: route kind %llu has a negative coefficient on %.24s",
+                 (unsigned long long)(k / q->num_params), q->name[k % q->num_params]);
+        return -1;
+      }
+    for (uint32_t k = 0; k < q->num_kinds; k++)
+      if (!(q->gscale[k] >= 0)) {
+        snprintf(err, errlen, "per-pair costs: route kind %u has a negative time per byte", k);
+        return -1;
+      }
+  }
+  if ((unsigned)wrt >= llamp_params_count(p) ||
+      (wrt == LLAMP_PARAM_GAP && !(p->g > 0 || p->nic))) {
+    snprintf(err, errlen, "the LP has no column for parameter %d%s", (int)wrt,
+             wrt == LLAMP_PARAM_GAP ? " (g is not modelled: g = 0 and no NIC rule)" : "");
     return -1;
   }
   if (obj == LLAMP_LP_MAX_LATENCY && !(t_max >= 0 && isfinite(t_max))) {
     snprintf(err, errlen, "the runtime budget t_max must be finite and non-negative");
     return -1;
   }
-  /* Same protocol checks as the engine (a rendezvous or gap cycle is an error). */
+  /* Same protocol and per-pair checks as the engine (a rendezvous or gap
+   * cycle is an error, route kinds in range). */
   llamp_engine_t *e = llamp_engine_create(g, p, err, errlen);
   if (!e) return -1;
   llamp_engine_destroy(e);
@@ -693,10 +854,11 @@ static int check_args(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_
 }
 
 static int write_checked(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
-                         llamp_lp_objective_t obj, double t_max, FILE *f, char *err,
-                         size_t errlen) {
+                         llamp_lp_objective_t obj, llamp_param_t wrt, double t_max, FILE *f,
+                         char *err, size_t errlen) {
   model_t m;
-  if (model_init(&m, g, p, fmt == LLAMP_LP_MPS, err, errlen)) return -1;
+  if (model_init(&m, g, p, obj == LLAMP_LP_MAX_LATENCY, wrt, fmt == LLAMP_LP_MPS, err, errlen)) return -1;
+  m.wrt = (unsigned)wrt;
   out_t *o = malloc(sizeof *o);
   if (!o) {
     model_free(&m);
@@ -720,33 +882,34 @@ static int write_checked(const llamp_graph_t *g, const llamp_params_t *p, llamp_
   return 0;
 }
 
-int llamp_lp_write_stream(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
-                          llamp_lp_objective_t obj, double t_max, FILE *f, char *err,
-                          size_t errlen) {
-  if (check_args(g, p, fmt, obj, t_max, err, errlen)) return -1;
+int llamp_lp_write_stream_wrt(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                              llamp_lp_objective_t obj, llamp_param_t wrt, double t_max, FILE *f,
+                              char *err, size_t errlen) {
+  if (check_args(g, p, fmt, obj, wrt, t_max, err, errlen)) return -1;
   if (!f) {
     snprintf(err, errlen, "no output stream");
     return -1;
   }
-  return write_checked(g, p, fmt, obj, t_max, f, err, errlen);
+  return write_checked(g, p, fmt, obj, wrt, t_max, f, err, errlen);
 }
 
-int llamp_lp_write(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
-                   llamp_lp_objective_t obj, double t_max, const char *path, char *err,
-                   size_t errlen) {
+int llamp_lp_write_wrt(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                       llamp_lp_objective_t obj, llamp_param_t wrt, double t_max, const char *path,
+                       char *err, size_t errlen) {
   if (!path) {
     snprintf(err, errlen, "no output path");
     return -1;
   }
-  if (!strcmp(path, "-")) return llamp_lp_write_stream(g, p, fmt, obj, t_max, stdout, err, errlen);
-  if (check_args(g, p, fmt, obj, t_max, err, errlen)) return -1; /* before touching the file */
+  if (!strcmp(path, "-"))
+    return llamp_lp_write_stream_wrt(g, p, fmt, obj, wrt, t_max, stdout, err, errlen);
+  if (check_args(g, p, fmt, obj, wrt, t_max, err, errlen)) return -1; /* before touching the file */
   FILE *f = fopen(path, "w");
   if (!f) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return -1;
   }
   char e2[256];
-  int rc = write_checked(g, p, fmt, obj, t_max, f, e2, sizeof e2);
+  int rc = write_checked(g, p, fmt, obj, wrt, t_max, f, e2, sizeof e2);
   if (fclose(f) != 0 && rc == 0) {
     snprintf(e2, sizeof e2, "write error: %s", strerror(errno));
     rc = -1;
@@ -756,6 +919,18 @@ int llamp_lp_write(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_for
     remove(path);
   }
   return rc;
+}
+
+int llamp_lp_write_stream(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                          llamp_lp_objective_t obj, double t_max, FILE *f, char *err,
+                          size_t errlen) {
+  return llamp_lp_write_stream_wrt(g, p, fmt, obj, LLAMP_PARAM_L, t_max, f, err, errlen);
+}
+
+int llamp_lp_write(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_format_t fmt,
+                   llamp_lp_objective_t obj, double t_max, const char *path, char *err,
+                   size_t errlen) {
+  return llamp_lp_write_wrt(g, p, fmt, obj, LLAMP_PARAM_L, t_max, path, err, errlen);
 }
 
 const char *llamp_lp_format_name(llamp_lp_format_t fmt) {

@@ -250,21 +250,34 @@ static inline void lp_random_netmodel(lp_rng_t *r, llamp_netmodel_t *m, double S
 
 static inline int lp_have_glpsol(void) { return system("glpsol --version >/dev/null 2>&1") == 0; }
 
+#define LP_MAX_COLS (5 + LLAMP_MAX_XPARAMS)
 typedef struct {
   int status; /* 0 optimal, 1 infeasible, 2 unbounded, 3 other/undefined */
   double obj; /* objective, full precision */
   /* value and reduced cost ("Marginal") of the named columns of interest */
-  double val[5], dual[5]; /* t, l, G, o, gap (NAN if absent) */
+  double val[LP_MAX_COLS], dual[LP_MAX_COLS]; /* t, l, G, o, gap, extra ones (NAN if absent) */
   char status_text[64];
 } lp_solution_t;
 
 static const char *lp_cols[5] = {"t", "l", "G", "o", "gap"};
 
-/* Run glpsol (with extra options `opts`, e.g. "--exact") on `lp_path` and parse the printable
- * (-o: status, column numbers -> names) and plain (-w: full-precision
- * values) solutions.  Returns 0, or -1 when glpsol failed to run. */
+static inline int lp_glpsol_cols(const char *lp_path, llamp_lp_format_t fmt, const char *opts,
+                                 const char *work, const char *const *cols, int ncols,
+                                 lp_solution_t *sol);
+
+/* glpsol with the columns t, l, G, o, gap of interest. */
 static inline int lp_glpsol(const char *lp_path, llamp_lp_format_t fmt, const char *opts,
                             const char *work, lp_solution_t *sol) {
+  return lp_glpsol_cols(lp_path, fmt, opts, work, lp_cols, 5, sol);
+}
+
+/* Run glpsol (with extra options `opts`, e.g. "--exact") on `lp_path` and parse the printable
+ * (-o: status, column numbers -> names) and plain (-w: full-precision
+ * values) solutions of the `ncols` (at most LP_MAX_COLS) named columns.
+ * Returns 0, or -1 when glpsol failed to run. */
+static inline int lp_glpsol_cols(const char *lp_path, llamp_lp_format_t fmt, const char *opts,
+                                 const char *work, const char *const *cols, int ncols,
+                                 lp_solution_t *sol) {
   char cmd[8192], opath[1100], wpath[1100], logp[1100];
   snprintf(opath, sizeof opath, "%s/sol.txt", work);
   snprintf(wpath, sizeof wpath, "%s/sol.raw", work);
@@ -277,7 +290,7 @@ static inline int lp_glpsol(const char *lp_path, llamp_lp_format_t fmt, const ch
   memset(sol, 0, sizeof *sol);
   sol->status = 3;
   sol->obj = NAN;
-  for (int i = 0; i < 5; i++) sol->val[i] = sol->dual[i] = NAN;
+  for (int i = 0; i < LP_MAX_COLS; i++) sol->val[i] = sol->dual[i] = NAN;
   FILE *f = fopen(opath, "r");
   if (rc != 0 || !f) {
     if (f) fclose(f);
@@ -290,7 +303,7 @@ static inline int lp_glpsol(const char *lp_path, llamp_lp_format_t fmt, const ch
   }
   /* printable solution: status, and the numbers of our columns */
   char line[1024];
-  int colno[5] = {0, 0, 0, 0, 0}, in_cols = 0;
+  int colno[LP_MAX_COLS] = {0}, in_cols = 0;
   while (fgets(line, sizeof line, f)) {
     if (!strncmp(line, "Status:", 7)) {
       char *s = line + 7;
@@ -308,8 +321,8 @@ static inline int lp_glpsol(const char *lp_path, llamp_lp_format_t fmt, const ch
     int no;
     char name[256];
     if (sscanf(line, "%d %255s", &no, name) == 2)
-      for (int i = 0; i < 5; i++)
-        if (!strcmp(name, lp_cols[i])) colno[i] = no;
+      for (int i = 0; i < ncols; i++)
+        if (!strcmp(name, cols[i])) colno[i] = no;
   }
   fclose(f);
   /* with the presolver (glpsol's default) an infeasible or unbounded LP is
@@ -344,7 +357,7 @@ static inline int lp_glpsol(const char *lp_path, llamp_lp_format_t fmt, const ch
       char st[8];
       double prim, dual;
       if (sscanf(line, "j %d %7s %lf %lf", &j, st, &prim, &dual) == 4)
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < ncols; i++)
           if (colno[i] == j) {
             sol->val[i] = prim;
             sol->dual[i] = dual;

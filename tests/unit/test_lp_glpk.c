@@ -30,6 +30,25 @@ typedef struct {
 } stats_t;
 
 static stats_t S;
+
+/* Graphs with per-pair costs (a routes table): GLPK against the engine along
+ * every parameter, the topology ones included. */
+typedef struct {
+  long graphs, points, min_checks, max_checks, infeasible, unbounded;
+  long lambda_checks[LP_MAX_COLS], lambda_kinked[LP_MAX_COLS];
+  double max_rel_T, max_rel_budget[LP_MAX_COLS], max_rel_lambda[LP_MAX_COLS];
+} pair_stats_t;
+static pair_stats_t PS;
+
+/* Columns of interest: t, l, G, o, gap, then the routes' extra parameters;
+ * column k > 0 is parameter k - 1 (llamp_param_t). */
+static const char *cols[LP_MAX_COLS] = {"t", "l", "G", "o", "gap"};
+static int ncols = 5;
+
+static double engine_lambda(const llamp_point_t *pt, int w, int left) {
+  if (w < LLAMP_NUM_PARAMS) return left ? pt->lambda_left[w] : pt->lambda[w];
+  return left ? pt->lambda_x_left[w - LLAMP_NUM_PARAMS] : pt->lambda_x[w - LLAMP_NUM_PARAMS];
+}
 static char work[1024];
 
 static int in_range(double x, double lo, double hi) {
@@ -67,10 +86,8 @@ static int check_min(const llamp_graph_t *g, llamp_engine_t *e, const llamp_para
   }
   llamp_point_t pt;
   CHECK(llamp_engine_point(e, p, &pt) == 0);
-  S.min_checks++;
-  static const int cols[4] = {1, 2, 3, 4}; /* l G o gap in lp_solution_t */
-  static const llamp_param_t par[4] = {LLAMP_PARAM_L, LLAMP_PARAM_G, LLAMP_PARAM_O,
-                                       LLAMP_PARAM_GAP};
+  if (p->pairs) PS.min_checks++;
+  else S.min_checks++;
   double Tus = pt.T * US;
   msg[0] = 0;
   for (int attempt = 0; attempt < 2; attempt++) {
@@ -79,23 +96,38 @@ static int check_min(const llamp_graph_t *g, llamp_engine_t *e, const llamp_para
     size_t pre = strlen(msg);
     msgf(msg, "graph %ld (%s)%s:", id, what, attempt ? " [glpsol --exact]" : "");
     size_t mark = strlen(msg);
-    if (lp_glpsol(path, fmt, attempt_opts[attempt], work, &sol) || sol.status != 0) {
+    if (lp_glpsol_cols(path, fmt, attempt_opts[attempt], work, cols, ncols, &sol) || sol.status != 0) {
       msgf(msg, " glpsol status '%s'\n", sol.status_text);
       continue;
     }
     double rel = fabs(sol.obj - Tus) / fmax(fabs(Tus), 1e-3);
     if (rel > 1e-6) msgf(msg, " LP optimum %.12g us, engine T %.12g us;", sol.obj, Tus);
     /* reduced costs vs [left, right] derivatives */
-    for (int k = 0; k < 4; k++) {
-      if (par[k] == LLAMP_PARAM_GAP && !(p->g > 0)) continue; /* the NIC rule's gap column too */
-      double d = sol.dual[cols[k]];
+    for (int k = 1; k < ncols; k++) {
+      if (k - 1 == LLAMP_PARAM_GAP && !(p->g > 0)) continue; /* the NIC rule's gap column too */
+      double d = sol.dual[k], lo = engine_lambda(&pt, k - 1, 1), hi = engine_lambda(&pt, k - 1, 0);
       if (isnan(d)) d = 0; /* a column GLPK dropped: never happens with our files */
-      if (!in_range(d, pt.lambda_left[par[k]], pt.lambda[par[k]]))
+      if (!in_range(d, lo, hi))
         msgf(msg, " reduced cost of %s = %.10g, engine derivatives left %.10g right %.10g;",
-             lp_cols[cols[k]], d, pt.lambda_left[par[k]], pt.lambda[par[k]]);
+             cols[k], d, lo, hi);
+    }
+    if (strlen(msg) == mark && p->pairs) { /* agreement, per-pair costs: the errors per column */
+      if (rel > PS.max_rel_T) PS.max_rel_T = rel;
+      for (int k = 1; k < ncols; k++) {
+        if (k - 1 == LLAMP_PARAM_GAP && !(p->g > 0)) continue;
+        double d = isnan(sol.dual[k]) ? 0 : sol.dual[k], lo = engine_lambda(&pt, k - 1, 1),
+               hi = engine_lambda(&pt, k - 1, 0);
+        if (lo != hi) { /* at a kink any value in [left, right] is an optimal dual */
+          PS.lambda_kinked[k]++;
+          continue;
+        }
+        PS.lambda_checks[k]++;
+        double rl = fabs(d - hi) / fmax(fabs(hi), 1);
+        if (rl > PS.max_rel_lambda[k]) PS.max_rel_lambda[k] = rl;
+      }
     }
     if (strlen(msg) == mark) { /* agreement */
-      if (rel > S.max_rel_T) S.max_rel_T = rel;
+      if (!p->pairs && rel > S.max_rel_T) S.max_rel_T = rel;
       double d = sol.dual[1];
       if (pt.lambda_left[LLAMP_PARAM_L] != pt.lambda[LLAMP_PARAM_L]) S.l_kinked++;
       else if (fabs(d - pt.lambda[LLAMP_PARAM_L]) <= 1e-9) S.l_exact++;
@@ -127,38 +159,48 @@ static int glpk_lambda_L(const llamp_graph_t *g, const llamp_params_t *p, llamp_
   return 0;
 }
 
-static double T_at(llamp_engine_t *e, const llamp_params_t *p, double L, llamp_eval_t *r);
+static double T_along(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double x,
+                      llamp_eval_t *r);
+static double T_at(llamp_engine_t *e, const llamp_params_t *p, double L, llamp_eval_t *r) {
+  return T_along(e, p, LLAMP_PARAM_L, L, r);
+}
 
-/* MAX_LATENCY LP vs the engine's budget. */
+/* MAX_LATENCY LP along parameter w vs the engine's budget. */
 static void check_max(const llamp_graph_t *g, llamp_engine_t *e, const llamp_params_t *p,
-                      double t_max, llamp_lp_format_t fmt, long id) {
+                      llamp_param_t w, double t_max, llamp_lp_format_t fmt, long id) {
   char path[1100], err[256], msg[MSG_LEN];
   snprintf(path, sizeof path, "%s/a.%s", work, llamp_lp_format_name(fmt));
-  if (llamp_lp_write(g, p, fmt, LLAMP_LP_MAX_LATENCY, t_max, path, err, sizeof err)) {
+  if (llamp_lp_write_wrt(g, p, fmt, LLAMP_LP_MAX_LATENCY, w, t_max, path, err, sizeof err)) {
     fprintf(stderr, "graph %ld: export (max) failed: %s\n", id, err);
     llamp_test_failures++;
     return;
   }
   double x = -1;
   int unb = 0, evals = 0;
-  int rc = llamp_engine_budget(e, p, LLAMP_PARAM_L, t_max, &x, &unb, &evals);
+  int rc = llamp_engine_budget(e, p, w, t_max, &x, &unb, &evals);
   /* A graph without messages gives, for an unmeetable budget, an LP that is
    * primal AND dual infeasible (l unbounded in the homogeneous system);
    * GLPK's presolver may report either.  T(0) == T(1 s) identifies it. */
-  int no_latency = T_at(e, p, 0, NULL) == T_at(e, p, 1.0, NULL);
-  S.max_checks++;
-  if (rc != 0) S.infeasible++;
-  else if (unb) S.unbounded++;
+  int no_latency = T_along(e, p, w, 0, NULL) == T_along(e, p, w, 1.0, NULL);
+  if (p->pairs) {
+    PS.max_checks++;
+    PS.infeasible += rc != 0;
+    PS.unbounded += rc == 0 && unb;
+  } else {
+    S.max_checks++;
+    if (rc != 0) S.infeasible++;
+    else if (unb) S.unbounded++;
+  }
   msg[0] = 0;
   for (int attempt = 0; attempt < 2; attempt++) {
     lp_solution_t sol;
     S.glpsol_runs++;
     size_t pre = strlen(msg);
-    msgf(msg, "graph %ld (max-latency, %s)%s:", id, llamp_lp_format_name(fmt),
+    msgf(msg, "graph %ld (max %s, %s)%s:", id, cols[w + 1], llamp_lp_format_name(fmt),
          attempt ? " [glpsol --exact]" : "");
     size_t mark = strlen(msg);
     double rel = 0;
-    if (lp_glpsol(path, fmt, attempt_opts[attempt], work, &sol)) {
+    if (lp_glpsol_cols(path, fmt, attempt_opts[attempt], work, cols, ncols, &sol)) {
       msgf(msg, " glpsol failed");
     } else if (rc != 0) { /* over budget even at L = 0 */
       if (sol.status != 1 && !(no_latency && sol.status == 2))
@@ -166,18 +208,23 @@ static void check_max(const llamp_graph_t *g, llamp_engine_t *e, const llamp_par
              sol.status_text);
     } else if (unb) {
       if (sol.status != 2)
-        msgf(msg, " engine says unbounded, glpsol '%s' l=%.12g", sol.status_text, sol.val[1]);
+        msgf(msg, " engine says unbounded, glpsol '%s' %s=%.12g", sol.status_text, cols[w + 1],
+             sol.val[w + 1]);
     } else if (sol.status != 0) {
       msgf(msg, " engine budget %.12g us, glpsol '%s'", x * US, sol.status_text);
     } else {
-      double lus = sol.val[1], xus = x * US;
+      double lus = sol.val[w + 1], xus = x * US;
       rel = fabs(lus - xus) / fmax(fabs(xus), 1e-3);
       if (rel > 1e-6)
-        msgf(msg, " max-latency LP l = %.12g us, engine budget %.12g us (t_max %.12g us)", lus,
-             xus, t_max * US);
+        msgf(msg, " max-%s LP %s = %.12g us, engine budget %.12g us (t_max %.12g us)", cols[w + 1],
+             cols[w + 1], lus, xus, t_max * US);
     }
     if (strlen(msg) == mark) {
-      if (rel > S.max_rel_budget) S.max_rel_budget = rel;
+      if (p->pairs) {
+        if (rel > PS.max_rel_budget[w + 1]) PS.max_rel_budget[w + 1] = rel;
+      } else if (rel > S.max_rel_budget) {
+        S.max_rel_budget = rel;
+      }
       if (attempt) {
         S.exact_resolved++;
         msg[pre] = 0;
@@ -191,12 +238,13 @@ static void check_max(const llamp_graph_t *g, llamp_engine_t *e, const llamp_par
   llamp_test_failures++;
 }
 
-static double T_at(llamp_engine_t *e, const llamp_params_t *p, double L, llamp_eval_t *r) {
+static double T_along(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double x,
+                      llamp_eval_t *r) {
   llamp_params_t q = *p;
-  q.L = L;
+  llamp_params_set(&q, w, x);
   llamp_eval_t tmp;
   if (!r) r = &tmp;
-  if (llamp_engine_eval(e, &q, LLAMP_PARAM_L, r)) return NAN;
+  if (llamp_engine_eval(e, &q, w, r)) return NAN;
   return r->T;
 }
 
@@ -340,6 +388,136 @@ static void check_tolerance(llamp_engine_t *e, const llamp_params_t *p, double p
   }
 }
 
+/* A small routes table: NKINDS route kinds, like a fat tree's and a
+ * dragonfly's (links, switches, inter-group links crossed), a random kind
+ * per rank pair, each with its own constant and time per byte, and every
+ * rank's loopback (messages to oneself: constants only); with `negative`,
+ * constants down to -0.25 us (a route faster than the reference). */
+#define NKINDS 5
+#define NX 3
+typedef struct {
+  llamp_pairs_t q;
+  uint32_t kind[8 * 8];
+  double c0[NKINDS], coef[NKINDS * NX], gscale[NKINDS], self_lat[8], self_G[8];
+} routes_t;
+
+static void random_routes(lp_rng_t *r, uint32_t P, int negative, routes_t *rt, llamp_params_t *p) {
+  static const double hops[NKINDS][NX] = {{2, 1, 0}, {4, 3, 0}, {6, 5, 2}, {3, 2, 1}, {5, 4, 1}};
+  static const char *names[NX] = {"l_wire", "d_switch", "dl_inter"};
+  memset(rt, 0, sizeof *rt);
+  llamp_pairs_t *q = &rt->q;
+  q->ranks = P;
+  q->num_params = NX;
+  q->num_kinds = NKINDS;
+  for (int x = 0; x < NX; x++) snprintf(q->name[x], sizeof q->name[x], "%s", names[x]);
+  q->ref[0] = (0.05 + lp_rng_unif(r) * 0.45) * 1e-6;
+  q->ref[1] = lp_rng_unif(r) * 0.3e-6;
+  q->ref[2] = lp_rng_unif(r) * 0.2e-6;
+  for (int k = 0; k < NKINDS; k++) {
+    rt->c0[k] = (lp_rng_unif(r) - (negative ? 0.5 : 0)) * 0.5e-6; /* < 0: every end row written */
+    rt->gscale[k] = 0.5 + 2 * lp_rng_unif(r);
+    for (int x = 0; x < NX; x++) rt->coef[k * NX + x] = hops[k][x];
+  }
+  for (uint32_t i = 0; i < P; i++) {
+    for (uint32_t j = 0; j < P; j++) rt->kind[i * P + j] = i == j ? 0 : lp_rng_int(r, NKINDS);
+    rt->self_lat[i] = lp_rng_unif(r) * 0.2e-6;
+    rt->self_G[i] = lp_rng_chance(r, 0.2) ? 0 : lp_rng_unif(r) * 0.2e-9;
+  }
+  q->pair_kind = rt->kind;
+  q->c0 = rt->c0;
+  q->coef = rt->coef;
+  q->gscale = rt->gscale;
+  q->self_lat = rt->self_lat;
+  q->self_G = rt->self_G;
+  q->L0 = p->L;
+  q->G0 = p->G;
+  p->pairs = q;
+  for (int x = 0; x < NX; x++) p->x[x] = q->ref[x];
+}
+
+/* Graph `id` of the run: random parameters, every third with size-dependent
+ * costs, every fourth with the NIC rule (its receive order from the engine)
+ * and a third of its messages to oneself, every 40th without messages; with
+ * `rt`, a routes table too (from an rng of its own, so the graphs are the
+ * same with and without).  NULL (a failure counted) if it cannot be built. */
+static llamp_graph_t *random_case(long id, uint64_t seed, uint32_t max_ops, lp_rng_t *r,
+                                  llamp_params_t *p, llamp_netmodel_t *net, routes_t *rt,
+                                  llamp_engine_t **e, uint32_t **chain) {
+  lp_random_params(r, p);
+  if (id % 3 == 2) {
+    lp_rng_t rn = {seed * 7919u + (uint64_t)id};
+    lp_random_netmodel(&rn, net, p->S, p->L, p->G);
+    p->net = net;
+  }
+  p->nic = id % 4 == 1;
+  uint32_t ranks = 2 + lp_rng_int(r, 5);
+  uint32_t ops = 4 + lp_rng_int(r, max_ops);
+  char err[256];
+  double p_msg = id % 40 == 39 ? 0 : 0.55;
+  lp_self_share = id % 4 == 1 ? 0.3 : 0;
+  llamp_graph_t *g = lp_random_graph(r, ranks, ops, p->S, p_msg, err, sizeof err);
+  if (!g) {
+    fprintf(stderr, "graph %ld: %s\n", id, err);
+    llamp_test_failures++;
+    return NULL;
+  }
+  if (rt) {
+    lp_rng_t rr = {seed * 104729u + (uint64_t)id};
+    random_routes(&rr, ranks, id % 5 == 3, rt, p);
+  }
+  *e = llamp_engine_create(g, p, err, sizeof err);
+  if (!*e) {
+    fprintf(stderr, "graph %ld: engine: %s\n", id, err);
+    llamp_test_failures++;
+    llamp_graph_destroy(g);
+    return NULL;
+  }
+  *chain = NULL;
+  if (p->nic) {
+    *chain = malloc((llamp_graph_num_vertices(g) + 1) * sizeof **chain);
+    CHECK(*chain && llamp_engine_gap_chain(*e, *chain) == 0);
+    p->gap_prev = *chain;
+  }
+  return g;
+}
+
+/* Per-pair costs: the MIN_RUNTIME LP at three points of the topology
+ * parameters (their reference values, random ones up to 1 us, l_wire =
+ * d_switch = 0), T and every column's reduced cost against the engine; the
+ * MAX objective along one topology parameter against llamp_engine_budget. */
+static void check_pairs_case(long id, uint64_t seed, uint32_t max_ops) {
+  lp_rng_t r = {(seed + 1) * 1000003u + (uint64_t)id};
+  llamp_params_t p;
+  llamp_netmodel_t net;
+  routes_t rt;
+  llamp_engine_t *e = NULL;
+  uint32_t *chain = NULL;
+  llamp_graph_t *g = random_case(id, seed + 1, max_ops, &r, &p, &net, &rt, &e, &chain);
+  if (!g) return;
+  PS.graphs++;
+  for (int x = 0; x < NX; x++) cols[5 + x] = rt.q.name[x];
+  ncols = 5 + NX;
+  for (int k = 0; k < 3; k++) {
+    llamp_params_t q = p;
+    if (k == 1)
+      for (int x = 0; x < NX; x++) q.x[x] = lp_rng_unif(&r) * (x == 2 ? 0.5e-6 : 1e-6);
+    if (k == 2) q.x[0] = q.x[1] = 0;
+    char what[160];
+    snprintf(what, sizeof what, "%s, routes, L=%.6g us, l_wire=%.6g us, d_switch=%.6g us, dl_inter=%.6g us",
+             (id + k) & 1 ? "mps" : "lp", q.L * US, q.x[0] * US, q.x[1] * US, q.x[2] * US);
+    PS.points++;
+    check_min(g, e, &q, (llamp_lp_format_t)((id + k) & 1), id, what);
+  }
+  llamp_param_t w = LLAMP_PARAM_X(id % NX);
+  double T0 = T_along(e, &p, w, p.x[id % NX], NULL), Tz = T_along(e, &p, w, 0, NULL);
+  double tmax = lp_rng_chance(&r, 0.1) ? 0.9 * Tz : T0 * (1 + 0.01 + lp_rng_unif(&r));
+  check_max(g, e, &p, w, tmax, (llamp_lp_format_t)((id >> 1) & 1), id);
+  ncols = 5;
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  free(chain);
+}
+
 int main(int argc, char **argv) {
   long count = argc > 1 ? atol(argv[1]) : 200;
   uint32_t max_ops = argc > 2 ? (uint32_t)atol(argv[2]) : 40;
@@ -359,46 +537,15 @@ int main(int argc, char **argv) {
   for (long id = first; id < first + count; id++) {
     lp_rng_t r = {seed * 1000003u + (uint64_t)id};
     llamp_params_t p;
-    lp_random_params(&r, &p);
-    /* every third graph: size-dependent costs, from an rng of their own */
     llamp_netmodel_t net;
-    if (id % 3 == 2) {
-      lp_rng_t rn = {seed * 7919u + (uint64_t)id};
-      lp_random_netmodel(&rn, &net, p.S, p.L, p.G);
-      p.net = &net;
-      S.net_graphs++;
-    }
-    /* every fourth graph: the NIC rule, its receive order from the engine */
-    p.nic = id % 4 == 1;
-    S.nic_graphs += p.nic;
-    uint32_t ranks = 2 + lp_rng_int(&r, 5);
-    uint32_t ops = 4 + lp_rng_int(&r, max_ops);
-    char err[256];
-    /* every 40th graph has no message at all: L-independent, unbounded budget */
-    double p_msg = id % 40 == 39 ? 0 : 0.55;
-    /* every fourth graph: a third of its messages to oneself (no l, no G) */
-    lp_self_share = id % 4 == 1 ? 0.3 : 0;
-    S.self_graphs += id % 4 == 1;
-    llamp_graph_t *g = lp_random_graph(&r, ranks, ops, p.S, p_msg, err, sizeof err);
-    if (!g) {
-      fprintf(stderr, "graph %ld: %s\n", id, err);
-      llamp_test_failures++;
-      continue;
-    }
-    llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
-    if (!e) {
-      fprintf(stderr, "graph %ld: engine: %s\n", id, err);
-      llamp_test_failures++;
-      llamp_graph_destroy(g);
-      continue;
-    }
+    llamp_engine_t *e = NULL;
     uint32_t *chain = NULL;
-    if (p.nic) {
-      chain = malloc((llamp_graph_num_vertices(g) + 1) * sizeof *chain);
-      CHECK(chain && llamp_engine_gap_chain(e, chain) == 0);
-      p.gap_prev = chain;
-    }
+    llamp_graph_t *g = random_case(id, seed, max_ops, &r, &p, &net, NULL, &e, &chain);
+    if (!g) continue;
     S.graphs++;
+    S.net_graphs += p.net != NULL;
+    S.nic_graphs += p.nic;
+    S.self_graphs += id % 4 == 1;
     int rndv = 0;
     for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++)
       rndv |= llamp_graph_kind(g, v) == LLAMP_VERTEX_SEND && llamp_graph_value(g, v) > p.S;
@@ -410,13 +557,15 @@ int main(int argc, char **argv) {
     /* runtime budget: mostly feasible, sometimes below T(0) */
     double T0 = T_at(e, &p, p.L, NULL), Tz = T_at(e, &p, 0, NULL);
     double tmax = lp_rng_chance(&r, 0.1) ? 0.9 * Tz : T0 * (1 + 0.01 + lp_rng_unif(&r));
-    check_max(g, e, &p, tmax, (llamp_lp_format_t)((id >> 1) & 1), id);
+    check_max(g, e, &p, LLAMP_PARAM_L, tmax, (llamp_lp_format_t)((id >> 1) & 1), id);
     check_breakpoints(g, e, &p, 0, (5 + lp_rng_unif(&r) * 45) * 1e-6, nglpk, id);
     check_tolerance(e, &p, 1 + lp_rng_unif(&r) * 20, id);
     llamp_engine_destroy(e);
     llamp_graph_destroy(g);
     free(chain);
   }
+  /* half as many graphs with per-pair costs */
+  for (long id = first; id < first + (count + 1) / 2; id++) check_pairs_case(id, seed, max_ops);
   if (getenv("LLAMP_LP_KEEP")) printf("files kept in %s\n", work);
   else lp_scratch_cleanup(work);
   printf("graphs %ld (rendezvous %ld, gap %ld, size-dependent costs %ld, NIC rule %ld, messages to oneself %ld), "
@@ -431,6 +580,16 @@ int main(int argc, char **argv) {
          "GLPK at x-d, x, x+d (%ld of them in exact arithmetic, %ld kinks below double precision "
          "not sent to GLPK); tolerances %ld\n",
          S.breakpoints, S.bp_glpk_confirmed, S.bp_exact, S.bp_too_close, S.tolerances);
+  printf("per-pair costs (routes: %d kinds, l_wire, d_switch, dl_inter): %ld graphs, %ld min-runtime LPs "
+         "(max rel. error of T %.3g), max LPs along a topology parameter %ld (%ld infeasible, %ld unbounded)\n",
+         NKINDS, PS.graphs, PS.min_checks, PS.max_rel_T, PS.max_checks, PS.infeasible, PS.unbounded);
+  for (int k = 1; k < 5 + NX; k++) {
+    const char *nm = k < 5 ? lp_cols[k] : k == 5 ? "l_wire" : k == 6 ? "d_switch" : "dl_inter";
+    printf("  %-8s reduced cost == engine lambda in %ld LPs (max rel. error %.3g), %ld at a kink (in [left, right])",
+           nm, PS.lambda_checks[k], PS.max_rel_lambda[k], PS.lambda_kinked[k]);
+    if (k >= 5) printf("; max-%s LP vs budget max rel. error %.3g", nm, PS.max_rel_budget[k]);
+    printf("\n");
+  }
   printf("GLPK floating-point mismatches resolved by glpsol --exact: %ld\n", S.exact_resolved);
   TEST_DONE();
 }

@@ -370,7 +370,7 @@ int main(int argc, char **argv) {
       snprintf(b_path, sizeof b_path, "%s/b.lp", work);
       uint8_t used[64 * 64] = {0};
       double dual[64 * 64], obj = NAN;
-      llamp_params_t flat = p; /* the export refuses per-pair costs: rewrite_lp adds them */
+      llamp_params_t flat = p; /* per-pair L variables (not the routes' columns): rewrite_lp adds them */
       flat.pairs = NULL;
       CHECK(llamp_lp_write(g, &flat, LLAMP_LP_CPLEX, LLAMP_LP_MIN_RUNTIME, 0, a_path, err, sizeof err) == 0);
       CHECK(rewrite_lp(a_path, b_path, g, p.L, lat, used) == 0);

@@ -257,6 +257,62 @@ static llamp_pairs_t *routes_pairs(const llamp_topo_t *t, const char *hostfile, 
   return q;
 }
 
+/* --routes, --hostfile and --set, shared by analyze and export-lp. */
+typedef struct {
+  const char *routes_path, *hostfile;
+  const char *sets[32];
+  size_t nsets;
+  int L_given, G_given;
+  llamp_topo_t *topo;
+  llamp_pairs_t *pairs;
+} topo_opts_t;
+
+#define TOPO_LONG_OPTIONS                                                                  \
+  {"routes", required_argument, 0, OPT_ROUTES}, {"hostfile", required_argument, 0, OPT_HOSTFILE}, \
+      {"set", required_argument, 0, OPT_SET}
+
+/* Handle one topology option (and note --L / --G, which win over the
+ * platform's); returns 1 if it was one. */
+static int topo_option(int c, topo_opts_t *t) {
+  t->L_given |= c == OPT_L;
+  t->G_given |= c == OPT_G;
+  switch (c) {
+  case OPT_ROUTES: t->routes_path = optarg; return 1;
+  case OPT_HOSTFILE: t->hostfile = optarg; return 1;
+  case OPT_SET:
+    if (t->nsets == 32) die("--set: at most 32");
+    t->sets[t->nsets++] = optarg;
+    return 1;
+  }
+  return 0;
+}
+
+/* After the graph is loaded: the routes' per-pair costs into p, then --set. */
+static void topo_finish(topo_opts_t *t, llamp_params_t *p, const llamp_graph_t *g) {
+  char err[1024];
+  if (t->routes_path) {
+    if (!(t->topo = llamp_topo_read(t->routes_path, err, sizeof err))) die("%s", err);
+    t->pairs = routes_pairs(t->topo, t->hostfile, p, t->L_given, t->G_given, llamp_graph_num_ranks(g));
+  } else if (t->hostfile) {
+    die("--hostfile needs --routes");
+  }
+  for (size_t i = 0; i < t->nsets; i++) {
+    const char *eq = strchr(t->sets[i], '=');
+    if (!eq) die("--set: '%s' (expected NAME=VALUE)", t->sets[i]);
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - t->sets[i]), t->sets[i]);
+    llamp_param_t w = resolve_param(p, "set", name);
+    const char *def;
+    llamp_unit_kind_t kind = param_unit(w, &def);
+    llamp_params_set(p, w, parse_unit("set", eq + 1, kind, def));
+  }
+}
+
+static void topo_free(topo_opts_t *t) {
+  llamp_pairs_free(t->pairs);
+  llamp_topo_destroy(t->topo);
+}
+
 /* ---- analyze ---------------------------------------------------------------------- */
 
 static const char *analyze_help =
@@ -305,10 +361,9 @@ static int cmd_analyze(int argc, char **argv) {
   int tol_of[LLAMP_NUM_PARAMS] = {1, 0, 0, 0};
   llamp_param_t wrt = LLAMP_PARAM_L;
   const char *format = "text", *out_path = NULL;
-  const char *routes_path = NULL, *hostfile = NULL, *wrt_str = NULL, *tol_of_str = NULL;
-  const char *sets[32];
-  size_t nsets = 0;
-  int L_given = 0, G_given = 0;
+  const char *wrt_str = NULL, *tol_of_str = NULL;
+  topo_opts_t to;
+  memset(&to, 0, sizeof to);
   long pair_top = -1;                /* --pairs N (-1: not asked) */
   const char *pairs_csv = NULL;      /* --pairs-csv FILE */
   static struct option lo[] = {COMMON_LONG_OPTIONS,
@@ -325,22 +380,16 @@ static int cmd_analyze(int argc, char **argv) {
                                {"critical-path", no_argument, 0, OPT_PATH},
                                {"format", required_argument, 0, OPT_FORMAT},
                                {"classify", required_argument, 0, OPT_CLASSIFY},
-                               {"routes", required_argument, 0, OPT_ROUTES},
-                               {"hostfile", required_argument, 0, OPT_HOSTFILE},
-                               {"set", required_argument, 0, OPT_SET},
+                               TOPO_LONG_OPTIONS,
                                {0, 0, 0, 0}};
   const char *classify_at = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
-    L_given |= c == OPT_L;
-    G_given |= c == OPT_G;
-    if (common_option(c, &co)) continue;
+    if (topo_option(c, &to) || common_option(c, &co)) continue;
     switch (c) {
     case 'h': printf(analyze_help, params_help); return 0;
     case OPT_CLASSIFY: classify_at = optarg; break;
-    case OPT_ROUTES: routes_path = optarg; break;
-    case OPT_HOSTFILE: hostfile = optarg; break;
     case OPT_PAIRS: {
       char *end;
       pair_top = strtol(optarg, &end, 10);
@@ -348,10 +397,6 @@ static int cmd_analyze(int argc, char **argv) {
       break;
     }
     case OPT_PAIRS_CSV: pairs_csv = optarg; break;
-    case OPT_SET:
-      if (nsets == 32) die("--set: at most 32");
-      sets[nsets++] = optarg;
-      break;
     case 'o': out_path = optarg; break;
     case OPT_RANGE: range_str = optarg; break;
     case OPT_TOL: {
@@ -392,24 +437,7 @@ static int cmd_analyze(int argc, char **argv) {
   common_finish(&co);
   llamp_graph_t *g = load_graph(path, &co);
   char err[1024];
-  llamp_topo_t *topo = NULL;
-  llamp_pairs_t *pairs = NULL;
-  if (routes_path) {
-    if (!(topo = llamp_topo_read(routes_path, err, sizeof err))) die("%s", err);
-    pairs = routes_pairs(topo, hostfile, &co.params, L_given, G_given, llamp_graph_num_ranks(g));
-  } else if (hostfile) {
-    die("--hostfile needs --routes");
-  }
-  for (size_t i = 0; i < nsets; i++) {
-    const char *eq = strchr(sets[i], '=');
-    if (!eq) die("--set: '%s' (expected NAME=VALUE)", sets[i]);
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)(eq - sets[i]), sets[i]);
-    llamp_param_t w = resolve_param(&co.params, "set", name);
-    const char *def;
-    llamp_unit_kind_t kind = param_unit(w, &def);
-    llamp_params_set(&co.params, w, parse_unit("set", eq + 1, kind, def));
-  }
+  topo_finish(&to, &co.params, g);
   if (wrt_str) wrt = resolve_param(&co.params, "wrt", wrt_str);
   int tol_x[LLAMP_MAX_XPARAMS] = {0};
   if (tol_of_str) {
@@ -594,8 +622,7 @@ static int cmd_analyze(int argc, char **argv) {
   else llamp_report_text(out, &a);
   if (out != stdout && fclose(out) != 0) die("%s: write failed", out_path);
   for (size_t w = 0; w < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS; w++) free(tols[w]);
-  llamp_pairs_free(pairs);
-  llamp_topo_destroy(topo);
+  topo_free(&to);
   free(bps);
   free(sx);
   free(sx2);
@@ -617,8 +644,18 @@ static const char *export_help =
     "usage: llamp export-lp GRAPH -o FILE.lp|FILE.mps [options]\n"
     "Write the LLAMP linear program of GRAPH (CPLEX LP or free MPS, by extension).\n\n"
     "%s"
-    "  --objective runtime|latency  min t (default) or max l subject to t <= --budget\n"
-    "  --budget TMAX                runtime bound for --objective latency\n";
+    "  --objective runtime|latency  min t (default) or max l (the --wrt parameter)\n"
+    "                               subject to t <= --budget, the others fixed\n"
+    "  --budget TMAX                runtime bound for --objective latency\n"
+    "  --wrt NAME                   the parameter --objective latency maximises: L\n"
+    "                               (default), G, o, g, or with --routes l_wire,\n"
+    "                               d_switch, dl_CLASS\n"
+    "Topology (docs/topology.md, docs/lp.md):\n"
+    "  --routes FILE                per-pair message costs from a routes file: every\n"
+    "                               message costs its route; the topology parameters\n"
+    "                               are columns of the LP too\n"
+    "  --hostfile FILE              with --routes: rank r's host on line r + 1\n"
+    "  --set NAME=VALUE             value of a topology parameter, e.g. d_switch=300ns\n";
 
 static int cmd_export(int argc, char **argv) {
   common_opts_t co;
@@ -626,14 +663,19 @@ static int cmd_export(int argc, char **argv) {
   const char *out_path = NULL;
   int latency_obj = 0, have_budget = 0;
   double budget = 0;
+  const char *wrt_str = NULL;
+  topo_opts_t to;
+  memset(&to, 0, sizeof to);
   static struct option lo[] = {COMMON_LONG_OPTIONS,
                                {"objective", required_argument, 0, OPT_OBJECTIVE},
                                {"budget", required_argument, 0, OPT_BUDGET},
+                               {"wrt", required_argument, 0, OPT_WRT},
+                               TOPO_LONG_OPTIONS,
                                {0, 0, 0, 0}};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
-    if (common_option(c, &co)) continue;
+    if (topo_option(c, &to) || common_option(c, &co)) continue;
     switch (c) {
     case 'h': printf(export_help, params_help); return 0;
     case 'o': out_path = optarg; break;
@@ -643,6 +685,7 @@ static int cmd_export(int argc, char **argv) {
       else die("--objective: '%s' (expected runtime or latency)", optarg);
       break;
     case OPT_BUDGET: budget = parse_unit("budget", optarg, LLAMP_UNIT_TIME, "us"); have_budget = 1; break;
+    case OPT_WRT: wrt_str = optarg; break;
     default: bad_usage("export-lp");
     }
   }
@@ -659,6 +702,8 @@ static int cmd_export(int argc, char **argv) {
   common_finish(&co);
   llamp_graph_t *g = load_graph(argv[optind], &co);
   char err[1024];
+  topo_finish(&to, &co.params, g);
+  llamp_param_t wrt = wrt_str ? resolve_param(&co.params, "wrt", wrt_str) : LLAMP_PARAM_L;
   uint32_t *chain = NULL;
   if (co.params.nic) { /* the engine's receive order goes into the LP */
     llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
@@ -670,11 +715,12 @@ static int cmd_export(int argc, char **argv) {
     co.params.gap_prev = chain;
   }
   stage_begin("writing", out_path);
-  if (llamp_lp_write(g, &co.params, fmt, latency_obj ? LLAMP_LP_MAX_LATENCY : LLAMP_LP_MIN_RUNTIME,
-                     budget, out_path, err, sizeof err))
+  if (llamp_lp_write_wrt(g, &co.params, fmt, latency_obj ? LLAMP_LP_MAX_LATENCY : LLAMP_LP_MIN_RUNTIME,
+                         wrt, budget, out_path, err, sizeof err))
     die("%s", err);
   stage_end();
   free(chain);
+  topo_free(&to);
   llamp_graph_destroy(g);
   return 0;
 }
