@@ -42,6 +42,8 @@ llamp_inject_test(large_rdma 2 large 50000 -dL 50ms -S 64KiB)
 llamp_inject_test(large_direct 2 large 50000 -dL 50ms -S 64KiB --rendezvous direct)
 llamp_inject_test(collectives 3 coll 50000 -dL 50ms)
 llamp_inject_test(collectives_ring 2 coll 50000 -dL 50ms --coll allreduce=ring,bcast=linear)
+llamp_inject_test(collectives_rendezvous 3 coll 20000 -dL 20ms -S 64KiB)
+llamp_inject_test(collectives_sync 2 collsync 50000 -dL 50ms)
 llamp_inject_test(ranks 3 ranks 300000 -dL 300ms --ranks 2)
 llamp_inject_test(pingpong_no_delay 2 pingpong 0 -dL 0)
 

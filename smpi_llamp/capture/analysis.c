@@ -282,6 +282,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   llamp_capture_config_t *cfg_eff = NULL;
   llamp_breakpoint_t *bps = NULL;
   double *sx = NULL, *sT = NULL, *sl = NULL, *by_rank = NULL;
+  llamp_pair_lambda_t *pair_lam = NULL;
   llamp_tolerance_t tol[LLAMP_CAPTURE_MAX_TOL];
   FILE *csv = NULL;
 
@@ -358,6 +359,8 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     else
       fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
   }
+  /* per-pair latency sensitivities: report.json's "pair_sensitivities" (docs/topology.md) */
+  if (llamp_engine_pair_lambda(e, &p, &pair_lam, &a.num_pair_lambda) == 0) a.pair_lambda = pair_lam;
   double lo, hi;
   llamp_capture_config_range(cfg_eff, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
@@ -520,6 +523,7 @@ out:
   free(sT);
   free(sl);
   free(by_rank);
+  free(pair_lam);
   free(bps);
   if (e) llamp_engine_destroy(e);
   llamp_pairs_free(pairs);

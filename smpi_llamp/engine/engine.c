@@ -548,7 +548,7 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
     e->kc0[k] = q ? q->c0[k] : 0;
     e->kg[k] = q ? q->gscale[k] : 1;
     e->kb[k] = 0;
-    if (q) memcpy(e->kcoef + (size_t)k * K, q->coef + (size_t)k * K, K * sizeof *e->kcoef);
+    if (q && K) memcpy(e->kcoef + (size_t)k * K, q->coef + (size_t)k * K, K * sizeof *e->kcoef);
   }
   for (uint32_t k = base; k < nk; k++) { /* to oneself: constants only */
     uint32_t r = k - base;
@@ -567,6 +567,46 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
     }
     e->pk[i] = kind;
     if (e->pw && kind >= base) e->pw[i].c = self_c(e, e->pw[i].c, e->kc0[kind]);
+  }
+  return 0;
+}
+
+/* Free the plan and everything numbered by it (work arrays, size-dependent
+ * costs, message kinds): for a new plan (the NIC rule's) or the end. */
+static void drop_plan(llamp_engine_t *e) {
+  free(e->gv);
+  free(e->own_kind);
+  free(e->own_value);
+  free(e->own_off);
+  free(e->own_src);
+  free(e->work);
+  free(e->terminal);
+  free(e->lane_start);
+  free(e->lane_coef);
+  free(e->tail_buf);
+  free(e->pw);
+  free(e->nonblocking);
+  free(e->pk);
+  free(e->kl);
+  free(e->kc0);
+  free(e->kg);
+  free(e->kb);
+  free(e->klat);
+  free(e->kcoef);
+  e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
+  e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
+  e->tail_buf = NULL, e->lane_alloc = 0, e->pw = NULL, e->nonblocking = NULL;
+  e->pk = NULL, e->kl = e->kc0 = e->kg = e->kb = e->klat = e->kcoef = NULL;
+  e->pairs = NULL, e->nk = e->K = 0;
+}
+
+int llamp_engine_refresh_pairs(llamp_engine_t *e) {
+  const llamp_pairs_t *q = e->pairs;
+  if (!q) return 0;
+  for (uint32_t k = 0; k < q->num_kinds && k < e->nk; k++) {
+    e->kc0[k] = q->c0[k];
+    e->kg[k] = q->gscale[k];
+    if (e->K) memcpy(e->kcoef + (size_t)k * e->K, q->coef + (size_t)k * e->K, e->K * sizeof *e->kcoef);
   }
   return 0;
 }
@@ -597,31 +637,7 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
   for (uint64_t v = 0; v < gn; v++) key[v] = 0;
   for (uint64_t v = 0; v < e->n; v++)
     if (e->kind[v] == K_RECV || e->kind[v] == K_RECV_RNDV) key[e->gv ? e->gv[v] : v] = e->start[v];
-  /* drop the first plan (and what depends on its numbering) */
-  free(e->gv);
-  free(e->own_kind);
-  free(e->own_value);
-  free(e->own_off);
-  free(e->own_src);
-  free(e->work);
-  free(e->terminal);
-  free(e->lane_start);
-  free(e->lane_coef);
-  free(e->tail_buf);
-  free(e->pw);
-  free(e->nonblocking);
-  e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
-  e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
-  e->tail_buf = NULL, e->lane_alloc = 0, e->pw = NULL, e->nonblocking = NULL;
-  free(e->pk);
-  free(e->kl);
-  free(e->kc0);
-  free(e->kg);
-  free(e->kb);
-  free(e->klat);
-  free(e->kcoef);
-  e->pk = NULL, e->kl = e->kc0 = e->kg = e->kb = e->klat = e->kcoef = NULL;
-  e->pairs = NULL, e->nk = e->K = 0;
+  drop_plan(e); /* the first plan, and what depends on its numbering */
   int rc = build_plan(e, 1, key, err, errlen);
   if (rc) rc = build_plan(e, 1, NULL, err, errlen); /* zero-cost ties against posting order */
   free(key);
@@ -683,26 +699,8 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
 
 void llamp_engine_destroy(llamp_engine_t *e) {
   if (!e) return;
-  free(e->gv);
-  free(e->own_kind);
-  free(e->own_value);
-  free(e->own_off);
-  free(e->own_src);
-  free(e->work);
-  free(e->terminal);
-  free(e->lane_start);
-  free(e->lane_coef);
-  free(e->tail_buf);
-  free(e->pw);
-  free(e->nonblocking);
+  drop_plan(e);
   free(e->gap_prev);
-  free(e->pk);
-  free(e->kl);
-  free(e->kc0);
-  free(e->kg);
-  free(e->kb);
-  free(e->klat);
-  free(e->kcoef);
   free(e);
 }
 
@@ -1873,5 +1871,93 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
                    ecoef(type, su, LLAMP_PARAM_G, &zero, pw, 0), ecoef(type, su, LLAMP_PARAM_O, &zero, pw, 0),
                    ecoef(type, su, LLAMP_PARAM_GAP, &zero, pw, 0));
   if (from_start_out) *from_start_out = from_start(type);
+  return 0;
+}
+
+/* ---- per-pair sensitivities (llamp_engine_pair_lambda; docs/topology.md) ---------------- */
+
+static int pair_cmp(const void *a, const void *b) {
+  const llamp_pair_lambda_t *x = a, *y = b;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* The critical path of the L pass, as the timeline walks it, with each cost's
+ * latency terms and bytes (counted without the routes' scales) charged to
+ * the ordered rank pair of the message the cost belongs to. */
+int llamp_engine_pair_lambda(llamp_engine_t *e, const llamp_params_t *p, llamp_pair_lambda_t **out,
+                             size_t *count) {
+  llamp_eval_t r;
+  *out = NULL;
+  *count = 0;
+  if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  theta_t t = theta_of(e, p), raw = t;
+  raw.pk = NULL; /* coefficients in L and G of the pair's own L_ij and G_ij */
+  uint64_t *path = NULL, len = 0;
+  int *fs = NULL, done_end = 0;
+  if (backtrack(e, &t, r.T, r.slope_right, &path, &len, &done_end, &fs)) return -1;
+  llamp_pair_lambda_t *v = malloc((2 * len + 1) * sizeof *v);
+  if (!v) {
+    free(path);
+    free(fs);
+    return -1;
+  }
+  size_t n = 0;
+  const llamp_graph_t *g = e->graph;
+  /* one cost of x's message (x: a send or receive, plan id) */
+#define PAIR_ADD(x, nl, nb)                                                                     \
+  do {                                                                                          \
+    double nl_ = (nl), nb_ = (nb);                                                              \
+    /* a message to oneself costs no L or G (its kind's kl is 0) */                             \
+    if ((nl_ != 0 || nb_ != 0) && !(t.pk && t.kl[t.pk[x]] == 0)) {                                \
+      uint64_t gx = e->gv ? e->gv[x] : (x), px = llamp_graph_partner(g, gx);                    \
+      int snd = llamp_graph_kind(g, gx) == LLAMP_VERTEX_SEND;                                   \
+      v[n++] = (llamp_pair_lambda_t){llamp_graph_rank(g, snd ? gx : px),                        \
+                                     llamp_graph_rank(g, snd ? px : gx), nl_, nb_};             \
+    }                                                                                           \
+  } while (0)
+  for (uint64_t i = 0; i < len; i++) {
+    uint64_t x = path[i];
+    unsigned k = e->kind[x];
+    double s = e->value[x];
+    if (!fs[i]) PAIR_ADD(x, vcoef(k, s, LLAMP_PARAM_L, &raw, e->pw, x), vcoef(k, s, LLAMP_PARAM_G, &raw, e->pw, x));
+    double from = fs[i] ? e->start[x] : e->start[x] + vcost(k, s, &t, e->pw, x);
+    if (i + 1 < len) { /* the tight edge x -> next that carries the path's coefficient */
+      uint64_t nx = path[i + 1];
+      double want = e->cmax[nx] - e->cmax[x] - (fs[i] ? 0 : vcoef(k, s, LLAMP_PARAM_L, &t, e->pw, x));
+      uint32_t best = UINT32_MAX;
+      double miss = INFINITY;
+      for (uint32_t j = e->in_beg[nx]; j < e->in_end[nx]; j++) {
+        if ((e->in_src[j] & e->mask) != x) continue;
+        uint32_t type = e->in_src[j] >> e->shift;
+        if ((from_start(type) != 0) != (fs[i] != 0)) continue;
+        double d = fabs(from + ecost(type, s, &t, e->pw, x) - e->start[nx]);
+        if (ecoef(type, s, LLAMP_PARAM_L, &t, e->pw, x) != want) d += 1; /* a tie of another slope */
+        if (d < miss) {
+          miss = d;
+          best = type;
+        }
+      }
+      if (best != UINT32_MAX)
+        PAIR_ADD(x, ecoef(best, s, LLAMP_PARAM_L, &raw, e->pw, x), ecoef(best, s, LLAMP_PARAM_G, &raw, e->pw, x));
+    } else if (done_end) { /* the rendezvous sender's completion ends the run */
+      PAIR_ADD(x, ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &raw, e->pw, x), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &raw, e->pw, x));
+    }
+  }
+#undef PAIR_ADD
+  free(path);
+  free(fs);
+  qsort(v, n, sizeof *v, pair_cmp);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (m && v[m - 1].src == v[i].src && v[m - 1].dst == v[i].dst) {
+      v[m - 1].lambda_L += v[i].lambda_L;
+      v[m - 1].lambda_G += v[i].lambda_G;
+    } else {
+      v[m++] = v[i];
+    }
+  }
+  *out = v;
+  *count = m;
   return 0;
 }

@@ -107,6 +107,11 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
                                     size_t errlen);
 void llamp_engine_destroy(llamp_engine_t *e);
 
+/* The engine copies the per-pair table's costs (c0, gscale, coef) at
+ * creation: after changing them in place (same kinds, same pair_kind; a
+ * placement search), call this before the next evaluation. */
+int llamp_engine_refresh_pairs(llamp_engine_t *e);
+
 /* The chains of the gap / NIC edges: prev[v] = the graph vertex whose start
  * vertex v's start follows (the rank's previous send, or previous receive in
  * the engine's order), UINT32_MAX when none; prev has one entry per graph
@@ -235,6 +240,25 @@ int llamp_engine_sweep(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
 /* The lane pass alone (kept for cross-checks and benchmarks). */
 int llamp_engine_sweep_lanes(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
                              const double *xs, size_t k, double *T, double *slope);
+
+/* ---- per-pair sensitivities (docs/topology.md, "Per-pair sensitivities") ----
+ * lambda_L^{ij} = dT/dL_ij and lambda_G^{ij} = dT/dG_ij, L_ij and G_ij being
+ * the latency and the time per byte of messages from rank i to rank j
+ * (HLogGP, seed 000 App. I): along the critical path the engine reports
+ * (llamp_engine_critical_path: ties broken toward more latency terms), the
+ * number of latency terms and the bytes charged at G of i -> j messages on
+ * it, every pair from one pass.  The lambda_L sum to lambda_L (right).  When
+ * several paths are critical a pair's own right derivative is the most terms
+ * over them and its left one the fewest; these counts lie in between (an LP
+ * solver's reduced costs are likewise one of the optimal duals).  Messages of
+ * a rank to itself count on the diagonal as the model charges them.  Only
+ * the pairs with a term on the path, sorted by (src, dst); caller frees *out. */
+typedef struct {
+  uint32_t src, dst;
+  double lambda_L, lambda_G;
+} llamp_pair_lambda_t;
+int llamp_engine_pair_lambda(llamp_engine_t *e, const llamp_params_t *p, llamp_pair_lambda_t **out,
+                             size_t *count);
 
 #ifdef __cplusplus
 }

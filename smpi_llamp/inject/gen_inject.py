@@ -8,7 +8,10 @@ model knows and how) and MPICH's prototypes (parsed by capture/gen_wrappers.py,
 imported, not changed) and writes one C file with
   * a wrapper for each point-to-point, completion and blocking collective
     function of the table, calling the llamp_inject_* entry point of its
-    record op (llamp_inject.h) with the prototype's arguments;
+    record op (llamp_inject.h) with the prototype's arguments; a blocking
+    collective moves its data with MPICH's nonblocking counterpart
+    (MPI_Bcast -> PMPI_Ibcast, same parameters and a request) while the
+    DAG's token schedule runs;
   * a counting wrapper for the table's other lines (nonblocking
     collectives, one-sided communication, windows: MPICH runs them
     undelayed) and every other communicating MPI function ("not injected: MPI_Xyz x N" at
@@ -48,7 +51,7 @@ P2P = {
     'REQUEST_FREE': ('llamp_inject_request_free', 1, False),
 }
 
-# blocking collective kind -> arguments of llamp_inject_coll after the kind:
+# blocking collective kind -> arguments of llamp_inject_coll_begin after the kind:
 # comm, root, count, type, counts, rcounts ({role} = the table's argument)
 INPLACE_S = '{sendbuf} == MPI_IN_PLACE'
 INPLACE_R = '{recvbuf} == MPI_IN_PLACE'
@@ -142,8 +145,19 @@ def main():
                     gw.die('%s: %s has no parameter "%s"' % (where, name, a))
             mapping = dict(zip(roles, resolved))
             cargs = ', '.join(gw.subst(x, mapping) for x in COLL[kind])
-            body = ('double t_ = llamp_inject_coll(LLAMP_COLL_%s, %s);\n  int r_ = %s;\n'
-                    '  llamp_inject_coll_end(t_);\n  return r_;' % (op, cargs, call))
+            # the data: MPICH's nonblocking counterpart, started before the
+            # tokens (a barrier has none: its tokens synchronise)
+            if kind == 'barrier':
+                data = 'MPI_SUCCESS'
+            else:
+                iname = 'MPI_I' + name[4].lower() + name[5:]
+                if iname not in protos or [p[1] for p in protos[iname][1]][:-1] != names:
+                    gw.die('%s: %s has no nonblocking counterpart %s(%s, request) in %s'
+                           % (where, name, iname, ', '.join(names), header_path))
+                data = 'P%s(%s, llamp_inject_coll_data())' % (iname, ', '.join(names))
+            body = ('if (llamp_inject_coll_begin(LLAMP_COLL_%s, %s))\n'
+                    '    return llamp_inject_coll_run(%s);\n  int r_ = %s;\n'
+                    '  llamp_inject_coll_end();\n  return r_;' % (op, cargs, data, call))
         else:
             # nonblocking collectives, one-sided communication and windows
             # (and any kind added to the table later): MPICH's own, counted

@@ -96,13 +96,28 @@ static struct {
   int nshadows, capshadows;
   /* statistics */
   uint64_t delayed, waited_msgs, tokens, colls;
+  double cdata_sum, cdata_after; /* collectives: entry -> data done; data done after the tokens */
   double waited, late_max, late_sum;
   /* the run report (LLAMP_INJECT_REPORT) */
   double t_span0, t_wait, probe;
   int in_coll; /* inside a collective: its time is counted once, there */
+  MPI_Request cdata; /* inside a collective: MPICH's nonblocking counterpart (the data) */
+  int cdata_rc;
   double sleep_margin; /* LLAMP_INJECT_SPIN: wake up this long before a visible time */
 } S;
 
+/* The blocking collective in progress (one at a time: one thread calls MPI). */
+static struct {
+  double t0;        /* entry (0: the injector is off) */
+  int kind;
+  llamp_coll_args_t a;
+  uint64_t *cv, *rv; /* v-variants: a.counts, a.rcounts */
+  MPI_Comm sh;
+  int base;
+} C;
+
+#define DATA_SPIN 300e-6 /* s: a collective's data polled continuously this long after entry */
+#define DATA_SLICE 20e-6 /* s: then every DATA_SLICE of sleep */
 #define TAB_DEAD ((ij_req_t *)1)
 
 static void die(const char *fmt, const char *a)
@@ -731,6 +746,27 @@ static int complete(int count, MPI_Request *reqs, MPI_Status *sts, int how, int 
       return MPI_SUCCESS;
     }
     if (S.detached) progress_detached();
+    /* A collective's data (MPICH's nonblocking collective) moves while its
+     * tokens wait (MPICH progresses only inside MPI calls): polled
+     * continuously for DATA_SPIN after the entry (a transfer needs both
+     * sides polling), then, while the tokens only wait for their visible
+     * time, every DATA_SLICE of sleep (the data waits for a late rank: a
+     * rank spinning for long on a shared machine is woken up late
+     * afterwards). */
+    if (S.cdata != MPI_REQUEST_NULL) {
+      int f = 0, rc = PMPI_Test(&S.cdata, &f, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) S.cdata_rc = rc, S.cdata = MPI_REQUEST_NULL;
+      if (S.cdata != MPI_REQUEST_NULL) {
+        double tn = now_s();
+        if (!undetected && next > 0 && S.sleep_margin > 0 && tn - C.t0 > DATA_SPIN &&
+            next - tn - S.sleep_margin > DATA_SLICE) {
+          struct timespec ts = {0, (long)(DATA_SLICE * 1e9)};
+          nanosleep(&ts, NULL);
+        }
+        continue;
+      }
+      S.cdata_sum += now_s() - C.t0;
+    }
     /* Only waiting for visibility: sleep until shortly before it instead
      * of spinning (a spinning rank on a shared machine is preempted for
      * whole time slices; a sleeping one gives the CPU back early). */
@@ -845,6 +881,7 @@ int llamp_inject_init(int *argc, char ***argv, int required, int *provided)
   PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &f);
   S.tag_ub = f && *ub > 0 ? *ub : 32767;
   S.stash_tail = &S.stash;
+  S.cdata = MPI_REQUEST_NULL;
   S.sleep_margin = 50e-6;
   const char *spin = getenv("LLAMP_INJECT_SPIN");
   if (spin && *spin) S.sleep_margin = strcmp(spin, "always") ? atof(spin) * 1e-6 : 0;
@@ -887,10 +924,13 @@ int llamp_inject_finalize(void)
     if (S.cfg.verbose) {
       fprintf(stderr,
               "llamp-inject: rank %d: %llu messages delayed, %llu collectives as %llu tokens; "
-              "release after visible: mean %.3f us, max %.3f us\n",
+              "release after visible: mean %.3f us, max %.3f us; collective data done %.3f us "
+              "after entry, %.3f us after the tokens (means)\n",
               S.rank, (unsigned long long)S.delayed, (unsigned long long)S.colls,
               (unsigned long long)S.tokens,
-              S.waited_msgs ? S.late_sum / (double)S.waited_msgs * 1e6 : 0.0, S.late_max * 1e6);
+              S.waited_msgs ? S.late_sum / (double)S.waited_msgs * 1e6 : 0.0, S.late_max * 1e6,
+              S.colls ? S.cdata_sum / (double)S.colls * 1e6 : 0.0,
+              S.colls ? S.cdata_after / (double)S.colls * 1e6 : 0.0);
       for (unsigned i = 0; i < llamp_inject_num_names; i++)
         if (llamp_inject_counts[i])
           fprintf(stderr, "llamp-inject: rank %d: not injected: %s x %llu\n", S.rank,
@@ -1189,24 +1229,26 @@ void llamp_inject_comm_free(MPI_Comm comm)
     }
 }
 
-void llamp_inject_coll_end(double t0)
+
+void llamp_inject_coll_end(void)
 {
   S.in_coll = 0;
-  if (t0 > 0) S.t_wait += now_s() - t0;
+  if (C.t0 > 0) S.t_wait += now_s() - C.t0;
+  C.t0 = 0;
 }
 
-double llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datatype type,
-                         const int *counts, const int *rcounts)
+int llamp_inject_coll_begin(int kind, MPI_Comm comm, int root, int count, MPI_Datatype type,
+                            const int *counts, const int *rcounts)
 {
   if (!S.on) return 0;
-  double t0 = now_s();
+  C.t0 = now_s();
   S.in_coll = 1;
-  if (!S.cfg.coll || comm == MPI_COMM_NULL) return t0;
+  if (!S.cfg.coll || comm == MPI_COMM_NULL) return 0;
   int inter = 0, size, rank, tsz = 0;
   PMPI_Comm_test_inter(comm, &inter);
-  if (inter) return t0;
+  if (inter) return 0;
   PMPI_Comm_size(comm, &size);
-  if (size < 2) return t0;
+  if (size < 2) return 0;
   PMPI_Comm_rank(comm, &rank);
   if (type != MPI_DATATYPE_NULL) PMPI_Type_size(type, &tsz);
   llamp_coll_args_t a = {0};
@@ -1215,7 +1257,7 @@ double llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datat
   a.root = root >= 0 && root < size ? root : 0;
   a.bytes = (uint64_t)(count > 0 ? count : 0) * (uint64_t)tsz;
   a.elem = (uint64_t)tsz;
-  uint64_t *cv = NULL, *rv = NULL;
+  C.cv = C.rv = NULL;
   if ((kind == LLAMP_COLL_GATHERV || kind == LLAMP_COLL_SCATTERV) && rank != a.root) counts = NULL;
   /* v-variants: the per-rank sizes this rank knows (the root's arrays
    * only at the root; elsewhere its own block for every rank: the sizes
@@ -1223,27 +1265,56 @@ double llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datat
   if (counts || kind == LLAMP_COLL_GATHERV || kind == LLAMP_COLL_SCATTERV ||
       kind == LLAMP_COLL_ALLGATHERV || kind == LLAMP_COLL_ALLTOALLV ||
       kind == LLAMP_COLL_REDUCE_SCATTER) {
-    cv = malloc(sizeof *cv * (size_t)size);
-    rv = malloc(sizeof *rv * (size_t)size);
-    if (!cv || !rv) die("%s", "out of memory (collective)");
+    C.cv = malloc(sizeof *C.cv * (size_t)size);
+    C.rv = malloc(sizeof *C.rv * (size_t)size);
+    if (!C.cv || !C.rv) die("%s", "out of memory (collective)");
     for (int i = 0; i < size; i++) {
-      cv[i] = counts ? (uint64_t)(counts[i] > 0 ? counts[i] : 0) * (uint64_t)tsz : a.bytes;
-      rv[i] = rcounts ? (uint64_t)(rcounts[i] > 0 ? rcounts[i] : 0) * (uint64_t)tsz : cv[i];
+      C.cv[i] = counts ? (uint64_t)(counts[i] > 0 ? counts[i] : 0) * (uint64_t)tsz : a.bytes;
+      C.rv[i] = rcounts ? (uint64_t)(rcounts[i] > 0 ? rcounts[i] : 0) * (uint64_t)tsz : C.cv[i];
     }
-    a.counts = cv;
-    a.rcounts = rv;
+    a.counts = C.cv;
+    a.rcounts = C.rv;
   }
-  tok_ctx_t c = {0};
-  c.base = shadow_of(comm, &c.sh) * 4;
-  llamp_coll_emit_t e = {&c, tok_send, tok_recv, NULL, tok_round};
-  char err[256];
-  S.colls++;
-  if (llamp_coll_run_selected(&S.sel, (llamp_coll_kind_t)kind, &a, &e, err, sizeof err))
-    die("collective tokens: %s", err);
-  free(c.reqs);
-  free(cv);
-  free(rv);
-  return t0;
+  C.a = a;
+  C.kind = kind;
+  /* the shadow's dup (a collective on comm) before MPICH's nonblocking
+   * collective starts on comm */
+  C.base = shadow_of(comm, &C.sh) * 4;
+  S.cdata = MPI_REQUEST_NULL;
+  S.cdata_rc = MPI_SUCCESS;
+  return 1;
+}
+
+MPI_Request *llamp_inject_coll_data(void) { return &S.cdata; }
+
+int llamp_inject_coll_run(int rc)
+{
+  if (rc == MPI_SUCCESS) {
+    tok_ctx_t c = {0};
+    c.sh = C.sh;
+    c.base = C.base;
+    llamp_coll_emit_t e = {&c, tok_send, tok_recv, NULL, tok_round};
+    char err[256];
+    S.colls++;
+    /* complete() keeps MPICH's collective progressing while the tokens
+     * wait (it moves the data while the DAG's latencies elapse) */
+    if (llamp_coll_run_selected(&S.sel, (llamp_coll_kind_t)C.kind, &C.a, &e, err, sizeof err))
+      die("collective tokens: %s", err);
+    free(c.reqs);
+    rc = S.cdata_rc;
+    if (S.cdata != MPI_REQUEST_NULL) {
+      double t = now_s();
+      int r = PMPI_Wait(&S.cdata, MPI_STATUS_IGNORE);
+      if (rc == MPI_SUCCESS) rc = r;
+      S.cdata_after += now_s() - t;
+      S.cdata_sum += now_s() - C.t0;
+    }
+  }
+  free(C.cv);
+  free(C.rv);
+  C.cv = C.rv = NULL;
+  llamp_inject_coll_end();
+  return rc;
 }
 
 void llamp_inject_not_injected(unsigned index) { llamp_inject_counts[index]++; }

@@ -128,15 +128,21 @@ int llamp_inject_testsome(int count, MPI_Request *requests, int *outcount, int *
                           MPI_Status *statuses);
 int llamp_inject_request_free(MPI_Request *request);
 
-/* Collectives: the token schedule of the DAG's algorithm for `kind`
- * (llamp_coll_kind_t) on `comm`, run before MPICH's collective.  bytes is
- * this rank's nominal size (llamp_coll_args_t.bytes); counts, when not
- * NULL, `ncounts` per-rank element counts of `type` (v-variants). */
-double llamp_inject_coll(int kind, MPI_Comm comm, int root, int count, MPI_Datatype type,
-                         const int *counts, const int *rcounts);
-/* After MPICH's collective: `t0` is what llamp_inject_coll returned (the
- * time inside MPI, for the run report). */
-void llamp_inject_coll_end(double t0);
+/* Blocking collectives (docs/validation.md).  llamp_inject_coll_begin
+ * says whether the token schedule of the DAG's algorithm for `kind`
+ * (llamp_coll_kind_t) runs on `comm` (1) and prepares it; `count` x `type`
+ * is this rank's nominal size (llamp_coll_args_t.bytes), counts/rcounts,
+ * when not NULL, per-rank element counts (v-variants).  On 1 the wrapper
+ * starts MPICH's nonblocking counterpart into *llamp_inject_coll_data()
+ * (not for a barrier: the tokens are one) and returns
+ * llamp_inject_coll_run(its return code): the tokens, with the data
+ * progressing meanwhile, then the data's wait.  On 0 it calls MPICH's
+ * blocking collective, then llamp_inject_coll_end(). */
+int llamp_inject_coll_begin(int kind, MPI_Comm comm, int root, int count, MPI_Datatype type,
+                            const int *counts, const int *rcounts);
+MPI_Request *llamp_inject_coll_data(void);
+int llamp_inject_coll_run(int rc);
+void llamp_inject_coll_end(void);
 /* A nonblocking collective, a communicating function the injector does not
  * delay: counted, reported at MPI_Finalize. */
 void llamp_inject_not_injected(unsigned index);

@@ -47,11 +47,19 @@ typedef struct {
   const int *path_kinds;
   const double *path_by_rank; /* time of the critical path on each rank (ranks entries), optional */
   const llamp_classification_t *classification; /* C1-C5 (llamp_classify.h), optional */
+  /* per-pair sensitivities (llamp_engine_pair_lambda; docs/topology.md), optional:
+   * JSON "pair_sensitivities" (all of them), text: the pair_top largest */
+  const llamp_pair_lambda_t *pair_lambda;
+  size_t num_pair_lambda, pair_top;
 } llamp_analysis_t;
 
 void llamp_report_text(FILE *f, const llamp_analysis_t *a);
 void llamp_report_json(FILE *f, const llamp_analysis_t *a);
 void llamp_report_csv(FILE *f, const llamp_analysis_t *a);
+/* The per-pair sensitivities as a dense ranks x ranks CSV matrix of
+ * lambda_L (row: sender, column: receiver) or, with `bytes`, lambda_G. */
+void llamp_report_pairs_csv(FILE *f, uint32_t ranks, const llamp_pair_lambda_t *v, size_t n,
+                            int bytes);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include "llamp_report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "llamp_units.h"
@@ -73,6 +74,72 @@ static void text_xparams(FILE *f, const llamp_analysis_t *a) {
   for (uint32_t x = 0; x < q->num_params; x++) text_tolerance_x(f, a, x);
 }
 
+/* ---- per-pair sensitivities (docs/topology.md) ------------------------------------- */
+
+/* The entries by decreasing lambda_L (then lambda_G, then pair): a copy. */
+static int pair_desc(const void *x_, const void *y_) {
+  const llamp_pair_lambda_t *x = x_, *y = y_;
+  if (x->lambda_L != y->lambda_L) return x->lambda_L > y->lambda_L ? -1 : 1;
+  if (x->lambda_G != y->lambda_G) return x->lambda_G > y->lambda_G ? -1 : 1;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+static llamp_pair_lambda_t *pairs_order(const llamp_analysis_t *a) {
+  size_t n = a->num_pair_lambda;
+  llamp_pair_lambda_t *v = malloc((n ? n : 1) * sizeof *v);
+  if (!v) return NULL;
+  if (n) memcpy(v, a->pair_lambda, n * sizeof *v);
+  qsort(v, n, sizeof *v, pair_desc);
+  return v;
+}
+
+static void text_pairs(FILE *f, const llamp_analysis_t *a) {
+  if (!a->pair_lambda || !a->pair_top) return;
+  llamp_pair_lambda_t *ix = pairs_order(a);
+  if (!ix) return;
+  size_t n = a->num_pair_lambda < a->pair_top ? a->num_pair_lambda : a->pair_top;
+  fprintf(f, "per-pair latency sensitivity λ_L^ij (critical path; %zu pair%s, the top %zu):\n",
+          a->num_pair_lambda, a->num_pair_lambda == 1 ? "" : "s", n);
+  for (size_t k = 0; k < n; k++) {
+    const llamp_pair_lambda_t *e = &ix[k];
+    fprintf(f, "  %u -> %u  λ_L = %g  λ_G = %.6g B\n", e->src, e->dst, e->lambda_L, e->lambda_G);
+  }
+  free(ix);
+}
+
+static void json_pairs(FILE *f, const llamp_analysis_t *a) {
+  if (!a->pair_lambda) return;
+  llamp_pair_lambda_t *ix = pairs_order(a);
+  if (!ix) return;
+  fprintf(f, "  \"pair_sensitivities\": {\"ranks\": %u, \"pairs\": [", a->ranks);
+  for (size_t k = 0; k < a->num_pair_lambda; k++) {
+    const llamp_pair_lambda_t *e = &ix[k];
+    fprintf(f, "%s\n    {\"src\": %u, \"dst\": %u, \"lambda_L\": %.12g, \"lambda_G\": %.12g}",
+            k ? "," : "", e->src, e->dst, e->lambda_L, e->lambda_G);
+  }
+  fprintf(f, "%s]},\n", a->num_pair_lambda ? "\n  " : "");
+  free(ix);
+}
+
+void llamp_report_pairs_csv(FILE *f, uint32_t ranks, const llamp_pair_lambda_t *v, size_t n,
+                            int bytes) {
+  fprintf(f, "src\\dst");
+  for (uint32_t j = 0; j < ranks; j++) fprintf(f, ",%u", j);
+  fputc('\n', f);
+  size_t k = 0; /* v is sorted by (src, dst) */
+  for (uint32_t i = 0; i < ranks; i++) {
+    fprintf(f, "%u", i);
+    for (uint32_t j = 0; j < ranks; j++) {
+      double x = 0;
+      while (k < n && (v[k].src < i || (v[k].src == i && v[k].dst < j))) k++;
+      if (k < n && v[k].src == i && v[k].dst == j) x = bytes ? v[k].lambda_G : v[k].lambda_L;
+      fprintf(f, ",%.12g", x);
+    }
+    fputc('\n', f);
+  }
+}
+
 void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
   char b1[48], b2[48], b3[48], b4[48];
   const llamp_point_t *p = &a->point;
@@ -109,6 +176,7 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
   fprintf(f, "\n");
   for (int w = 0; w < LLAMP_NUM_PARAMS; w++) text_tolerance(f, a, (llamp_param_t)w);
   text_xparams(f, a);
+  text_pairs(f, a);
   if (a->have_budget) {
     fprintf(f, "budget T <= %s: ", llamp_units_format_time(a->budget_T, b1, sizeof b1));
     if (a->budget_infeasible) fprintf(f, "infeasible even at L = 0\n");
@@ -317,6 +385,7 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
     fprintf(f, "],\n");
   }
   json_parameters(f, a);
+  json_pairs(f, a);
   if (a->have_budget) {
     fprintf(f, "  \"budget\": {\"T\": ");
     json_num(f, a->budget_T);

@@ -23,7 +23,7 @@ enum {
   OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
   OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
   OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC, OPT_MODEL, OPT_CLASSIFY, OPT_NIC,
-  OPT_ROUTES, OPT_HOSTFILE, OPT_SET
+  OPT_ROUTES, OPT_HOSTFILE, OPT_SET, OPT_PAIRS, OPT_PAIRS_CSV
 };
 
 #define COMMON_LONG_OPTIONS                                                           \
@@ -64,5 +64,6 @@ int cmd_plot(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 /* --classify / --at ANCHOR: here, e1g, e10g, qdr or BW@L (classify_cmd.c) */
 void classify_anchor(const char *opt, const char *text, llamp_params_t *p);
+int cmd_place(int argc, char **argv); /* place_cmd.c */
 
 #endif

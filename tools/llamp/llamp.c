@@ -279,6 +279,10 @@ static const char *analyze_help =
     "  --hostfile FILE     with --routes: rank r runs on the host named on line r + 1\n"
     "                      (smpirun's format; a placement to evaluate)\n"
     "  --set NAME=VALUE    value of an extra parameter, e.g. --set d_switch=108ns\n"
+    "  --pairs N           per-pair latency sensitivities λ_L^ij along the critical\n"
+    "                      path: the N largest in the text report, all of them in\n"
+    "                      JSON (\"pair_sensitivities\"; docs/topology.md)\n"
+    "  --pairs-csv FILE    the ranks x ranks matrix of λ_L^ij as CSV (implies --pairs)\n"
     "  --critical-path     list the critical path's vertices\n"
     "  --classify ANCHOR   classes C1-C5 (llamp classify) at here (the model), e1g,\n"
     "                      e10g, qdr or BW@L; 19 more evaluations\n"
@@ -300,7 +304,11 @@ static int cmd_analyze(int argc, char **argv) {
   const char *sets[32];
   size_t nsets = 0;
   int L_given = 0, G_given = 0;
+  long pair_top = -1;                /* --pairs N (-1: not asked) */
+  const char *pairs_csv = NULL;      /* --pairs-csv FILE */
   static struct option lo[] = {COMMON_LONG_OPTIONS,
+                               {"pairs", required_argument, 0, OPT_PAIRS},
+                               {"pairs-csv", required_argument, 0, OPT_PAIRS_CSV},
                                {"range", required_argument, 0, OPT_RANGE},
                                {"tolerance", required_argument, 0, OPT_TOL},
                                {"tolerance-of", required_argument, 0, OPT_TOL_OF},
@@ -326,6 +334,13 @@ static int cmd_analyze(int argc, char **argv) {
     case OPT_CLASSIFY: classify_at = optarg; break;
     case OPT_ROUTES: routes_path = optarg; break;
     case OPT_HOSTFILE: hostfile = optarg; break;
+    case OPT_PAIRS: {
+      char *end;
+      pair_top = strtol(optarg, &end, 10);
+      if (*end || pair_top < 0) die("--pairs: '%s' (expected a number of pairs >= 0)", optarg);
+      break;
+    }
+    case OPT_PAIRS_CSV: pairs_csv = optarg; break;
     case OPT_SET:
       if (nsets == 32) die("--set: at most 32");
       sets[nsets++] = optarg;
@@ -491,6 +506,20 @@ static int cmd_analyze(int argc, char **argv) {
     a.num_sweep = k;
   }
   a.wrt = wrt;
+  llamp_pair_lambda_t *pair_lam = NULL;
+  if (pair_top >= 0 || pairs_csv) { /* per-pair sensitivities (docs/topology.md) */
+    size_t np = 0;
+    if (llamp_engine_pair_lambda(e, &co.params, &pair_lam, &np)) die("per-pair sensitivities failed");
+    a.pair_lambda = pair_lam;
+    a.num_pair_lambda = np;
+    a.pair_top = pair_top >= 0 ? (size_t)pair_top : 10;
+    if (pairs_csv) {
+      FILE *pf = fopen(pairs_csv, "w");
+      if (!pf) die("%s: cannot create: %s", pairs_csv, strerror(errno));
+      llamp_report_pairs_csv(pf, a.ranks, pair_lam, np, 0);
+      if (fclose(pf)) die("%s: write failed", pairs_csv);
+    }
+  }
   uint64_t *path_v = NULL, plen = 0;
   uint32_t *pr = NULL;
   int *pk = NULL;
@@ -535,6 +564,7 @@ static int cmd_analyze(int argc, char **argv) {
   free(sl);
   free(path_v);
   free(pr);
+  free(pair_lam);
   free(pk);
   free(by_rank);
   llamp_engine_destroy(e);
@@ -1054,7 +1084,8 @@ static const char *main_help =
     "  build DIR         the graph of per-rank traces (llamp-trace, smpi_llamp-run)\n"
     "  colls             collective algorithms and their SimGrid equivalents\n"
     "  model FILE        check a model file's size-dependent costs; --smpi-cfg\n"
-    "  plot KIND INPUT   pictures: runtime vs L, critical path timeline, histograms, CDFs\n\n"
+    "  plot KIND INPUT   pictures: runtime vs L, critical path timeline, histograms, CDFs\n"
+    "  place GRAPH       rank placement on a platform's hosts (swap heuristic, hostfile)\n\n"
     "'llamp COMMAND --help' describes each command. --version prints the version.\n";
 
 /* ---- model ------------------------------------------------------------------------ */
@@ -1137,7 +1168,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "plot") == 0) return cmd_plot(argc - 1, argv + 1);
   if (strcmp(cmd, "classify") == 0) return cmd_classify(argc - 1, argv + 1);
   if (strcmp(cmd, "model") == 0) return cmd_model(argc - 1, argv + 1);
-  fprintf(stderr, "%s: unknown command '%s' (expected analyze, classify, export-lp, convert, generate, build, colls, model or plot)\n",
+  if (strcmp(cmd, "place") == 0) return cmd_place(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown command '%s' (expected analyze, classify, export-lp, convert, generate, build, colls, model, plot or place)\n",
           prog, cmd);
   return 1;
 }
