@@ -75,16 +75,23 @@ static void push(series_t *s, double x, double y) {
 
 /* Read one raw file (calib/netcal.h): comment lines (#), the header line,
  * then kind,scope,size,duration,load.  Every error names file:line, the
- * field and what was expected. */
-static void read_raw(const char *path) {
+ * field and what was expected: -1 with the one-line message in err.  (A
+ * function of its own so that tests/fuzz/fuzz_netcal.c can call it.) */
+#define RAW_FAIL(...) \
+  do {                                  \
+    snprintf(err, errlen, __VA_ARGS__); \
+    fclose(f);                          \
+    return -1;                          \
+  } while (0)
+static int read_raw(const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "r");
-  if (!f) die("%s: cannot open: %s", path, strerror(errno));
+  if (!f) return snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)), -1;
   char line[1024];
   int lineno = 0, header = 0;
   while (fgets(line, sizeof line, f)) {
     lineno++;
     size_t len = strlen(line);
-    if (len == sizeof line - 1 && line[len - 1] != '\n') die("%s:%d: line longer than %zu characters", path, lineno, sizeof line - 2);
+    if (len == sizeof line - 1 && line[len - 1] != '\n') RAW_FAIL("%s:%d: line longer than %zu characters", path, lineno, sizeof line - 2);
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
     if (line[0] == '#') {
       if (!source_note[0] && !strncmp(line, "# host ", 7)) snprintf(source_note, sizeof source_note, "%.500s", line + 7);
@@ -93,39 +100,41 @@ static void read_raw(const char *path) {
     if (!len) continue;
     if (!header) {
       if (strcmp(line, NETCAL_CSV_HEADER))
-        die("%s:%d: header: expected '%s', got '%s'", path, lineno, NETCAL_CSV_HEADER, line);
+        RAW_FAIL("%s:%d: header: expected '%s', got '%s'", path, lineno, NETCAL_CSV_HEADER, line);
       header = 1;
       continue;
     }
     char *field[6];
     int nf = 0;
     for (char *p = line, *tok; nf < 6 && (tok = strsep(&p, ",")) != NULL;) field[nf++] = tok;
-    if (nf != 5) die("%s:%d: expected 5 fields (%s), got %d", path, lineno, NETCAL_CSV_HEADER, nf);
+    if (nf != 5) RAW_FAIL("%s:%d: expected 5 fields (%s), got %d", path, lineno, NETCAL_CSV_HEADER, nf);
     int kind = -1, scope = -1;
     for (int k = 0; k < NETCAL_NKINDS; k++)
       if (!strcmp(field[0], netcal_kind_names[k])) kind = k;
     if (kind < 0)
-      die("%s:%d: kind: expected pingpong, send, recv, isend or late, got '%s'", path, lineno, field[0]);
+      RAW_FAIL("%s:%d: kind: expected pingpong, send, recv, isend or late, got '%s'", path, lineno, field[0]);
     for (int s = 0; s < NSCOPES; s++)
       if (!strcmp(field[1], scope_names[s])) scope = s;
-    if (scope < 0) die("%s:%d: scope: expected intra or inter, got '%s'", path, lineno, field[1]);
+    if (scope < 0) RAW_FAIL("%s:%d: scope: expected intra or inter, got '%s'", path, lineno, field[1]);
     char *end;
     errno = 0;
     long long size = strtoll(field[2], &end, 10);
     if (end == field[2] || *end || errno || size < 0 || size > (1LL << 31) - 1)
-      die("%s:%d: size: expected an integer number of bytes 0 .. 2^31-1, got '%s'", path, lineno, field[2]);
+      RAW_FAIL("%s:%d: size: expected an integer number of bytes 0 .. 2^31-1, got '%s'", path, lineno, field[2]);
     double d = strtod(field[3], &end);
     if (end == field[3] || *end || !isfinite(d) || d < 0 || d > 3600)
-      die("%s:%d: duration: expected seconds (0 .. 3600), got '%s'", path, lineno, field[3]);
+      RAW_FAIL("%s:%d: duration: expected seconds (0 .. 3600), got '%s'", path, lineno, field[3]);
     if (strcmp(field[4], "0") && strcmp(field[4], "1"))
-      die("%s:%d: load: expected 0 or 1, got '%s'", path, lineno, field[4]);
+      RAW_FAIL("%s:%d: load: expected 0 or 1, got '%s'", path, lineno, field[4]);
     push(&data[scope][field[4][0] - '0'][kind], (double)size, d);
     nsamples_total++;
   }
-  if (ferror(f)) die("%s: read error", path);
+  if (ferror(f)) RAW_FAIL("%s: read error", path);
+  if (!header) RAW_FAIL("%s:%d: header: expected '%s', got end of file", path, lineno, NETCAL_CSV_HEADER);
   fclose(f);
-  if (!header) die("%s:%d: header: expected '%s', got end of file", path, lineno, NETCAL_CSV_HEADER);
+  return 0;
 }
+#undef RAW_FAIL
 
 /* The eager limit: the threshold S minimising the number of `late` samples
  * on the wrong side (eager = returned before half the receiver's delay). */
@@ -535,7 +544,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "calib_netfit: unknown option or missing value: %s (see --help)\n", a);
       return 1;
     } else {
-      read_raw(a);
+      char err[2048];
+      if (read_raw(a, err, sizeof err)) die("%s", err);
       nfiles++;
     }
   }

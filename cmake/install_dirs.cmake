@@ -12,6 +12,7 @@ foreach(d LIBDIR INCDIR SHAREDIR)
   endif()
   file(RELATIVE_PATH _rel /p/${CMAKE_INSTALL_BINDIR} /p/${_to})
   set(LLAMP_BIN_TO_${d} "\${self_dir}/${_rel}")
+  set(LLAMP_BIN_TO_${d}_REL "${_rel}") # for programs, which find their directory themselves
 endforeach()
 set(LLAMP_INSTALL_SCRIPTS ${CMAKE_BINARY_DIR}/install-bin)
 

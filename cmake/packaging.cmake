@@ -7,12 +7,34 @@
 # pkgconfig/smpi_llamp.pc, cmake/smpi_llamp/), PREFIX/include/smpi_llamp,
 # PREFIX/share/smpi-llamp/{models,platforms}, PREFIX/share/doc/smpi_llamp,
 # PREFIX/share/man/man1.
-set(_cmds llamp llamp_hostspeed)
+# programs (each gets a man page from its --help): the CLI, the study and
+# what-if runners, the calibration programs llamp-calibrate runs (beside it),
+# the routes of a platform (needs SimGrid)
+set(_cmds llamp llamp_hostspeed smpi_llamp-study smpi_llamp-whatif calib_netfit calib_netbench_mpi
+          calib_loggp_mpi llamp_calib_kernels llamp-routes)
+set(_found "")
 foreach(t ${_cmds})
   if(TARGET ${t})
     install(TARGETS ${t} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+    list(APPEND _found ${t})
   endif()
 endforeach()
+set(_cmds ${_found})
+# llamp-calibrate: a script of its own (the programs beside it)
+install(PROGRAMS ${LLAMP_INSTALL_SCRIPTS}/llamp-calibrate DESTINATION ${CMAKE_INSTALL_BINDIR})
+list(APPEND _cmds llamp-calibrate)
+# the native kernel recorder (LD_PRELOAD; llamp_calib_kernels finds it in LIBDIR)
+if(TARGET llamp_kernel_record)
+  install(TARGETS llamp_kernel_record LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+# the latency injector for MPICH runs
+if(TARGET llamp_inject)
+  install(TARGETS llamp_inject LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  foreach(t llamp-inject llamp-validate)
+    install(PROGRAMS ${LLAMP_INSTALL_SCRIPTS}/${t} DESTINATION ${CMAKE_INSTALL_BINDIR})
+    list(APPEND _cmds ${t})
+  endforeach()
+endif()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/llamp-platform DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # the library and its headers, exported for find_package(smpi_llamp)
@@ -79,7 +101,9 @@ foreach(c ${_cmds} llamp-platform)
   else()
     set(_run ${CMAKE_BINARY_DIR}/bin/${c})
     set(_dep ${CMAKE_BINARY_DIR}/bin/${c} ${PROJECT_SOURCE_DIR}/tools/smpi_llamp-cc.in
-             ${PROJECT_SOURCE_DIR}/tools/smpi_llamp-run.in ${PROJECT_SOURCE_DIR}/tools/llamp-trace.in)
+             ${PROJECT_SOURCE_DIR}/tools/smpi_llamp-run.in ${PROJECT_SOURCE_DIR}/tools/llamp-trace.in
+             ${PROJECT_SOURCE_DIR}/tools/llamp-calibrate.in ${PROJECT_SOURCE_DIR}/tools/llamp-inject.in
+             ${PROJECT_SOURCE_DIR}/tools/llamp-validate.in)
   endif()
   add_custom_command(OUTPUT ${_man_dir}/${c}.1
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_man_dir}

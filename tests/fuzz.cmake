@@ -50,3 +50,18 @@ if(LLAMP_FUZZ_LIBCONFIG_INCLUDE AND LLAMP_FUZZ_LIBCONFIG_LIB)
              LIBS smpi_llamp_netmodel_file ${LLAMP_FUZZ_LIBCONFIG_LIB}
              CORPUS ${PROJECT_SOURCE_DIR}/models ${_fz_data}/config)
 endif()
+llamp_fuzz(json CORPUS ${_fz_data}/json)
+llamp_fuzz(routes CORPUS ${_fz_data}/routes)
+llamp_fuzz(whatif CORPUS ${_fz_data}/whatif)
+# the injector's settings (inject/config.c: plain C, no MPI)
+llamp_fuzz(inject SOURCES ${PROJECT_SOURCE_DIR}/smpi_llamp/inject/config.c
+           INCLUDES ${PROJECT_SOURCE_DIR}/smpi_llamp/inject CORPUS ${_fz_data}/inject)
+# the kernel models (the `kernels` group of a model file; GSL, libconfig)
+if(TARGET llamp_kmodel)
+  llamp_fuzz(kmodel LIBS llamp_kmodel CORPUS ${PROJECT_SOURCE_DIR}/models ${_fz_data}/kmodel)
+endif()
+# the network calibration's raw files (calib/netfit.c, a program: its source
+# is compiled into the harness with main renamed)
+if(TARGET smpi_llamp_fit)
+  llamp_fuzz(netcal INCLUDES ${PROJECT_SOURCE_DIR}/calib LIBS smpi_llamp_fit CORPUS ${_fz_data}/netcal)
+endif()

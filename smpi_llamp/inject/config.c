@@ -22,6 +22,9 @@ static void fail(char *err, size_t len, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(err, len, fmt, ap);
   va_end(ap);
+  /* one line, whatever a value quoted (an environment variable may hold newlines) */
+  for (char *c = err; *c; c++)
+    if ((unsigned char)*c < 0x20) *c = '?';
 }
 
 static char *trim(char *s)
@@ -212,8 +215,8 @@ static int apply(llamp_inject_config_t *c, int k, const char *where, const char 
       c->S = UINT64_MAX;
       return 0;
     }
-    if (llamp_units_parse(v, LLAMP_UNIT_BYTES, "B", &d, e2, sizeof e2) || d < 0) {
-      fail(err, len, "%s: '%s' (expected a size like 8KiB, or none)", where, v);
+    if (llamp_units_parse(v, LLAMP_UNIT_BYTES, "B", &d, e2, sizeof e2) || d < 0 || d >= 0x1p63) {
+      fail(err, len, "%s: '%s' (expected a size like 8KiB below 2^63 B, or none)", where, v);
       return -1;
     }
     c->S = (uint64_t)d;

@@ -20,6 +20,9 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...) {
   va_start(ap, fmt);
   if (err && errlen) vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
+  /* one line, whatever a name from the file quoted */
+  for (char *c = err; c && errlen && *c; c++)
+    if ((unsigned char)*c < 0x20) *c = '?';
 }
 
 /* ---- terms ------------------------------------------------------------------------- */
@@ -423,6 +426,8 @@ static int read_cov(rd_t *rd, const config_setting_t *g, const char *where, cons
       if (c[i] < 0) return bad(rd, cv, key, "element %u: expected a coefficient of variation >= 0", i + 1);
       double th = scale * (i < t ? base->mu[i] : base->sigma[i - t]);
       cov[i * n + i] = (c[i] * th) * (c[i] * th);
+      if (!isfinite(cov[i * n + i]))
+        return bad(rd, cv, key, "element %u: the variance (cv x coefficient)^2 is not a finite number", i + 1);
     }
   } else if (cm) {
     snprintf(key, sizeof key, "%s.%s", where, name);
@@ -488,6 +493,14 @@ static int read_gen(rd_t *rd, const config_setting_t *g, unsigned idx, const lla
       unsigned n = 2 * base->nterms;
       for (unsigned i = 0; i < n * n; i++) out->slow_spatial[i] = out->spatial[i] * out->slow_scale * out->slow_scale;
     }
+    /* the slow nodes' means and covariance must stay finite numbers */
+    unsigned t = base->nterms, n = 2 * t;
+    for (unsigned i = 0; i < n * n; i++)
+      if (!isfinite(out->slow_spatial[i]))
+        return bad(rd, s, sw, "the slow nodes' covariance (scale^2 x spatial) is not a finite number");
+    for (unsigned i = 0; i < t; i++)
+      if (!isfinite(out->slow_scale * base->mu[i]) || !isfinite(out->slow_scale * base->sigma[i]))
+        return bad(rd, s, sw, "scale x the mean coefficients is not a finite number");
   }
   return 0;
 }

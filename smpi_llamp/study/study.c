@@ -90,8 +90,12 @@ int llamp_study_read_sample(const char *path, llamp_study_sample_t *s, char *err
       goto out;
     }
     for (size_t i = 0; i < nr; i++)
-      if (llamp_json_number(llamp_json_at(br, i), &s->path_share[i])) {
-        snprintf(err, errlen, "%s:%d: \"by_rank\": expected numbers", path, llamp_json_line(br));
+      /* each rank's part of the critical path is a part of T (to the
+       * report's printed precision) */
+      if (llamp_json_number(llamp_json_at(br, i), &s->path_share[i]) || !(s->path_share[i] >= 0) ||
+          !(s->path_share[i] <= s->T * 1.001)) {
+        snprintf(err, errlen, "%s:%d: \"by_rank\": expected times in seconds, 0 .. runtime", path,
+                 llamp_json_line(br));
         llamp_study_sample_free(s);
         goto out;
       } else
@@ -124,8 +128,9 @@ int llamp_study_read_sample(const char *path, llamp_study_sample_t *s, char *err
       const llamp_json_t *e = llamp_json_at(hs, i);
       const char *h = llamp_json_string(llamp_json_get(e, "host"));
       if (!h || !(s->hosts[i] = strdup(h)) ||
-          llamp_json_get_number(e, "scale", &s->host_scale[i])) {
-        snprintf(err, errlen, "%s:%d: \"host_scale\": expected {\"host\": NAME, \"scale\": NUMBER}",
+          llamp_json_get_number(e, "scale", &s->host_scale[i]) || !isfinite(s->host_scale[i]) ||
+          !(s->host_scale[i] > 0)) {
+        snprintf(err, errlen, "%s:%d: \"host_scale\": expected {\"host\": NAME, \"scale\": NUMBER > 0}",
                  path, llamp_json_line(e));
         llamp_study_sample_free(s);
         goto out;

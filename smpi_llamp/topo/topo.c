@@ -179,7 +179,7 @@ int llamp_topo_set_route(llamp_topo_t *t, uint32_t a, uint32_t b, const uint32_t
     t->rl = nl;
     t->rlcap = cap;
   }
-  memcpy(t->rl + t->nrl, links, n * sizeof *links);
+  if (n) memcpy(t->rl + t->nrl, links, n * sizeof *links); /* a route to oneself may be empty (rl NULL) */
   t->route[t->nroute] = (route_t){a, b, (uint32_t)t->nrl, (uint32_t)n};
   t->nrl += n;
   if (llamp_map_put(&t->route_map, key, t->nroute)) goto oom;
@@ -342,10 +342,12 @@ llamp_topo_t *llamp_topo_read(const char *path, char *err, size_t errlen) {
       double lat, bw;
       int shared, cls;
       if (sscanf(rest, "%u %lf %lf %d %d %1023s", &idx, &lat, &bw, &shared, &cls, name) != 6 ||
-          idx != t->nlink || !(lat >= 0) || !(bw > 0) || cls < -1 || cls >= (int)t->ncls) {
+          idx != t->nlink || !(lat >= 0 && lat <= 3600) || !(bw >= 1 && bw <= 1e20) || cls < -1 ||
+          cls >= (int)t->ncls) {
+        /* bounded so that sums of latencies and ratios of bandwidths stay finite */
         seterr(err, errlen,
-               "%s:%llu: expected 'link %u LATENCY BANDWIDTH SHARED CLASS NAME' (latency >= 0, "
-               "bandwidth > 0, class < %u)",
+               "%s:%llu: expected 'link %u LATENCY BANDWIDTH SHARED CLASS NAME' (latency 0 .. 3600 s, "
+               "bandwidth 1 .. 1e20 B/s, class < %u)",
                path, (unsigned long long)ln, t->nlink, t->ncls);
         goto fail;
       }
@@ -378,8 +380,9 @@ llamp_topo_t *llamp_topo_read(const char *path, char *err, size_t errlen) {
       for (;;) {
         while (*p == ' ') p++;
         if (!*p) break;
+        errno = 0;
         unsigned long v = strtoul(p, &end, 10);
-        if (end == p) {
+        if (end == p || errno || v > UINT32_MAX || *p == '-') {
           seterr(err, errlen, "%s:%llu: route: expected a link index, found '%.20s'", path,
                  (unsigned long long)ln, p);
           goto fail;
@@ -457,8 +460,9 @@ uint32_t llamp_topo_rank_host(const llamp_topo_t *t, uint32_t r) {
 const uint32_t *llamp_topo_route_links(const llamp_topo_t *t, uint32_t a, uint32_t b, size_t *n) {
   const uint32_t *v = llamp_map_find(&t->route_map, (uint64_t)a << 32 | b);
   if (!v) return NULL;
+  static const uint32_t empty[1]; /* every route empty: no link array at all */
   *n = t->route[*v].n;
-  return t->rl + t->route[*v].off;
+  return t->rl ? t->rl + t->route[*v].off : empty;
 }
 
 int llamp_topo_route(const llamp_topo_t *t, uint32_t a, uint32_t b, llamp_topo_route_t *out) {

@@ -122,9 +122,9 @@ int llamp_whatif_variant_parse(const char *text, const char *where, llamp_whatif
     spec = eq + 1;
   }
   if (!*spec) {
-    free(buf);
-    return seterr(err, errlen, "%s: no platform after '%s=' (expected PLATFORM.xml or FAMILY)", where,
-                  name);
+    seterr(err, errlen, "%s: no platform after '%s=' (expected PLATFORM.xml or FAMILY)", where, name);
+    free(buf); /* name points into it */
+    return -1;
   }
   struct stat st;
   size_t sl = strlen(spec);
@@ -248,6 +248,17 @@ static int need(const char *file, const llamp_json_t *obj, const char *key, doub
                 key);
 }
 
+/* A count: a whole number 0 .. 2^53 (a double holds it exactly). */
+static int count(const char *file, const llamp_json_t *obj, const char *key, double v, uint64_t *out,
+                 char *err, size_t errlen) {
+  if (v >= 0 && v <= 9007199254740992.0 && v == floor(v)) {
+    *out = (uint64_t)v;
+    return 0;
+  }
+  return seterr(err, errlen, "%s:%d: \"%s\": expected a count (a whole number >= 0)", file,
+                llamp_json_line(obj), key);
+}
+
 int llamp_whatif_read_run(const char *path, llamp_whatif_result_t *r, char *err, size_t errlen) {
   llamp_json_t *j = llamp_json_read_file(path, err, errlen);
   if (!j) return -1;
@@ -262,10 +273,15 @@ int llamp_whatif_read_run(const char *path, llamp_whatif_result_t *r, char *err,
       need(path, j, "runtime", &r->own_T, err, errlen) || need(path, g, "events", &ev, err, errlen) ||
       need(path, g, "messages", &msg, err, errlen))
     goto out;
-  r->own_events = (uint64_t)ev;
-  r->own_messages = (uint64_t)msg;
-  if (llamp_json_get_number(cap, "back_to_back_sends", &b) == 0) r->bursts = (uint64_t)b;
-  llamp_json_get_number(cap, "back_to_back_time", &r->burst_time);
+  if (count(path, g, "events", ev, &r->own_events, err, errlen) ||
+      count(path, g, "messages", msg, &r->own_messages, err, errlen))
+    goto out;
+  if (llamp_json_get_number(cap, "back_to_back_sends", &b) == 0 &&
+      count(path, cap, "back_to_back_sends", b, &r->bursts, err, errlen))
+    goto out;
+  if (llamp_json_get(cap, "back_to_back_time") &&
+      (need(path, cap, "back_to_back_time", &r->burst_time, err, errlen) || r->burst_time < 0))
+    goto out;
   const llamp_json_t *kc = llamp_json_get(llamp_json_get(cap, "simulated_vs_predicted"), "known_causes");
   size_t nk = llamp_json_size(kc);
   if (nk) {

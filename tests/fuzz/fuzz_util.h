@@ -31,6 +31,7 @@ static inline int fuzz_memfile(const uint8_t *data, size_t size, char *path, siz
 
 /* The error rule every reader follows: a non-empty message on one line. */
 static inline void fuzz_check_error(const char *err) {
+  if (getenv("LLAMP_FUZZ_VERBOSE")) fprintf(stderr, "error: %s\n", err); /* seeing what a seed does */
   if (err[0] == '\0' || strchr(err, '\n')) {
     fprintf(stderr, "fuzz: the error message is %s: [%s]\n", err[0] ? "not one line" : "empty", err);
     abort();

@@ -39,12 +39,24 @@ for f in bin/llamp bin/smpi_llamp-cc bin/smpi_llamp-cxx bin/smpi_llamp-f90 bin/s
   include/smpi_llamp/llamp_graph.h share/smpi-llamp/models/default.cfg \
   share/smpi-llamp/platforms/cluster16.xml share/doc/smpi_llamp/capture.md \
   share/man/man1/llamp.1 share/man/man1/smpi_llamp-run.1 lib/pkgconfig/smpi_llamp.pc \
-  lib/cmake/smpi_llamp/smpi_llampConfig.cmake; do
+  lib/cmake/smpi_llamp/smpi_llampConfig.cmake \
+  bin/smpi_llamp-study bin/smpi_llamp-whatif bin/llamp-routes bin/llamp-calibrate bin/calib_netfit \
+  share/man/man1/smpi_llamp-study.1 share/man/man1/smpi_llamp-whatif.1 share/man/man1/llamp-routes.1 \
+  share/man/man1/llamp-calibrate.1 share/man/man1/calib_netfit.1; do
   [ -e "$P/$f" ] || fail "the package lacks $f"
 done
+# what this build made (MPICH, OpenBLAS): installed with its man page
+for f in bin/calib_netbench_mpi bin/calib_loggp_mpi bin/llamp_calib_kernels \
+  lib/libllamp_kernel_record.so bin/llamp-inject bin/llamp-validate lib/libllamp_inject.so bin/llamp-trace; do
+  if [ -e "$build/$f" ]; then
+    [ -e "$P/$f" ] || fail "the package lacks $f"
+    case $f in bin/*) [ -e "$P/share/man/man1/${f#bin/}.1" ] || fail "no man page for $f" ;; esac
+  fi
+done
 # nothing installed points into the build or the source tree
-if grep -l -e "$build" -e "$src" "$P"/bin/smpi_llamp-* "$P"/bin/llamp-trace "$P"/lib/pkgconfig/*.pc \
-  "$P"/lib/cmake/smpi_llamp/*.cmake 2>/dev/null; then
+if grep -l -e "$build" -e "$src" "$P"/bin/smpi_llamp-cc "$P"/bin/smpi_llamp-run "$P"/bin/llamp-trace \
+  "$P"/bin/llamp-calibrate "$P"/bin/llamp-inject "$P"/bin/llamp-validate "$P"/lib/pkgconfig/*.pc \
+  "$P"/lib/cmake/smpi_llamp/*.cmake "$P"/share/man/man1/*.1 2>/dev/null; then
   fail "installed files name the build or source tree"
 fi
 export PATH="$P/bin:$PATH"
@@ -61,6 +73,44 @@ llamp analyze out/graph.llg --L 5us --range 0:50us >a.txt || fail "llamp analyze
 "$build/bin/llamp" analyze out/graph.llg --L 5us --range 0:50us >b.txt || fail "build-tree llamp analyze"
 expect a.txt "predicted runtime   T   ="
 cmp a.txt b.txt || fail "the installed llamp answers differently"
+# the commands added since: classification, routes, studies, calibration,
+# the injector (from the installed copy only)
+llamp classify out/graph.llg >cl.txt || fail "llamp classify"
+expect cl.txt "class"
+llamp-routes --help >routes_help.txt 2>&1 || fail "llamp-routes --help"
+expect routes_help.txt "usage: llamp-routes PLATFORM.xml"
+llamp-routes "$P/share/smpi-llamp/platforms/cluster16.xml" -n 4 -o routes.txt || fail "llamp-routes"
+llamp analyze out/graph.llg --routes out/routes.txt >ar.txt || fail "llamp analyze --routes"
+expect routes.txt "llamp-routes 1"
+smpi_llamp-study --help >study_help.txt 2>&1 || fail "smpi_llamp-study --help"
+expect study_help.txt "usage: smpi_llamp-study"
+# two samples of the program: smpi_llamp-study runs the smpi_llamp-run beside it
+smpi_llamp-study -n 2 -j 1 --seed 1 --out st --variability none -np 4 \
+  --cfg=smpi/simulate-computation:no ./app 2 2 2 64 1 1 >study.txt 2>&1 || { cat study.txt; fail "smpi_llamp-study"; }
+[ -s st/study.json ] || { cat study.txt; fail "no st/study.json"; }
+smpi_llamp-whatif --help >whatif_help.txt 2>&1 || fail "smpi_llamp-whatif --help"
+expect whatif_help.txt "usage: smpi_llamp-whatif"
+# a what-if study, predictions only: llamp-platform, llamp-routes, llamp beside it
+smpi_llamp-whatif --seed 1 --out wi --variant flat:4 --variant "flat:4 --wire 2us" --predict-only -np 4 \
+  --cfg=smpi/simulate-computation:no ./app 2 2 2 64 1 1 >whatif.txt 2>&1 || { cat whatif.txt; fail "smpi_llamp-whatif"; }
+[ -s wi/whatif.csv ] || { cat whatif.txt; fail "no wi/whatif.csv"; }
+llamp-calibrate --help >cal_help.txt 2>&1 || fail "llamp-calibrate --help"
+expect cal_help.txt "llamp-calibrate network"
+calib_netfit --help >netfit_help.txt 2>&1 || fail "calib_netfit --help"
+if [ -x "$P/bin/llamp_calib_kernels" ]; then
+  # the recorder is found in the installed LIBDIR
+  llamp-calibrate kernels -o k.cfg -- true >kern.txt 2>&1
+  rec=$(sed -n 's/.* with LD_PRELOAD=\([^ :]*\).*/\1/p' kern.txt | head -n 1)
+  [ -n "$rec" ] && [ "$rec" -ef "$P/lib/libllamp_kernel_record.so" ] ||
+    { cat kern.txt; fail "llamp_calib_kernels does not preload the installed recorder"; }
+fi
+if [ -x "$P/bin/llamp-inject" ]; then
+  llamp-inject --help >inj_help.txt 2>&1 || fail "llamp-inject --help"
+  # the injector library is the installed one
+  llamp-inject -dL 1us sh -c 'echo "$LD_PRELOAD"' >inj.txt 2>&1 || { cat inj.txt; fail "llamp-inject"; }
+  [ "$(cut -d: -f1 inj.txt)" -ef "$P/lib/libllamp_inject.so" ] || { cat inj.txt; fail "llamp-inject preloads another library"; }
+fi
+
 # a plain smpirun of the program finds the installed model file by itself
 LLAMP_OUT=plain smpirun -np 16 -platform "$P/share/smpi-llamp/platforms/cluster16.xml" \
   --cfg=smpi/simulate-computation:no ./app 4 4 2 1024 5 2 >plain.txt 2>&1 || { cat plain.txt; fail "plain smpirun"; }

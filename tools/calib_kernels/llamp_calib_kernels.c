@@ -180,9 +180,27 @@ static int sweep(const char *kernels, unsigned calls, unsigned max, uint64_t see
 
 /* ---- a program run natively with the recorder --------------------------------------- */
 
+/* The recorder library: installed, relative to this program's directory;
+ * else the build tree's (an absolute path compiled in). */
+static void record_lib(char *lib, size_t len) {
+  snprintf(lib, len, "%s", LLAMP_RECORD_LIB);
+#ifdef LLAMP_RECORD_LIB_REL
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return;
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  if (!slash) return;
+  *slash = 0;
+  char rel[8192];
+  snprintf(rel, sizeof rel, "%s/%s", self, LLAMP_RECORD_LIB_REL);
+  if (access(rel, R_OK) == 0) snprintf(lib, len, "%s", rel);
+#endif
+}
+
 static int record_run(char **argv, const char *prefix) {
   char lib[4096];
-  snprintf(lib, sizeof lib, "%s", LLAMP_RECORD_LIB);
+  record_lib(lib, sizeof lib);
   const char *old = getenv("LD_PRELOAD");
   char pre[8192];
   snprintf(pre, sizeof pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");

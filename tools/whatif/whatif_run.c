@@ -294,7 +294,10 @@ static void platform(const opts_t *o, size_t k, char *path, size_t len) {
   char log[PATH_MAX], gen[PATH_MAX];
   vdir(o, k, "platform.log", log, sizeof log);
   const char *env = getenv("LLAMP_PLATFORM");
-  snprintf(gen, sizeof gen, "%s", env && *env ? env : LLAMP_PLATFORM_TOOL);
+  /* installed, llamp-platform is beside this program; else the source tree's */
+  const char *beside = tool("llamp-platform");
+  snprintf(gen, sizeof gen, "%s",
+           env && *env ? env : strchr(beside, '/') ? beside : LLAMP_PLATFORM_TOOL);
   char **argv = calloc((size_t)v->nopts + 8, sizeof *argv);
   int a = 0;
   argv[a++] = "python3";
