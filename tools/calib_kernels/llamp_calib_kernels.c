@@ -194,7 +194,8 @@ static void record_lib(char *lib, size_t len) {
   *slash = 0;
   char rel[8192];
   snprintf(rel, sizeof rel, "%s/%s", self, LLAMP_RECORD_LIB_REL);
-  if (access(rel, R_OK) == 0) snprintf(lib, len, "%s", rel);
+  size_t k = strlen(rel);
+  if (k < len && access(rel, R_OK) == 0) memcpy(lib, rel, k + 1); /* only whole paths */
 #endif
 }
 
