@@ -58,6 +58,9 @@ for name in $graphs; do
   printf "analyze (default + --range 1us:10us): %.2f s wall, %.2f s CPU, peak %.2f GB = %.1f B/event\n" \
     "$(wall_s "$work/an.err")" "$(cpu_s "$work/an.err")" "$(echo "$(peak_kb "$work/an.err") / 1000000" | bc -l)" \
     "$(echo "$(peak_kb "$work/an.err") * 1024 / $n" | bc -l)"
+  alloc=$(sed -n 's/.*at the end \([0-9.e+-]*\) GB allocated.*/\1/p' "$work/an.err")
+  [ -n "$alloc" ] && printf "  allocated by the analysis (peak, without the mapped graph file): %.2f GB = %.1f B/event\n" \
+    "$alloc" "$(echo "$alloc * 1000000000 / $n" | bc -l)"
   printf "  stages: reading %s s (%.2f GB/s), evaluating %s s, critical latencies %s s, tolerances %s s (%.2f x evaluating)\n" \
     "$rd" "$(echo "$bytes / 1000000000 / ($rd + 0.0005)" | bc -l)" "$ev" "$cl" "$tl" "$(echo "$tl / ($ev + 0.0005)" | bc -l)"
   BENCH_EVAL_ONLY=1 "$build/bin/bench_engine" "$g" >"$work/eval.out"

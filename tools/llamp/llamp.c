@@ -63,6 +63,28 @@ void stage_end(void) {
   if (progress_on > 0) fprintf(stderr, " %.2f s\n", now() - stage_t0);
 }
 
+/* --timing: the process's memory at the end of an analysis.  The heap is
+ * never returned to the kernel (llamp_mem_keep_freed), so the anonymous
+ * memory now is the peak of what the analysis allocated; the file-backed
+ * part is the mapped graph, page cache the kernel may drop and read again. */
+static void memory_report(void) {
+  if (!timing_on) return;
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return;
+  char line[256];
+  double hwm = -1, anon = -1, file = -1;
+  while (fgets(line, sizeof line, f)) {
+    double kb;
+    if (sscanf(line, "VmHWM: %lf kB", &kb) == 1) hwm = kb * 1024;
+    else if (sscanf(line, "RssAnon: %lf kB", &kb) == 1) anon = kb * 1024;
+    else if (sscanf(line, "RssFile: %lf kB", &kb) == 1) file = kb * 1024;
+  }
+  fclose(f);
+  if (hwm >= 0 && anon >= 0 && file >= 0)
+    fprintf(stderr, "%s: memory: peak RSS %.3g GB; at the end %.3g GB allocated (its peak), %.3g GB of the mapped graph file\n",
+            prog, hwm / 1e9, anon / 1e9, file / 1e9);
+}
+
 /* ---- shared options ------------------------------------------------------------ */
 
 /* common_opts_t, the option enum and COMMON_LONG_OPTIONS: cli.h */
@@ -436,6 +458,10 @@ static int cmd_analyze(int argc, char **argv) {
   const char *path = argv[optind];
   common_finish(&co);
   llamp_graph_t *g = load_graph(path, &co);
+  /* from here on passes over gigabyte arrays, one after another (not while
+   * building from a GOAL file: growing arrays would leave holes in a heap
+   * that never shrinks) */
+  llamp_mem_keep_freed();
   char err[1024];
   topo_finish(&to, &co.params, g);
   if (wrt_str) wrt = resolve_param(&co.params, "wrt", wrt_str);
@@ -633,6 +659,7 @@ static int cmd_analyze(int argc, char **argv) {
   free(pair_lam);
   free(pk);
   free(by_rank);
+  memory_report();
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
   return 0;
@@ -1231,7 +1258,6 @@ static int cmd_model(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  llamp_mem_keep_freed(); /* passes over gigabyte arrays, one after another */
   if (argc < 2) {
     fputs(main_help, stderr);
     return 1;
