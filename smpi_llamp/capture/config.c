@@ -123,10 +123,7 @@ static const setting_t settings[] = {
 
 /* A value as error messages quote it: one line, at most 60 characters. */
 static const char *shown(const char *text, char *buf, size_t len) {
-  size_t n = 0;
-  for (; text[n] && n + 4 < len && n < 60; n++) buf[n] = (unsigned char)text[n] < 0x20 ? '?' : text[n];
-  snprintf(buf + n, len - n, "%s", text[n] ? "..." : "");
-  return buf;
+  return llamp_units_shown(text, 60, buf, len);
 }
 
 /* Apply one textual value.  `bare` is the unit of a number without suffix:

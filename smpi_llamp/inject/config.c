@@ -23,8 +23,7 @@ static void fail(char *err, size_t len, const char *fmt, ...)
   vsnprintf(err, len, fmt, ap);
   va_end(ap);
   /* one line, whatever a value quoted (an environment variable may hold newlines) */
-  for (char *c = err; *c; c++)
-    if ((unsigned char)*c < 0x20) *c = '?';
+  llamp_units_one_line(err);
 }
 
 static char *trim(char *s)

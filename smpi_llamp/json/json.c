@@ -1,5 +1,6 @@
 /* json.c - recursive-descent JSON reader into a node tree (llamp_json.h). */
 #include "llamp_json.h"
+#include "llamp_units.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -42,16 +43,7 @@ static void fail(parser_t *p, const char *fmt, ...) {
   vsnprintf(p->err + k, p->errlen - (size_t)k, fmt, ap);
   va_end(ap);
   /* one line, whatever the input quoted (a bad escape '\<newline>', a name) */
-  for (char *c = p->err; *c; c++)
-    if ((unsigned char)*c < 0x20) *c = '?';
-}
-
-/* A name as error messages quote it: one line, at most 40 characters. */
-static const char *shown(const char *text, char *buf, size_t len) {
-  size_t n = 0;
-  for (; text[n] && n + 4 < len && n < 40; n++) buf[n] = (unsigned char)text[n] < 0x20 ? '?' : text[n];
-  snprintf(buf + n, len - n, "%s", text[n] ? "..." : "");
-  return buf;
+  llamp_units_one_line(p->err);
 }
 
 static void skip_ws(parser_t *p) {
@@ -309,7 +301,7 @@ static int parse_value(parser_t *p, llamp_json_t *v, int depth) {
         skip_ws(p);
         if (p->s >= p->end || *p->s != ':') {
           char q[48];
-          fail(p, "expected ':' after the member name \"%s\"", shown(key, q, sizeof q));
+          fail(p, "expected ':' after the member name \"%s\"", llamp_units_shown(key, 40, q, sizeof q));
           free(key);
           return -1;
         }

@@ -14,6 +14,8 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...) {
   va_start(ap, fmt);
   if (err && errlen) vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
+  /* one line, whatever the setting quoted (a model file's string may hold newlines) */
+  if (err && errlen) llamp_units_one_line(err);
 }
 
 void llamp_netmodel_init(llamp_netmodel_t *m) {

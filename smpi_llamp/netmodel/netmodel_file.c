@@ -25,8 +25,10 @@ static int fail(ctx_t *c, const config_setting_t *s, const char *key, const char
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (c->err && c->errlen)
+  if (c->err && c->errlen) {
     snprintf(c->err, c->errlen, "%s:%u: %s: %s", c->path, s ? config_setting_source_line(s) : 0, key, msg);
+    llamp_units_one_line(c->err); /* a string of the file may hold newlines */
+  }
   return -1;
 }
 

@@ -129,7 +129,8 @@ struct llamp_trace_reader {
   /* file part: records [0, file_records), file_left bytes of blocks to read */
   int fd;
   uint64_t file_records, file_left;
-  int file_short; /* the file ends before its name table */
+  uint64_t file_avail; /* of file_left, the bytes on file (fewer when truncated) */
+  int file_short;      /* the file ends before its name table */
   unsigned char *buf;
   size_t buf_cap;
   /* the block or chunk being decoded */
@@ -866,7 +867,7 @@ llamp_trace_reader_t *llamp_trace_reader_from_writer(llamp_trace_writer_t *w, ch
   r->world = w->world;
   r->total = w->total;
   r->file_records = w->mem_first;
-  r->file_left = w->released_bytes;
+  r->file_left = r->file_avail = w->released_bytes;
   r->chunk = w->head;
   if (r->file_records && open_data(r, err, errlen)) {
     llamp_trace_reader_destroy(r);
@@ -957,6 +958,10 @@ llamp_trace_reader_t *llamp_trace_reader_open(const char *path, char *err, size_
   r->world = h.world_size;
   r->total = r->file_records = h.num_records;
   r->file_left = h.data_bytes;
+  /* a truncated file: blocks claiming more bytes than it has get no buffer that large */
+  r->file_avail = (uint64_t)st.st_size - LLT_HEADER_BYTES < h.data_bytes
+                    ? (uint64_t)st.st_size - LLT_HEADER_BYTES
+                    : h.data_bytes;
   uint64_t want = h.names_offset + h.names_bytes;
   if ((uint64_t)st.st_size < want) {
     r->file_short = 1; /* truncated: read what is there and fail at the cut */
@@ -1031,9 +1036,13 @@ static int next_block(llamp_trace_reader_t *r, char *err, size_t errlen) {
     seterr(err, errlen, "%s: record %llu: corrupt block header", r->path, idx);
     return -1;
   }
-  if (b.bytes > r->buf_cap) {
+  /* what the file has of the block (all of it unless truncated) */
+  uint64_t avail = r->file_avail > sizeof b ? r->file_avail - sizeof b : 0;
+  size_t have = (size_t)(b.bytes < avail ? b.bytes : avail);
+  if (!have) goto truncated;
+  if (have > r->buf_cap) {
     size_t cap = r->buf_cap ? r->buf_cap : ((size_t)1 << 16);
-    while (cap < b.bytes) cap *= 2;
+    while (cap < have) cap *= 2;
     unsigned char *nb = realloc(r->buf, cap);
     if (!nb) {
       seterr(err, errlen, "%s: record %llu: out of memory", r->path, idx);
@@ -1042,7 +1051,7 @@ static int next_block(llamp_trace_reader_t *r, char *err, size_t errlen) {
     r->buf = nb;
     r->buf_cap = cap;
   }
-  got = read_full(r->fd, r->buf, b.bytes);
+  got = read_full(r->fd, r->buf, have);
   if (got < b.bytes) {
     /* name the record where the data stops */
     const unsigned char *p = r->buf, *end = r->buf + got;
@@ -1067,6 +1076,7 @@ static int next_block(llamp_trace_reader_t *r, char *err, size_t errlen) {
     return -1;
   }
   r->file_left -= sizeof b + b.bytes;
+  r->file_avail -= sizeof b + b.bytes;
   r->cur = r->buf;
   r->end = r->buf + b.bytes;
   r->left = b.nrec;

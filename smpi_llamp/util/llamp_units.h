@@ -17,4 +17,11 @@ int llamp_units_parse(const char *text, llamp_unit_kind_t kind, const char *defa
 /* Format seconds with an engineering suffix ("1.615 us") into buf. */
 const char *llamp_units_format_time(double seconds, char *buf, size_t len);
 const char *llamp_units_format_bytes(double bytes, char *buf, size_t len);
+
+/* Error messages stay on one line whatever input they quote:
+ * llamp_units_shown puts `text` into buf cut to `max` characters (then
+ * "..."), control characters as '?'; llamp_units_one_line turns the
+ * control characters of a finished message into '?'. */
+const char *llamp_units_shown(const char *text, size_t max, char *buf, size_t len);
+void llamp_units_one_line(char *msg);
 #endif

@@ -29,12 +29,21 @@ static const unit_entry_t *find_unit(const unit_entry_t *table, const char *s) {
   return NULL;
 }
 
-/* The value as error messages quote it: one line, at most 40 characters. */
-static const char *shown(const char *text, char *buf, size_t len) {
+const char *llamp_units_shown(const char *text, size_t max, char *buf, size_t len) {
   size_t n = 0;
-  for (; text[n] && n + 4 < len && n < 40; n++) buf[n] = (unsigned char)text[n] < 0x20 ? '?' : text[n];
+  for (; text[n] && n + 4 < len && n < max; n++) buf[n] = (unsigned char)text[n] < 0x20 ? '?' : text[n];
   snprintf(buf + n, len - n, "%s", text[n] ? "..." : "");
   return buf;
+}
+
+void llamp_units_one_line(char *msg) {
+  for (char *c = msg; c && *c; c++)
+    if ((unsigned char)*c < 0x20) *c = '?';
+}
+
+/* The value as error messages quote it: one line, at most 40 characters. */
+static const char *shown(const char *text, char *buf, size_t len) {
+  return llamp_units_shown(text, 40, buf, len);
 }
 
 int llamp_units_parse(const char *text, llamp_unit_kind_t kind, const char *default_suffix,
