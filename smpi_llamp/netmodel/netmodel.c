@@ -78,10 +78,10 @@ static int parse_sections(const char *text, const char *name, unsigned min_value
     section_t *s = &sec[n];
     memset(s, 0, sizeof *s);
     char *save2 = NULL, *f = strtok_r(t, ":", &save2), *end;
-    long thr = strtol(f, &end, 10);
-    if (end == f || *end || thr < 0) {
+    long thr = f ? strtol(f, &end, 10) : -1; /* f: NULL when the section is colons only */
+    if (!f || end == f || *end || thr < 0) {
       seterr(err, errlen, "%s '%s': section %u: threshold '%s' (expected bytes, an integer >= 0)",
-             name, qt, n + 1, f);
+             name, qt, n + 1, f ? f : "");
       return -1;
     }
     s->thr = (double)thr;

@@ -74,12 +74,20 @@ int llamp_units_parse(const char *text, llamp_unit_kind_t kind, const char *defa
       snprintf(err, errlen, "'%s' is negative", shown(text, q, sizeof q));
       return -1;
     }
+    if (!isfinite(v * u->factor)) { /* 4e305 KiB */
+      snprintf(err, errlen, "'%s' is too large", shown(text, q, sizeof q));
+      return -1;
+    }
     *out = v * u->factor;
     return 0;
   }
   if (kind == LLAMP_UNIT_PER_BYTE && (u = find_unit(bw_units, buf))) {
     if (v <= 0) {
       snprintf(err, errlen, "bandwidth '%s' must be positive", shown(text, q, sizeof q));
+      return -1;
+    }
+    if (!isfinite(1.0 / (v * u->factor))) { /* 1e-320 Gbps */
+      snprintf(err, errlen, "bandwidth '%s' is too small", shown(text, q, sizeof q));
       return -1;
     }
     *out = 1.0 / (v * u->factor);
