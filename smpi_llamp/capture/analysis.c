@@ -73,12 +73,11 @@ static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_st
     snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
              "%d kind(s) of collective ran in SimGrid with an algorithm the DAG does not reproduce "
              "(report.json: capture.collectives)", ncoll);
-  uint64_t nsr = llamp_capture_special_reductions();
-  if (nsr && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS)
+  if (st->approx_reductions && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS)
     snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
-             "%llu reduction calls with a non-commutative operation or a derived datatype: SimGrid's "
-             "default reduce then runs Open MPI's basic linear one, which the DAG does not know "
-             "(docs/collectives.md)", (unsigned long long)nsr);
+             "%llu reduction calls with a non-commutative operation ran in SimGrid with an algorithm "
+             "that treats it apart, which the DAG does not reproduce (docs/collectives.md)",
+             (unsigned long long)st->approx_reductions);
   if (st->poll_time > 0.01 * T && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS) {
     char b[64];
     snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
@@ -139,7 +138,7 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
 static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nranks,
                          double simulated_time, const llamp_sched_stats_t *st, double build_s,
                          double analysis_s, const run_facts_t *facts) {
-  const int approximate = st->approximate || llamp_capture_special_reductions() ||
+  const int approximate = st->approximate ||
                           (cfg->colls && llamp_capture_colls_warn(cfg->colls, st->coll_calls, NULL));
   double lo, hi;
   llamp_capture_config_range(cfg, &lo, &hi);
@@ -178,11 +177,13 @@ static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nr
           "    \"collective_calls\": %llu, \"unresolved_wildcards\": %llu, \"unknown_requests\": %llu, "
           "\"dropped_calcs\": %llu, \"dropped_calc_time\": %.12g, \"back_to_back_sends\": %llu, "
           "\"back_to_back_time\": %.12g, \"rma_mutex_waits\": %llu, \"rma_mutex_wait_time\": %.12g, "
-          "\"approximate\": %s,\n",
+          "\"special_reductions\": %llu, \"unfollowed_reductions\": %llu, \"approximate\": %s,\n",
           (unsigned long long)st->collectives, (unsigned long long)st->unresolved_wildcards,
           (unsigned long long)st->unknown_requests, (unsigned long long)st->dropped_calcs,
           st->dropped_calc_time, (unsigned long long)st->bursts, st->burst_time,
-          (unsigned long long)st->rma_waits, st->rma_wait_time, approximate ? "true" : "false");
+          (unsigned long long)st->rma_waits, st->rma_wait_time,
+          (unsigned long long)st->special_reductions, (unsigned long long)st->approx_reductions,
+          approximate ? "true" : "false");
   fprintf(f, "    \"not_modelled\": [");
   for (size_t i = 0; i < st->num_unmodelled; i++) {
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
@@ -453,12 +454,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
                  res.analysis_seconds, &facts, err, errlen))
     goto out;
 
-  if (llamp_capture_special_reductions())
+  if (st.approx_reductions)
     fprintf(stderr,
-            "smpi_llamp: warning: %llu reduction calls with a non-commutative operation or a derived "
-            "datatype: SimGrid's default reduce runs another algorithm for them than the DAG "
-            "(approximate; docs/collectives.md)\n",
-            (unsigned long long)llamp_capture_special_reductions());
+            "smpi_llamp: warning: %llu reduction calls with a non-commutative operation: SimGrid's "
+            "algorithm for them differs from the DAG's (approximate; docs/collectives.md)\n",
+            (unsigned long long)st.approx_reductions);
   if (facts.suspicious) {
     char b1[64], b2[64];
     fprintf(stderr,

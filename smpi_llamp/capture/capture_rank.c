@@ -143,7 +143,6 @@ static struct {
   double burst_t0;            /* clock at the end of the last wrapper */
   double last_end;            /* simulated end of the last recorded call */
   double measured, simulated; /* compute totals: measured bursts, simulated gaps */
-  uint64_t special_reductions; /* non-commutative operation or derived datatype */
   uint32_t rank, size;
   llamp_trace_writer_t *w;
   MPI_Group world_group;
@@ -674,17 +673,17 @@ void llamp_cap_coll_counts(llamp_cap_call_t *c, MPI_Comm comm, const int *counts
   c->rec.tag = (int32_t)sz;
 }
 
-/* SimGrid's default reduce (and so its default allreduce) runs another
- * algorithm, Open MPI's basic linear reduce, for a non-commutative operation
- * or a derived datatype; the records do not carry either, so such calls are
- * counted and the report names them and is approximate. */
+/* SimGrid's default reduce (and so its default allreduce and reduce_scatter)
+ * runs another algorithm for a non-commutative operation or a derived
+ * datatype, and its default allreduce Open MPI's decision for a derived
+ * datatype: the record says which (sched/ follows the switch). */
 void llamp_cap_reduction(llamp_cap_call_t *c, MPI_Op op, MPI_Datatype type) {
-  (void)c;
   int commute = 1, ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
   if (op != MPI_OP_NULL && PMPI_Op_commutative(op, &commute) != MPI_SUCCESS) commute = 1;
   if (type != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
     combiner = MPI_COMBINER_NAMED;
-  if (!commute || combiner != MPI_COMBINER_NAMED) S.special_reductions++;
+  if (!commute) c->rec.flags |= LLAMP_TRACE_F_RED_NONCOMMUTATIVE;
+  if (combiner != MPI_COMBINER_NAMED) c->rec.flags |= LLAMP_TRACE_F_RED_DERIVED;
 }
 
 /* ---- communicators ----------------------------------------------------------------- */
@@ -1062,7 +1061,6 @@ int llamp_cap_finalize(void) {
   double t0 = simgrid_get_clock();
   if (t0 > S.last_end) S.simulated += t0 - S.last_end;
   llamp_capture_compute_add(S.measured, S.simulated);
-  llamp_capture_count_special_reductions(S.special_reductions);
   /* local-only calls (MPI_Comm_rank ...) are counted for report.json */
   for (unsigned i = 0; i < llamp_cap_num_unmodelled; i++)
     if (llamp_cap_unmodelled_counts[i] && llamp_cap_unmodelled_local[i])

@@ -108,7 +108,8 @@ int llamp_capture_colls_resolve(llamp_capture_colls_t *out, const char *(*get)(c
     llamp_capture_coll_t *c = &out->kind[k];
     if (!c->modelled || llamp_coll_kind_blocking((llamp_coll_kind_t)k) != LLAMP_COLL_ALLREDUCE)
       continue;
-    if ((strcmp(c->algo->name, "reduce_bcast") && strcmp(c->algo->name, "lr")) ||
+    if ((strcmp(c->algo->name, "reduce_bcast") && strcmp(c->algo->name, "lr") &&
+         strcmp(c->algo->name, "ompi")) ||
         (out->kind[LLAMP_COLL_REDUCE].modelled && out->kind[LLAMP_COLL_BCAST].modelled))
       continue;
     c->modelled = 0;

@@ -30,7 +30,6 @@ static struct {
   int decided;
   llamp_capture_compute_t c;
   double measured, simulated;
-  uint64_t special_reductions;
 } C;
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
@@ -168,5 +167,3 @@ void llamp_capture_compute_totals(double *measured_s, double *simulated_s) {
   *simulated_s = C.simulated;
 }
 
-void llamp_capture_count_special_reductions(uint64_t n) { C.special_reductions += n; }
-uint64_t llamp_capture_special_reductions(void) { return C.special_reductions; }

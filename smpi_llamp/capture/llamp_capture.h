@@ -234,11 +234,6 @@ int llamp_capture_parse_flops(const char *text, double *flops);
  * seconds when not injecting) and the compute seconds simulated (the gaps). */
 void llamp_capture_compute_add(double measured_s, double simulated_s);
 void llamp_capture_compute_totals(double *measured_s, double *simulated_s);
-/* Reductions with a non-commutative operation or a derived datatype, for
- * which SimGrid's default reduce runs another algorithm than the DAG's
- * (each rank adds its count at MPI_Finalize). */
-void llamp_capture_count_special_reductions(uint64_t n);
-uint64_t llamp_capture_special_reductions(void);
 
 /* ---- kernel models: annotated regions and BLAS calls (kernels.c) -------------- *
  * Stochastic kernel models (smpi_llamp/kmodel, docs/models.md "Kernel

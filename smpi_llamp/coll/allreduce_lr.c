@@ -6,8 +6,9 @@
  * blocks, unlike MPICH's ring): reduce-scatter, steps i = 0 .. p-2 (tag 2):
  * sendrecv of b elements to r+1 / from r-1, then reduce them; allgather,
  * p-1 more sendrecv steps of b elements (tag 3).  When p does not divide
- * count, SMPI calls its selected allreduce (lr again) on the count mod p
- * remaining elements, i.e. redbcast of those. */
+ * count, SMPI calls its selected allreduce on the count mod p remaining
+ * elements: lr again (redbcast of those) when lr is selected, SMPI's default
+ * allreduce when lr runs inside Open MPI's decision. */
 #include "coll_internal.h"
 
 static int lr_redbcast(llamp_coll_ctx_t *c, uint64_t bytes) {
@@ -26,5 +27,8 @@ int llamp_coll_allreduce_lr(llamp_coll_ctx_t *c) {
     COLL_TRY(coll_calc(c, blk));
   }
   for (int i = 0; i < p - 1; i++) COLL_TRY(coll_sendrecv(c, right, blk, left, blk, 3));
-  return rest ? lr_redbcast(c, rest) : 0;
+  if (!rest) return 0;
+  /* SMPI's selected allreduce is the algorithm running: lr, ompi, or the
+   * default (which runs ompi for the derived datatypes that got here) */
+  return llamp_coll_part(c, c->algo, 0, rest, NULL, 0);
 }

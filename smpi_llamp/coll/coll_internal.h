@@ -134,6 +134,9 @@ int llamp_coll_part(llamp_coll_ctx_t *c, const llamp_coll_algo_t *algo, int root
  * the expansion runs without one). */
 const llamp_coll_algo_t *llamp_coll_part_algo(const llamp_coll_ctx_t *c, llamp_coll_kind_t kind);
 int llamp_coll_reduce_linear_nb_root(llamp_coll_ctx_t *c, int root, int tag);
+int llamp_coll_reduce_linear_root(llamp_coll_ctx_t *c, int root, int tag);
+/* SMPI's default reduce: linear_nb, or linear for the flags (llamp_coll.h). */
+int llamp_coll_reduce_default_root(llamp_coll_ctx_t *c, int root, int tag);
 
 int llamp_coll_bcast_binomial_root(llamp_coll_ctx_t *c, int root, int tag);
 int llamp_coll_reduce_binomial_root(llamp_coll_ctx_t *c, int root, int tag);
@@ -152,6 +155,7 @@ int llamp_coll_bcast_linear(llamp_coll_ctx_t *c);
 int llamp_coll_reduce_binomial(llamp_coll_ctx_t *c);
 int llamp_coll_reduce_linear(llamp_coll_ctx_t *c);
 int llamp_coll_reduce_linear_nb(llamp_coll_ctx_t *c);
+int llamp_coll_reduce_default(llamp_coll_ctx_t *c); /* linear_nb as SMPI's default reduce */
 int llamp_coll_allreduce_recursive_doubling(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_ring(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_rabenseifner(llamp_coll_ctx_t *c);
@@ -159,6 +163,7 @@ int llamp_coll_allreduce_reduce_bcast(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_linear_reduce_bcast(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_lr(llamp_coll_ctx_t *c);
 int llamp_coll_allreduce_linear_nb(llamp_coll_ctx_t *c);
+int llamp_coll_allreduce_ompi(llamp_coll_ctx_t *c);
 int llamp_coll_gather_linear(llamp_coll_ctx_t *c);
 int llamp_coll_gatherv_linear(llamp_coll_ctx_t *c);
 int llamp_coll_gather_binomial(llamp_coll_ctx_t *c); /* gather and gatherv */

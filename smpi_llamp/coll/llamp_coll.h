@@ -169,7 +169,23 @@ typedef struct {
   const uint64_t *counts;  /* per-rank bytes for v-variants (see the kinds), or NULL */
   const uint64_t *rcounts; /* alltoallv: bytes this rank receives from each rank, or NULL */
   uint64_t elem;           /* datatype size for block splits (0 = 1) */
+  unsigned flags;          /* LLAMP_COLL_F_*: what SMPI's default reductions look at */
 } llamp_coll_args_t;
+
+/* Reductions (llamp_coll_args_t.flags).  SMPI 3.32's default reduce runs
+ * Open MPI's basic linear reduce instead of its nonblocking linear one for
+ * either flag, and its default allreduce runs Open MPI's decision
+ * (allreduce__ompi) for a derived datatype; the algorithms that are SMPI's
+ * defaults here (reduce linear_nb, allreduce linear_reduce_bcast and
+ * reduce_scatter reduce_scatterv) follow the same switches. */
+#define LLAMP_COLL_F_NONCOMMUTATIVE 0x1u /* a user operation declared non-commutative */
+#define LLAMP_COLL_F_DERIVED 0x2u        /* a derived (not a named) datatype */
+
+/* Open MPI's fixed allreduce decision as SMPI 3.32 implements it
+ * (allreduce__ompi): 1 or 2 redbcast, 3 rdb, 4 lr, 5 ompi_ring_segmented
+ * (lr below 1 MiB, which is every case the decision gives it), 6 rab_rdb;
+ * by communicator size, vector bytes and commutativity. */
+int llamp_coll_allreduce_ompi_choice(int p, uint64_t bytes, int noncommutative);
 
 /* ---- the registry ----------------------------------------------------------- */
 
@@ -256,6 +272,16 @@ int llamp_coll_parse_selection(const char *spec, llamp_coll_selection_t *sel, ch
 /* Same without the reset (to layer a command line over a configuration). */
 int llamp_coll_update_selection(const char *spec, llamp_coll_selection_t *sel, char *err,
                                 size_t errlen);
+/* 1 when the expansion of `kind` under `sel` (NULL = the defaults) sends
+ * the messages SimGrid 3.32 sends for a call with a->flags, 0 when SimGrid
+ * changes its algorithm for those flags in a way not modelled here (a
+ * non-commutative operation through binomial trees, ring or Rabenseifner
+ * algorithms, or a reduce_scatter of unequal blocks).  Derived datatypes
+ * only change SMPI's defaults, which follow them; nonblocking collectives
+ * never switch. */
+int llamp_coll_flags_followed(const llamp_coll_selection_t *sel, llamp_coll_kind_t kind,
+                              const llamp_coll_args_t *a);
+
 /* Write the selection as a spec that llamp_coll_parse_selection reads back
  * ("barrier=dissemination,bcast=binomial,..."); returns the length snprintf
  * would have written. */

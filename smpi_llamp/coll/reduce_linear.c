@@ -7,14 +7,18 @@
  * Same structure as SMPI's reduce flat_tree and ompi_basic_linear. */
 #include "coll_internal.h"
 
-int llamp_coll_reduce_linear(llamp_coll_ctx_t *c) {
-  const int p = c->p, r = c->r, root = c->a->root;
+int llamp_coll_reduce_linear_root(llamp_coll_ctx_t *c, int root, int tag) {
+  const int p = c->p, r = c->r;
   const uint64_t n = c->a->bytes;
-  if (r != root) return coll_send_r(c, root, n, 0);
-  if (r != p - 1) COLL_TRY(coll_recv_r(c, p - 1, n, 0));
+  if (r != root) return coll_send_r(c, root, n, tag);
+  if (r != p - 1) COLL_TRY(coll_recv_r(c, p - 1, n, tag));
   for (int i = p - 2; i >= 0; i--) {
-    if (i != r) COLL_TRY(coll_recv_r(c, i, n, 0));
+    if (i != r) COLL_TRY(coll_recv_r(c, i, n, tag));
     COLL_TRY(coll_calc(c, n));
   }
   return 0;
+}
+
+int llamp_coll_reduce_linear(llamp_coll_ctx_t *c) {
+  return llamp_coll_reduce_linear_root(c, c->a->root, 0);
 }

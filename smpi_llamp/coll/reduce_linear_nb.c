@@ -5,7 +5,12 @@
  * Every non-root sends its vector to the root (one blocking send; tag 0).
  * The root posts the p-1 receives in one round (rank order), then reduces
  * the p-1 received vectors ((p-1) n bytes, one calc).  p - 1 messages of n
- * bytes, depth 1. */
+ * bytes, depth 1.
+ *
+ * SMPI's default reduce (reduce__default) runs Open MPI's basic linear
+ * reduce instead for a non-commutative operation or a derived datatype;
+ * the blocking default here does the same (args flags), the nonblocking
+ * one (MPI_Ireduce, one round in SMPI whatever the operation) does not. */
 #include "coll_internal.h"
 
 int llamp_coll_reduce_linear_nb_root(llamp_coll_ctx_t *c, int root, int tag) {
@@ -18,6 +23,16 @@ int llamp_coll_reduce_linear_nb_root(llamp_coll_ctx_t *c, int root, int tag) {
   return coll_calc(c, (uint64_t)(p - 1) * n);
 }
 
+int llamp_coll_reduce_default_root(llamp_coll_ctx_t *c, int root, int tag) {
+  if (c->a->flags & (LLAMP_COLL_F_NONCOMMUTATIVE | LLAMP_COLL_F_DERIVED))
+    return llamp_coll_reduce_linear_root(c, root, tag);
+  return llamp_coll_reduce_linear_nb_root(c, root, tag);
+}
+
 int llamp_coll_reduce_linear_nb(llamp_coll_ctx_t *c) {
   return llamp_coll_reduce_linear_nb_root(c, c->a->root, 0);
+}
+
+int llamp_coll_reduce_default(llamp_coll_ctx_t *c) {
+  return llamp_coll_reduce_default_root(c, c->a->root, 0);
 }

@@ -3,7 +3,8 @@
  * MPI_Reduce_scatter_block.
  *
  * Equal blocks: SMPI's default reduce of the whole vector (N bytes) to rank
- * 0, i.e. the nonblocking linear reduction (tag 0), then its MPI_Scatterv
+ * 0, i.e. the nonblocking linear reduction (Open MPI's basic linear one for
+ * a non-commutative operation or a derived datatype; tag 0), then its MPI_Scatterv
  * from rank 0 (one round of sends, tag 1).  Unequal blocks: SMPI's mpich
  * selector, i.e. the pairwise exchange above 524288 elements in all, else
  * recursive doubling (commutative operations). */
@@ -25,7 +26,7 @@ int llamp_coll_reduce_scatter_reduce_scatterv(llamp_coll_ctx_t *c) {
   red.bytes = total;
   red.counts = NULL;
   c->a = &red;
-  int rc = llamp_coll_reduce_linear_nb_root(c, 0, 0);
+  int rc = llamp_coll_reduce_default_root(c, 0, 0);
   c->a = a;
   if (rc) return rc;
   /* the scatterv: rank 0 sends every other rank its block in one round */

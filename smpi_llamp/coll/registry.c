@@ -144,11 +144,9 @@ static const llamp_coll_algo_t algos[] = {
          "binomial tree: receive and reduce children's partials, send to the parent"),
     ALGO(REDUCE, "linear", 0, llamp_coll_reduce_linear, "smpi/reduce:flat_tree", 1, "",
          "every rank sends to the root, which receives p-1 .. 0 one at a time and reduces"),
-    ALGO(REDUCE, "linear_nb", 0, llamp_coll_reduce_linear_nb, "smpi/reduce:default", 1,
-         "SMPI's default runs ompi_basic_linear (linear here) for non-commutative operations "
-         "and derived datatypes",
+    ALGO(REDUCE, "linear_nb", 0, llamp_coll_reduce_default, "smpi/reduce:default", 1, "",
          "every rank sends to the root, which posts all receives in one round, then reduces "
-         "(SMPI's default reduce)"),
+         "(SMPI's default reduce; linear for non-commutative operations and derived datatypes)"),
 
     ALGO(ALLREDUCE, "recursive_doubling", 1, llamp_coll_allreduce_recursive_doubling,
          "smpi/allreduce:rdb", 1, "",
@@ -164,10 +162,12 @@ static const llamp_coll_algo_t algos[] = {
     ALGO(ALLREDUCE, "reduce_bcast", 0, llamp_coll_allreduce_reduce_bcast, "smpi/allreduce:redbcast",
          1, "", "the selected reduce to rank 0, then the selected bcast from rank 0"),
     ALGO(ALLREDUCE, "linear_reduce_bcast", 0, llamp_coll_allreduce_linear_reduce_bcast,
-         "smpi/allreduce:default", 1,
-         "derived datatypes: SMPI's default runs its ompi selector",
+         "smpi/allreduce:default", 1, "",
          "nonblocking linear reduce to rank 0, then binomial bcast from rank 0 (SMPI's default "
-         "allreduce)"),
+         "allreduce; ompi for derived datatypes)"),
+    ALGO(ALLREDUCE, "ompi", 0, llamp_coll_allreduce_ompi, "smpi/allreduce:ompi", 1, "",
+         "Open MPI's decision by p, bytes and commutativity: reduce_bcast, recursive_doubling, "
+         "lr or rabenseifner"),
 
     ALGO(GATHER, "binomial", 1, llamp_coll_gather_binomial, "smpi/gather:ompi_binomial", 1, "",
          "binomial tree: receive children's subtrees smallest first, send the subtree up"),
@@ -761,4 +761,51 @@ const llamp_coll_algo_t *llamp_coll_smpi_find(llamp_coll_kind_t kind, const char
   }
   if (note) *note = !found ? "" : alias_note ? alias_note : found->smpi_exact ? "" : found->smpi_note;
   return found;
+}
+
+/* ---- reductions SMPI runs otherwise ------------------------------------------------ */
+
+static int reduce_follows(const llamp_coll_algo_t *reduce) {
+  /* SMPI's default reduce switches to basic linear, as linear_nb does here;
+   * flat tree and basic linear have one structure for any operation */
+  return !strcmp(reduce->name, "linear_nb") || !strcmp(reduce->name, "linear");
+}
+
+int llamp_coll_flags_followed(const llamp_coll_selection_t *sel, llamp_coll_kind_t kind,
+                              const llamp_coll_args_t *a) {
+  if (!(a->flags & LLAMP_COLL_F_NONCOMMUTATIVE) || llamp_coll_kind_nonblocking(kind)) return 1;
+  llamp_coll_selection_t def;
+  if (!sel) {
+    llamp_coll_selection_default(&def);
+    sel = &def;
+  }
+  const llamp_coll_algo_t *algo = sel->algo[kind];
+  if (!algo) return 1;
+  const char *n = algo->name;
+  const int reduce_ok = sel->algo[LLAMP_COLL_REDUCE] && reduce_follows(sel->algo[LLAMP_COLL_REDUCE]);
+  switch (kind) {
+  case LLAMP_COLL_REDUCE:
+    return reduce_follows(algo);
+  case LLAMP_COLL_ALLREDUCE: {
+    if (!strcmp(n, "recursive_doubling")) return 1; /* SMPI's rdb only orders the operands */
+    if (!strcmp(n, "reduce_bcast") || !strcmp(n, "lr")) return reduce_ok;
+    int choice = 0;
+    if (!strcmp(n, "ompi") || (!strcmp(n, "linear_reduce_bcast") && (a->flags & LLAMP_COLL_F_DERIVED)))
+      choice = llamp_coll_allreduce_ompi_choice(a->size, a->bytes, 1);
+    else if (!strcmp(n, "linear_reduce_bcast"))
+      return 1; /* its own default reduce follows */
+    else
+      return 0;
+    return choice == 3 ? 1 : choice == 6 ? 0 : reduce_ok;
+  }
+  case LLAMP_COLL_REDUCE_SCATTER:
+  case LLAMP_COLL_REDUCE_SCATTER_BLOCK:
+    if (strcmp(n, "reduce_scatterv")) return 0;
+    if (kind == LLAMP_COLL_REDUCE_SCATTER_BLOCK || !a->counts) return 1;
+    for (int i = 1; i < a->size; i++)
+      if (a->counts[i] != a->counts[0]) return 0; /* SMPI's mpich choice, non-commutative */
+    return 1;
+  default:
+    return 1;
+  }
 }

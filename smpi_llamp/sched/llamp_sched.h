@@ -93,10 +93,15 @@ typedef struct {
   uint64_t rma_waits;          /* Put / Get / Win_lock calls that took simulated time: waits on
                                   SMPI's window mutexes, which the DAG has no edge for */
   double rma_wait_time;        /* their total duration, s (docs/trace.md, One-sided) */
+  uint64_t special_reductions; /* blocking reductions with a non-commutative operation or a
+                                  derived datatype (SMPI's defaults switch algorithms on them) */
+  uint64_t approx_reductions;  /* those whose switch the expansion does not follow
+                                  (llamp_coll_flags_followed): approximate */
   size_t num_unmodelled;       /* distinct unmodelled MPI functions */
   llamp_sched_unmodelled_t *unmodelled; /* by decreasing count, then name */
   int approximate;             /* 1 when any of the unmodelled / unresolved /
-                                  unknown / rma_waits counts is non-zero */
+                                  unknown / rma_waits / approx_reductions counts
+                                  is non-zero */
 } llamp_sched_stats_t;
 
 /* Build the DAG of `num_ranks` ranks; ranks[i] must read rank i's records

@@ -797,6 +797,13 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   default:
     break;
   }
+  if (!nonblocking && (rec->flags & (LLAMP_TRACE_F_RED_NONCOMMUTATIVE | LLAMP_TRACE_F_RED_DERIVED))) {
+    /* SMPI's default reduce and allreduce switch algorithms on these */
+    a.flags = ((rec->flags & LLAMP_TRACE_F_RED_NONCOMMUTATIVE) ? LLAMP_COLL_F_NONCOMMUTATIVE : 0) |
+              ((rec->flags & LLAMP_TRACE_F_RED_DERIVED) ? LLAMP_COLL_F_DERIVED : 0);
+    s->st->special_reductions++;
+    if (!llamp_coll_flags_followed(&s->sel, kind, &a)) s->st->approx_reductions++;
+  }
   s->st->collectives++;
   s->st->coll_calls[kind]++;
   return expand(k, c, kind, NULL, &a, nonblocking, rec->req);
@@ -1642,7 +1649,8 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
   }
 done:
   if (st->num_unmodelled) qsort(st->unmodelled, st->num_unmodelled, sizeof *st->unmodelled, cmp_unmodelled);
-  st->approximate = st->num_unmodelled || st->unresolved_wildcards || st->unknown_requests || st->rma_waits;
+  st->approximate = st->num_unmodelled || st->unresolved_wildcards || st->unknown_requests || st->rma_waits ||
+                    st->approx_reductions;
   llamp_builder_destroy(s.b);
   llamp_map_free(&s.cidx);
   llamp_map_free(&s.tags);
@@ -1686,5 +1694,10 @@ void llamp_sched_stats_print(const llamp_sched_stats_t *st, FILE *out) {
   if (st->rma_waits)
     fprintf(out, "one-sided calls that waited on SMPI's window mutexes: %llu (%.9g s, not modelled)\n",
             (unsigned long long)st->rma_waits, st->rma_wait_time);
+  if (st->approx_reductions)
+    fprintf(out,
+            "reductions with a non-commutative operation whose algorithm SimGrid switches in a way "
+            "the DAG does not follow: %llu of %llu such calls\n",
+            (unsigned long long)st->approx_reductions, (unsigned long long)st->special_reductions);
   if (st->approximate) fprintf(out, "approximate: the graph leaves out what is listed above\n");
 }

@@ -95,6 +95,12 @@ typedef struct {
                                         which sent each member its group (8 B); on that
                                         rank the payload lists the groups (after the members) */
 
+/* Reduction records (REDUCE, ALLREDUCE, REDUCE_SCATTER(_BLOCK), SCAN, EXSCAN and
+ * their nonblocking kinds): what makes SMPI's default reduce and allreduce
+ * run other algorithms (llamp_coll.h, LLAMP_COLL_F_*). */
+#define LLAMP_TRACE_F_RED_NONCOMMUTATIVE 0x8 /* a user operation declared non-commutative */
+#define LLAMP_TRACE_F_RED_DERIVED 0x10       /* a derived datatype */
+
 /* One-sided records (SMPI 3.32's semantics, docs/trace.md). */
 #define LLAMP_TRACE_F_WIN_SHARED 0x2    /* WIN_CREATE of MPI_Win_allocate_shared */
 #define LLAMP_TRACE_F_WIN_NOPRECEDE 0x2 /* WIN_FENCE with MPI_MODE_NOPRECEDE (one barrier) */

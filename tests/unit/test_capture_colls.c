@@ -80,22 +80,26 @@ int main(void) {
   CHECK(!strcmp(name(&c, LLAMP_COLL_SCAN), "direct") && c.conflicts == 1);
   CHECK(strstr(warnbuf, "SMPI has no setting for it") != NULL);
 
-  /* a per-call selector: only alltoall's ompi is modelled */
+  /* a per-call selector: only alltoall's and allreduce's ompi are modelled,
+   * and the allreduce's redbcast runs the selector's reduce, which is not */
   static const char *const ompi[] = {"smpi/coll-selector=ompi", NULL};
   settings = ompi;
-  CHECK(resolve(&c, "allreduce=rabenseifner", NULL) == 0);
+  CHECK(resolve(&c, "reduce=binomial", NULL) == 0);
   CHECK(c.kind[LLAMP_COLL_ALLTOALL].modelled && !c.kind[LLAMP_COLL_ALLREDUCE].modelled);
-  CHECK(!strcmp(name(&c, LLAMP_COLL_ALLREDUCE), "rabenseifner")); /* the request as fallback */
-  CHECK(!strcmp(name(&c, LLAMP_COLL_BCAST), "binomial"));          /* else our default */
+  CHECK(!strcmp(name(&c, LLAMP_COLL_ALLREDUCE), "ompi"));
+  CHECK(strstr(c.kind[LLAMP_COLL_ALLREDUCE].note, "reduce and bcast") != NULL);
+  CHECK(!c.kind[LLAMP_COLL_REDUCE].modelled);
+  CHECK(!strcmp(name(&c, LLAMP_COLL_REDUCE), "binomial")); /* the request as fallback */
+  CHECK(!strcmp(name(&c, LLAMP_COLL_BCAST), "binomial"));  /* else our default */
   CHECK(!strcmp(c.kind[LLAMP_COLL_BCAST].source, "smpi/coll-selector:ompi"));
   CHECK(c.unmodelled == 11); /* the 11 settings but alltoall, + reduce_scatter_block */
-  calls[LLAMP_COLL_ALLREDUCE] = 16;
+  calls[LLAMP_COLL_REDUCE] = 16;
   calls[LLAMP_COLL_ALLTOALL] = 16;
   memset(warnbuf, 0, sizeof warnbuf);
   FILE *w = fmemopen(warnbuf, sizeof warnbuf, "w");
   CHECK(llamp_capture_colls_warn(&c, calls, w) == 1);
   fclose(w);
-  CHECK(strstr(warnbuf, "allreduce: SimGrid runs ompi (smpi/coll-selector:ompi), which the DAG "
+  CHECK(strstr(warnbuf, "reduce: SimGrid runs ompi (smpi/coll-selector:ompi), which the DAG "
                         "does not reproduce") != NULL);
   char *json = NULL;
   size_t len = 0;
@@ -103,7 +107,7 @@ int main(void) {
   llamp_capture_colls_json(w, &c, calls, "");
   fclose(w);
   CHECK(strstr(json, "\"selector\": \"ompi\", \"unmodelled_used\": 1") != NULL);
-  CHECK(strstr(json, "\"allreduce\": {\"algorithm\": \"rabenseifner\", \"simgrid\": \"ompi\", "
+  CHECK(strstr(json, "\"reduce\": {\"algorithm\": \"binomial\", \"simgrid\": \"ompi\", "
                      "\"source\": \"smpi/coll-selector:ompi\", \"modelled\": false, \"calls\": 16") != NULL);
   CHECK(strstr(json, "\"alltoall\": {\"algorithm\": \"ompi\"") != NULL);
   CHECK(strstr(json, "\"bcast\"") == NULL); /* not used, not requested */

@@ -54,7 +54,7 @@ static const char *sched(llamp_coll_kind_t kind, const char *algo, int p, int ra
                          uint64_t n, uint64_t elem, const uint64_t *counts) {
   static rec_t r;
   memset(&r, 0, sizeof r);
-  llamp_coll_args_t a = {p, rank, root, n, counts, NULL, elem};
+  llamp_coll_args_t a = {p, rank, root, n, counts, NULL, elem, 0};
   llamp_coll_emit_t e = {&r, rec_send, rec_recv, rec_calc, rec_end};
   char err[256];
   if (llamp_coll_expand(kind, algo, &a, &e, err, sizeof err) != 0) {
@@ -427,9 +427,9 @@ static void simgrid(void) {
       {LLAMP_COLL_ALLGATHER, "rdb", "recursive_doubling", 0},
       {LLAMP_COLL_REDUCE_SCATTER_BLOCK, "mpich_rdb", "recursive_doubling", 1},
       {LLAMP_COLL_REDUCE_SCATTER, "ompi_ring", "ring", 0},
+      {LLAMP_COLL_ALLREDUCE, "ompi", "ompi", 1},
       /* not modelled */
       {LLAMP_COLL_ALLREDUCE, "smp_rsag", NULL, 0},
-      {LLAMP_COLL_ALLREDUCE, "ompi", NULL, 0},
       {LLAMP_COLL_BCAST, "mpich", NULL, 0},
       {LLAMP_COLL_BARRIER, "nonsense", NULL, 0},
   };
@@ -465,7 +465,7 @@ static void errors(void) {
   rec_t r;
   memset(&r, 0, sizeof r);
   llamp_coll_emit_t e = {&r, rec_send, rec_recv, rec_calc, rec_end};
-  llamp_coll_args_t a = {4, 0, 0, 8, NULL, NULL, 1};
+  llamp_coll_args_t a = {4, 0, 0, 8, NULL, NULL, 1, 0};
   char err[512];
   a.size = 0;
   CHECK(llamp_coll_expand(LLAMP_COLL_ALLREDUCE, NULL, &a, &e, err, sizeof err) == -1);
@@ -526,7 +526,7 @@ static void errors(void) {
   const llamp_coll_algo_t *al = llamp_coll_algos(&n);
   static const uint64_t cnts[13] = {5, 0, 7, 1, 9, 3, 3, 8, 2, 6, 4, 1, 1};
   for (size_t i = 0; i < n; i++) {
-    llamp_coll_args_t b = {13, 5, 3, 1000, cnts, cnts, 8};
+    llamp_coll_args_t b = {13, 5, 3, 1000, cnts, cnts, 8, 0};
     char first[4096];
     memset(&r, 0, sizeof r);
     CHECK(llamp_coll_run(&al[i], &b, &e, err, sizeof err) == 0);

@@ -20,6 +20,10 @@
 static const char *mpi_prog =
     "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
     "#define C(blocking, nonblocking) (nb ? nonblocking : blocking)\n"
+    "static void sum_nc(void *in, void *io, int *n, MPI_Datatype *t) {\n"
+    "  int k = *n * (*t == MPI_DOUBLE ? 1 : 2); double *a = in, *b = io;\n"
+    "  for (int i = 0; i < k; i++) b[i] += a[i];\n"
+    "}\n"
     "int main(int argc, char **argv) {\n"
     "  MPI_Init(&argc, &argv);\n"
     "  int p; MPI_Comm_size(MPI_COMM_WORLD, &p);\n"
@@ -30,6 +34,10 @@ static const char *mpi_prog =
     "  int *cs = malloc(p * sizeof(int)), *ds = malloc(p * sizeof(int));\n"
     "  for (int i = 0; i < p; i++) cs[i] = cnt, ds[i] = i * cnt;\n"
     "  MPI_Datatype D = MPI_DOUBLE; MPI_Comm W = MPI_COMM_WORLD; MPI_Op S = MPI_SUM;\n"
+    "  int fl = argc > 4 ? atoi(argv[4]) : 0;\n"
+    "  if (fl) MPI_Op_create(sum_nc, !(fl & 1), &S); /* SMPI's MPI_SUM refuses derived types */\n"
+    "  if (fl & 2) { MPI_Type_contiguous(2, MPI_DOUBLE, &D); MPI_Type_commit(&D); cnt /= 2;\n"
+    "    for (int i = 0; i < p; i++) cs[i] = cnt, ds[i] = i * cnt; }\n"
     "  if (!strcmp(c, \"barrier\")) C(MPI_Barrier(W), MPI_Ibarrier(W, R));\n"
     "  else if (!strcmp(c, \"bcast\")) C(MPI_Bcast(s, cnt, D, root, W), MPI_Ibcast(s, cnt, D, root, W, R));\n"
     "  else if (!strcmp(c, \"reduce\")) C(MPI_Reduce(s, d, cnt, D, S, root, W), MPI_Ireduce(s, d, cnt, D, S, root, W, R));\n"
@@ -112,27 +120,47 @@ static int e_end(void *ctx) {
   return 0;
 }
 
-static void ours(const llamp_coll_algo_t *a, int p, int root, uint64_t n, msgs_t *out) {
+/* sel NULL: our defaults for a composite's parts (the comparisons then
+ * select every collective in SMPI); else these parts. */
+static void ours(const llamp_coll_algo_t *a, const llamp_coll_selection_t *sel, int p, int root,
+                 uint64_t n, unsigned flags, msgs_t *out) {
   llamp_coll_emit_t e = {NULL, e_send, e_recv, NULL, e_end};
   char err[256];
   cur_out = out;
+  llamp_coll_selection_t s;
+  if (sel) s = *sel;
+  else llamp_coll_selection_default(&s);
+  s.algo[a->kind] = a;
   for (cur_rank = 0; cur_rank < p; cur_rank++) {
-    llamp_coll_args_t args = {p, cur_rank, root, n, NULL, NULL, 8};
-    CHECK(llamp_coll_run(a, &args, &e, err, sizeof err) == 0);
+    llamp_coll_args_t args = {p, cur_rank, root, n, NULL, NULL, (flags & LLAMP_COLL_F_DERIVED) ? 16 : 8,
+                              flags};
+    CHECK(llamp_coll_run_selected(&s, a->kind, &args, &e, err, sizeof err) == 0);
   }
 }
 
+/* What SMPI's default selector runs, as a selection. */
+static llamp_coll_selection_t smpi_defaults(void) {
+  llamp_coll_selection_t s;
+  llamp_coll_selection_default(&s);
+  for (int k = 0; k < LLAMP_COLL_NUM_KINDS; k++) {
+    const llamp_coll_algo_t *a = llamp_coll_smpi_find((llamp_coll_kind_t)k, "default", NULL);
+    if (a) s.algo[k] = a;
+  }
+  return s;
+}
+
 /* Run smpirun; fill `out` with the non-self messages in trace order. */
-static int theirs(const char *kind, const char *cfg, int p, int root, uint64_t n, msgs_t *out) {
+static int theirs(const char *kind, const char *cfg, int p, int root, uint64_t n, unsigned flags,
+                  msgs_t *out) {
   char cmd[2048], trace[128];
   snprintf(trace, sizeof trace, "%s/trace.paje", dir);
   unlink(trace);
   snprintf(cmd, sizeof cmd,
            "cd %s && smpirun -np %d -platform platform.xml %s --cfg=smpi/host-speed:1Gf "
            "--cfg=tracing:yes --cfg=tracing/smpi:yes --cfg=tracing/smpi/internals:yes "
-           "--cfg=tracing/smpi/display-sizes:yes --cfg=tracing/filename:%s ./coll %s %llu %d "
+           "--cfg=tracing/smpi/display-sizes:yes --cfg=tracing/filename:%s ./coll %s %llu %d %u "
            ">run.log 2>&1",
-           dir, p, cfg, trace, kind, (unsigned long long)n, root);
+           dir, p, cfg, trace, kind, (unsigned long long)n, root, flags);
   if (system(cmd) != 0) {
     fprintf(stderr, "smpirun failed: %s (see %s/run.log)\n", cmd, dir);
     return -1;
@@ -156,12 +184,14 @@ static int theirs(const char *kind, const char *cfg, int p, int root, uint64_t n
 
 static int g_runs = 0;
 
-static void compare(const llamp_coll_algo_t *a, const char *cfg, int p, int root, uint64_t n) {
+static void compare_flags(const llamp_coll_algo_t *a, const char *cfg, int p, int root, uint64_t n,
+                          unsigned flags) {
   msgs_t o = {0}, t = {0};
   const char *kn = llamp_coll_kind_name(a->kind);
-  ours(a, p, root, n, &o);
+  llamp_coll_selection_t def = smpi_defaults();
+  ours(a, *cfg ? NULL : &def, p, root, n, flags, &o); /* no option: SMPI's defaults everywhere */
   g_runs++;
-  if (theirs(kn, cfg, p, root, n, &t) != 0) {
+  if (theirs(kn, cfg, p, root, n, flags, &t) != 0) {
     llamp_test_failures++;
   } else {
     sort_by_src(&o);
@@ -170,8 +200,8 @@ static void compare(const llamp_coll_algo_t *a, const char *cfg, int p, int root
     for (size_t i = 0; same && i < o.n; i++)
       same = o.m[i].src == t.m[i].src && o.m[i].dst == t.m[i].dst && o.m[i].bytes == t.m[i].bytes;
     if (!same) {
-      fprintf(stderr, "%s/%s p=%d root=%d n=%llu [%s]: %zu messages here, %zu in SMPI\n", kn,
-              a->name, p, root, (unsigned long long)n, cfg, o.n, t.n);
+      fprintf(stderr, "%s/%s p=%d root=%d n=%llu flags=%u [%s]: %zu messages here, %zu in SMPI\n",
+              kn, a->name, p, root, (unsigned long long)n, flags, cfg, o.n, t.n);
       for (size_t i = 0; i < o.n || i < t.n; i++) {
         if (i < o.n)
           fprintf(stderr, "  here %d->%d %llu", o.m[i].src, o.m[i].dst,
@@ -190,6 +220,10 @@ static void compare(const llamp_coll_algo_t *a, const char *cfg, int p, int root
   }
   free(o.m);
   free(t.m);
+}
+
+static void compare(const llamp_coll_algo_t *a, const char *cfg, int p, int root, uint64_t n) {
+  compare_flags(a, cfg, p, root, n, 0);
 }
 
 int main(void) {
@@ -275,6 +309,36 @@ int main(void) {
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
     compare(llamp_coll_find(LLAMP_COLL_REDUCE, "linear"), "--cfg=smpi/reduce:ompi_basic_linear",
             sizes[s], sizes[s] / 2, 1000);
+
+  /* Reductions SMPI's defaults run otherwise: a non-commutative user
+   * operation (flag 1) and a derived datatype of two doubles (flag 2, with a
+   * commutative user operation: SMPI's MPI_SUM refuses derived types).  The
+   * default reduce becomes basic linear; the default allreduce runs Open
+   * MPI's decision for the derived type: redbcast, rdb, lr (also as the
+   * segmented ring's fallback) or rab_rdb by size and bytes. */
+  const llamp_coll_algo_t *red = llamp_coll_find(LLAMP_COLL_REDUCE, "linear_nb"),
+                          *all = llamp_coll_find(LLAMP_COLL_ALLREDUCE, "linear_reduce_bcast"),
+                          *rsc = llamp_coll_find(LLAMP_COLL_REDUCE_SCATTER_BLOCK, "reduce_scatterv");
+  static const struct {
+    int p;
+    uint64_t n;
+  } dt[] = {/* rdb */ {2, 32}, {3, 160}, {8, 1600}, {16, 1600},
+            /* lr, and lr as the segmented ring's fallback */ {3, 4800}, {3, 40000}, {3, 100000},
+            {16, 32}, {24, 48},
+            /* rab_rdb; redbcast for a non-commutative operation */ {3, 300000}, {5, 16384},
+            {12, 16000}, {16, 16000}};
+  for (unsigned fl = 1; fl <= 3; fl++) {
+    compare_flags(red, "", 5, 2, 1600, fl);
+    compare_flags(red, "", 8, 0, 1600, fl);
+    compare_flags(rsc, "", 6, 0, 960, fl);
+    for (size_t i = 0; i < sizeof dt / sizeof dt[0]; i++)
+      if (fl != 1 || i % 3 == 0) compare_flags(all, "", dt[i].p, 0, dt[i].n, fl);
+  }
+  /* smpi/allreduce:ompi for every call */
+  const llamp_coll_algo_t *aompi = llamp_coll_find(LLAMP_COLL_ALLREDUCE, "ompi");
+  compare_flags(aompi, "--cfg=smpi/allreduce:ompi", 3, 0, 8, 0);
+  compare_flags(aompi, "--cfg=smpi/allreduce:ompi", 16, 0, 16000, 0);
+  compare_flags(aompi, "--cfg=smpi/allreduce:ompi", 6, 0, 800, 1);
 
   printf("%d smpirun comparisons\n", g_runs);
   if (!llamp_test_failures) {

@@ -265,7 +265,7 @@ static void split(int same_id) {
   llamp_coll_selection_default(&sel);
   uint64_t want_sub = 0, want_world = 0;
   for (int r = 0; r < 3; r++) {
-    llamp_coll_args_t a = {3, r, 2, 64, NULL, NULL, 0};
+    llamp_coll_args_t a = {3, r, 2, 64, NULL, NULL, 0, 0};
     llamp_coll_stats_t cs;
     llamp_coll_count(sel.algo[LLAMP_COLL_ALLREDUCE], &a, &cs, err, sizeof err);
     want_sub += 2 * cs.sends;
@@ -274,7 +274,7 @@ static void split(int same_id) {
     want_sub += 2 * cs.sends;
   }
   for (int r = 0; r < 6; r++) {
-    llamp_coll_args_t a = {6, r, 0, 0, NULL, NULL, 0};
+    llamp_coll_args_t a = {6, r, 0, 0, NULL, NULL, 0, 0};
     llamp_coll_stats_t cs;
     llamp_coll_count(sel.algo[LLAMP_COLL_BARRIER], &a, &cs, err, sizeof err);
     want_world += cs.sends;

@@ -285,7 +285,6 @@ const llamp_capture_config_t *llamp_capture_session_config(void) { return NULL; 
 
 /* Natively the program's compute takes its own real time: nothing to inject. */
 const llamp_capture_compute_t *llamp_capture_compute_get(void) { return NULL; }
-void llamp_capture_count_special_reductions(uint64_t n) { (void)n; }
 void llamp_capture_compute_add(double measured_s, double simulated_s) {
   (void)measured_s;
   (void)simulated_s;
