@@ -120,12 +120,15 @@ compute_accuracy)
     sim=$(json_num out/report.json simulated_seconds)
     kern=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' run.txt)
     echo "attempt $attempt: T(L0) against SimGrid $d (relative), kernels $kern s, DAG compute $sim s"
-    # the DAG's compute holds the kernels plus the code between calls (with
-    # the thread-CPU clock reads that end each burst: ~0.5 us per burst here)
-    if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' && within "$kern" "$sim" 0.05; then
+    # the DAG's compute holds the kernels plus the code between calls (one
+    # thread-clock read per burst is taken off; what is left, 2-7 % of the
+    # kernels on a loaded VM, is the code around the calls: 1.5 us per
+    # iteration without the kernel, 6.8 us with its 320 KB, likely cold
+    # caches after the other ranks ran): within the issue's 10 %
+    if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' && within "$kern" "$sim" 0.10; then
       break
     fi
-    [ $attempt = 2 ] && fail "T(L0) differs from SimGrid's time by $d (bound 1e-3), or the kernels' $kern s are not within 5 % of the DAG's $sim s"
+    [ $attempt = 2 ] && fail "T(L0) differs from SimGrid's time by $d (bound 1e-3), or the kernels' $kern s are not within 10 % of the DAG's $sim s"
   done
   if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
     # two ranks each way: more native processes than cores would inflate
