@@ -23,7 +23,8 @@ enum {
   E_RTS = 3,      /* end(u)   + L                         (rendezvous request) */
   E_RNDV_DONE = 4,/* start(u) + L + bw(s), u = rndv recv  (sender completion) */
   E_GAP = 5,      /* start(u) + g [+ bw(s_u), NIC rule]   (consecutive messages) */
-  E_NIC = 6       /* start(u) + bw(s_u)                   (messages sharing a link; unused) */
+  E_GAPR = 6      /* start(u) + g + bw(s_v) into an eager receive v, start(u) + g into a
+                     rendezvous one  (the NIC rule's receive chain, u the previous receive) */
 };
 /* Plan vertex kinds: graph kinds plus a rendezvous receive. */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
@@ -206,7 +207,7 @@ static inline double vcoef(unsigned k, double val, llamp_param_t w, const theta_
 }
 
 static inline int from_start(unsigned type) {
-  return type == E_START || type == E_RNDV_DONE || type == E_GAP || type == E_NIC;
+  return type == E_START || type == E_RNDV_DONE || type == E_GAP || type == E_GAPR;
 }
 
 static inline double ecost(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
@@ -217,7 +218,7 @@ static inline double ecost(unsigned type, double val_u, const theta_t *t, const 
     return lterm(t, u) + (pw ? pw[u].c : 0) + msg_bytes(val_u, t, pw, u) * bterm(t, u);
   case E_RTS: return rndv_rts_l(t->full) * lterm(t, u);
   case E_GAP: return t->g + ((t->full & F_NIC) ? msg_bytes(val_u, t, pw, u) * bterm(t, u) : 0);
-  case E_NIC: return msg_bytes(val_u, t, pw, u) * bterm(t, u);
+  case E_GAPR: return t->g; /* + the target's bytes: ecost_uv */
   case E_START: return pw ? pw[u].sc : 0;
   default: return 0;
   }
@@ -232,9 +233,28 @@ static inline double ecoef(unsigned type, double val_u, llamp_param_t w, const t
   case E_GAP:
     return (w == LLAMP_PARAM_GAP ? 1 : 0) +
            ((t->full & F_NIC) ? msg_coef(0, msg_bytes(val_u, t, pw, u), w, t, u) : 0);
-  case E_NIC: return msg_coef(0, msg_bytes(val_u, t, pw, u), w, t, u);
+  case E_GAPR: return w == LLAMP_PARAM_GAP ? 1 : 0; /* + the target's bytes: ecoef_uv */
   default: return 0;
   }
+}
+
+/* The cost of the plan edge u -> v (kind_v, val_v: v's plan kind and value).
+ * Only the NIC rule's receive chain depends on its target: an eager
+ * receive's start is the end of its data, so the previous receive's start
+ * (the end of its data) plus g plus THIS message's transfer bounds it
+ * (LogGOPSim's arrival rule, arrivals g + (s_prev - 1) G apart, seen from
+ * the end of each transfer); a rendezvous receive starts at the match, its
+ * transfer L later: g alone (the previous transfer's end is not tracked). */
+static inline double ecost_uv(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
+                              uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
+  if (type != E_GAPR) return ecost(type, val_u, t, pw, u);
+  return t->g + (kind_v == K_RECV ? msg_bytes(val_v, t, pw, v) * bterm(t, v) : 0);
+}
+static inline double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
+                              const pwv_t *pw, uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
+  if (type != E_GAPR) return ecoef(type, val_u, w, t, pw, u);
+  return (w == LLAMP_PARAM_GAP ? 1 : 0) +
+         (kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v), w, t, v) : 0);
 }
 
 /* Two times closer than this are one tie (paths equal in exact arithmetic
@@ -376,7 +396,8 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
         m++;
       }
       if (gap && prev_msg[v] != UINT32_MAX) {
-        if (pass) src[m] = prev_msg[v] | ((uint32_t)E_GAP << PLAN_SHIFT);
+        uint32_t gt = e->proto.nic && a.kind[v] == LLAMP_VERTEX_RECV ? E_GAPR : E_GAP;
+        if (pass) src[m] = prev_msg[v] | (gt << PLAN_SHIFT);
         m++;
       }
     }
@@ -789,8 +810,8 @@ static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, 
     for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & mask, type = src[i] >> shift;
       double vu = val[u];
-      double c = st[u] + ecost(type, vu, t, pw, u), h = ch[u], l = cl[u];
-      double ce = ecoef(type, vu, w, t, pw, u);
+      double c = st[u] + ecost_uv(type, vu, t, pw, u, kind[v], val[v], v), h = ch[u], l = cl[u];
+      double ce = ecoef_uv(type, vu, w, t, pw, u, kind[v], val[v], v);
       if (!from_start(type)) {
         c += vcost(kind[u], vu, t, pw, u);
         ce += vcoef(kind[u], vu, w, t, pw, u);
@@ -882,8 +903,8 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double c = e->start[u] + ecost(type, vu, t, e->pw, u);
-      double ce = ecoef(type, vu, LLAMP_PARAM_L, t, e->pw, u);
+      double c = e->start[u] + ecost_uv(type, vu, t, e->pw, u, e->kind[v], e->value[v], v);
+      double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, t, e->pw, u, e->kind[v], e->value[v], v);
       if (!from_start(type)) {
         c += vcost(e->kind[u], vu, t, e->pw, u);
         ce += vcoef(e->kind[u], vu, LLAMP_PARAM_L, t, e->pw, u);
@@ -978,7 +999,7 @@ static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, d
 
 /* The constant per-byte part of an edge's cost (a message to oneself). */
 static double edge_bw_extra(unsigned type, double s, const theta_t *t, const pwv_t *pw, uint64_t u) {
-  return type == E_EAGER || type == E_RNDV_DONE || type == E_NIC ? msg_bytes(s, t, pw, u) * bconst(t, u) : 0;
+  return type == E_EAGER || type == E_RNDV_DONE ? msg_bytes(s, t, pw, u) * bconst(t, u) : 0;
 }
 
 /* `done`: the pass in L at p has just run (its start times are in e->start). */
@@ -1022,7 +1043,7 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
         if ((e->in_src[j] & e->mask) != v) continue;
         uint32_t type = e->in_src[j] >> e->shift;
         if ((from_start(type) != 0) != (fs[i] != 0)) continue;
-        double d = fabs(from + ecost(type, s, &t, pw, v) - e->start[nx]);
+        double d = fabs(from + ecost_uv(type, s, &t, pw, v, e->kind[nx], e->value[nx], nx) - e->start[nx]);
         if (d < miss) {
           miss = d;
           best = type;
@@ -1031,9 +1052,11 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
       /* an edge's constant is its message's size-dependent latency, except an
        * Isend's irequires edge, whose constant is the CPU time of the call */
       if (best != UINT32_MAX)
-        seg_split(&b, ngid, nrank, from, ecost(best, s, &t, pw, v),
-                  ecoef(best, s, LLAMP_PARAM_L, &t, pw, v), ecoef(best, s, LLAMP_PARAM_G, &t, pw, v),
-                  ecoef(best, s, LLAMP_PARAM_O, &t, pw, v), ecoef(best, s, LLAMP_PARAM_GAP, &t, pw, v),
+        seg_split(&b, ngid, nrank, from, ecost_uv(best, s, &t, pw, v, e->kind[nx], e->value[nx], nx),
+                  ecoef_uv(best, s, LLAMP_PARAM_L, &t, pw, v, e->kind[nx], e->value[nx], nx),
+                  ecoef_uv(best, s, LLAMP_PARAM_G, &t, pw, v, e->kind[nx], e->value[nx], nx),
+                  ecoef_uv(best, s, LLAMP_PARAM_O, &t, pw, v, e->kind[nx], e->value[nx], nx),
+                  ecoef_uv(best, s, LLAMP_PARAM_GAP, &t, pw, v, e->kind[nx], e->value[nx], nx),
                   &t, best == E_START ? LLAMP_SEG_OVERHEAD : LLAMP_SEG_LATENCY, &bad, 0,
                   edge_bw_extra(best, s, &t, pw, v));
     } else if (done_end) { /* the rendezvous sender's completion ends the run */
@@ -1209,7 +1232,7 @@ static double asymptotic_slope(llamp_engine_t *e, const llamp_params_t *p, llamp
     double b = 0;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      double x = c[u] + ecoef(type, e->value[u], w, &t, e->pw, u);
+      double x = c[u] + ecoef_uv(type, e->value[u], w, &t, e->pw, u, e->kind[v], e->value[v], v);
       if (!from_start(type)) x += vcoef(e->kind[u], e->value[u], w, &t, e->pw, u);
       if (x > b) b = x;
     }
@@ -1339,8 +1362,9 @@ static inline __attribute__((always_inline)) int lanes_pass(llamp_engine_t *e, c
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = val[u];
       const double *restrict su = st + (uint64_t)u * K, *restrict hu = ch + (uint64_t)u * K;
-      double base = ecost(type, vu, &t, pw, u), ce = ecoef(type, vu, w1, &t, pw, u);
-      double ce2 = two ? ecoef(type, vu, w2, &t, pw, u) : 0;
+      double base = ecost_uv(type, vu, &t, pw, u, kind[v], val[v], v),
+             ce = ecoef_uv(type, vu, w1, &t, pw, u, kind[v], val[v], v);
+      double ce2 = two ? ecoef_uv(type, vu, w2, &t, pw, u, kind[v], val[v], v) : 0;
       if (!from_start(type)) {
         base += vcost(kind[u], vu, &t, pw, u);
         ce += vcoef(kind[u], vu, w1, &t, pw, u);
@@ -1611,7 +1635,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       runs[nruns++] = cnt; /* each predecessor's lines are sorted: a run */
       double vu = e->value[u];
-      double b0 = ecost(type, vu, &t, pw, u), a0 = ecoef(type, vu, w, &t, pw, u);
+      double b0 = ecost_uv(type, vu, &t, pw, u, e->kind[v], e->value[v], v),
+             a0 = ecoef_uv(type, vu, w, &t, pw, u, e->kind[v], e->value[v], v);
       if (!from_start(type)) {
         b0 += vcost(e->kind[u], vu, &t, pw, u);
         a0 += vcoef(e->kind[u], vu, w, &t, pw, u);
@@ -1722,8 +1747,9 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double xl = ecost(type, vu, &tl, pw, u) + tlo, xh = ecost(type, vu, &th, pw, u) + thi;
-      double ec = ecoef(type, vu, w, &tl, pw, u);
+      double xl = ecost_uv(type, vu, &tl, pw, u, k, val, v) + tlo,
+             xh = ecost_uv(type, vu, &th, pw, u, k, val, v) + thi;
+      double ec = ecoef_uv(type, vu, w, &tl, pw, u, k, val, v);
       if (from_start(type)) { /* relative to u's end: minus u's own cost */
         unsigned ku = e->kind[u];
         double uc = vcoef(ku, vu, w, &tl, pw, u);
@@ -2003,14 +2029,18 @@ int llamp_engine_pair_lambda(llamp_engine_t *e, const llamp_params_t *p, llamp_p
         if ((e->in_src[j] & e->mask) != x) continue;
         uint32_t type = e->in_src[j] >> e->shift;
         if ((from_start(type) != 0) != (fs[i] != 0)) continue;
-        double d = fabs(from + ecost(type, s, &t, e->pw, x) - e->start[nx]);
-        if (ecoef(type, s, LLAMP_PARAM_L, &t, e->pw, x) != want) d += 1; /* a tie of another slope */
+        double d = fabs(from + ecost_uv(type, s, &t, e->pw, x, e->kind[nx], e->value[nx], nx) - e->start[nx]);
+        if (ecoef_uv(type, s, LLAMP_PARAM_L, &t, e->pw, x, e->kind[nx], e->value[nx], nx) != want)
+          d += 1; /* a tie of another slope */
         if (d < miss) {
           miss = d;
           best = type;
         }
       }
-      if (best != UINT32_MAX)
+      if (best == E_GAPR) /* the NIC rule's receive chain: the target's transfer */
+        PAIR_ADD(nx, ecoef_uv(best, s, LLAMP_PARAM_L, &raw, e->pw, x, e->kind[nx], e->value[nx], nx),
+                 ecoef_uv(best, s, LLAMP_PARAM_G, &raw, e->pw, x, e->kind[nx], e->value[nx], nx));
+      else if (best != UINT32_MAX)
         PAIR_ADD(x, ecoef(best, s, LLAMP_PARAM_L, &raw, e->pw, x), ecoef(best, s, LLAMP_PARAM_G, &raw, e->pw, x));
     } else if (done_end) { /* the rendezvous sender's completion ends the run */
       PAIR_ADD(x, ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &raw, e->pw, x), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &raw, e->pw, x));

@@ -327,8 +327,17 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
   if (m->gap && m->prev_msg[v] != UINT32_MAX) {
     row_init(&r[k], 's', v, v, m->prev_msg[v]);
     r[k].ng = 1;
-    if (m->nic) { /* start(v) >= start(prev) + g + bw(s_prev) G */
-      uint64_t u = m->prev_msg[v];
+    /* the NIC rule (the engine's plan, engine.c E_GAP / E_GAPR): a send
+     * after the previous send: start(v) >= start(prev) + g + bw(s_prev) G;
+     * an eager receive (its start is the end of its data) after the previous
+     * receive: + g + bw(s_v) G, the message's own transfer; a rendezvous
+     * receive: + g */
+    uint64_t u = m->prev_msg[v];
+    if (m->nic && m->a.kind[v] == LLAMP_VERTEX_RECV) {
+      u = v;
+      if (recv_size(m, v) > m->S) u = NONE;
+    }
+    if (m->nic && u != NONE) {
       if (m->net) {
         llamp_netmodel_vertex_t x;
         net_of(m, u, &x);

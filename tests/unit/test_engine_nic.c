@@ -1,6 +1,7 @@
 /* The NIC rule (docs/model.md, "The NIC rule") checked by hand: a rank's
  * consecutive sends start at least g + (s_prev - 1) G apart, and its
- * receives, in their order of arrival, likewise. */
+ * receives, in their order of arrival, end at least g + (s - 1) G apart
+ * (an eager receive starts at the end of its data). */
 #include "llamp_engine.h"
 #include "llamp_test.h"
 
@@ -43,22 +44,27 @@ static llamp_graph_t *two_arrivals(double c1, double bytes) {
 }
 
 /* rank 0: a zero calc, then two receives that both only require it (from
- * rank 1, posted first, and from rank 2); rank 1 computes c1 first */
-static llamp_graph_t *blocking_arrivals(double c1, double bytes) {
+ * rank 1, posted first, and from rank 2); rank 1 computes c1 first and
+ * sends b1 bytes, rank 2 sends b2 at once */
+static llamp_graph_t *blocking_arrivals2(double c1, double b1, double b2) {
   llamp_builder_t *bd = llamp_builder_create(3, "blocking_arrivals");
   int64_t x0 = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, 0, 0, 0, 0);
-  int64_t r1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, bytes, 1, 0, 0);
-  int64_t r2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, bytes, 2, 0, 0);
+  int64_t r1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, b1, 1, 0, 0);
+  int64_t r2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, b2, 2, 0, 0);
   llamp_builder_depend(bd, r1, x0, LLAMP_EDGE_REQUIRES, 0);
   llamp_builder_depend(bd, r2, x0, LLAMP_EDGE_REQUIRES, 0);
   int64_t x = llamp_builder_add(bd, 1, LLAMP_VERTEX_CALC, c1, 0, 0, 0);
-  int64_t s1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_SEND, bytes, 0, 0, 0);
+  int64_t s1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_SEND, b1, 0, 0, 0);
   llamp_builder_depend(bd, s1, x, LLAMP_EDGE_REQUIRES, 0);
-  llamp_builder_add(bd, 2, LLAMP_VERTEX_SEND, bytes, 0, 0, 0);
+  llamp_builder_add(bd, 2, LLAMP_VERTEX_SEND, b2, 0, 0, 0);
   char err[256];
   llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
   if (!g) fprintf(stderr, "builder: %s\n", err);
   return g;
+}
+
+static llamp_graph_t *blocking_arrivals(double c1, double bytes) {
+  return blocking_arrivals2(c1, bytes, bytes);
 }
 
 /* the graph vertex of builder id b (the graph renumbers for locality) */
@@ -143,6 +149,24 @@ int main(void) {
   /* the receive from rank 2 (posted second, started at 3.1) first, the
    * one from rank 1 (13.1) 1 us after it at the earliest: no delay */
   CHECK_CLOSE(T_of(g, &p, NULL), 13.2 * us, 1e-15);
+  llamp_graph_destroy(g);
+  /* Unequal sizes: an eager receive starts when its data has arrived, so
+   * the chain adds the CURRENT message's transfer to the previous
+   * receive's start.  Both sent at 0: rank 1's 101 B arrive at 0.1 + 2 +
+   * 0.1 = 2.2, rank 2's 1001 B at 3.1; through one NIC the second can only
+   * end 1 us after the first: 3.2, its receive ends 3.3 (the previous
+   * message's 100 ns, the rule before, left 3.1 and T = 3.2) */
+  g = blocking_arrivals2(0, 101, 1001);
+  p.nic = 0;
+  CHECK_CLOSE(T_of(g, &p, NULL), 3.2 * us, 1e-15);
+  p.nic = 1;
+  CHECK_CLOSE(T_of(g, &p, &lG), 3.3 * us, 1e-15);
+  CHECK(lG == 1100); /* both messages' bytes: 100 (the first) + 1000 (the chain) */
+  llamp_graph_destroy(g);
+  /* the same sizes from the other senders: rank 2's 101 B arrive first
+   * (2.2), rank 1's 1001 B end 1 us later, 3.2 (ends 3.3; before: 3.2) */
+  g = blocking_arrivals2(0, 1001, 101);
+  CHECK_CLOSE(T_of(g, &p, NULL), 3.3 * us, 1e-15);
   llamp_graph_destroy(g);
   TEST_DONE();
 }
