@@ -699,14 +699,19 @@ void llamp_cap_coll_counts(llamp_cap_call_t *c, MPI_Comm comm, const int *counts
 /* SimGrid's default reduce (and so its default allreduce and reduce_scatter)
  * runs another algorithm for a non-commutative operation or a derived
  * datatype, and its default allreduce Open MPI's decision for a derived
- * datatype: the record says which (sched/ follows the switch). */
+ * datatype: the record says which (sched/ follows the switch).  Native
+ * traces carry neither. */
 void llamp_cap_reduction(llamp_cap_call_t *c, MPI_Op op, MPI_Datatype type) {
+#ifdef LLAMP_CAPTURE_NATIVE
+  (void)c, (void)op, (void)type; /* MPICH's algorithms are not SMPI's: nothing to follow */
+#else
   int commute = 1, ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
   if (op != MPI_OP_NULL && PMPI_Op_commutative(op, &commute) != MPI_SUCCESS) commute = 1;
   if (type != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
     combiner = MPI_COMBINER_NAMED;
   if (!commute) c->rec.flags |= LLAMP_TRACE_F_RED_NONCOMMUTATIVE;
   if (combiner != MPI_COMBINER_NAMED) c->rec.flags |= LLAMP_TRACE_F_RED_DERIVED;
+#endif
 }
 
 /* ---- communicators ----------------------------------------------------------------- */
