@@ -23,8 +23,10 @@ enum {
   E_RTS = 3,      /* end(u)   + L                         (rendezvous request) */
   E_RNDV_DONE = 4,/* start(u) + L + bw(s), u = rndv recv  (sender completion) */
   E_GAP = 5,      /* start(u) + g [+ bw(s_u), NIC rule]   (consecutive messages) */
-  E_GAPR = 6      /* start(u) + g + bw(s_v) into an eager receive v, start(u) + g into a
+  E_GAPR = 6,     /* start(u) + g + bw(s_v) into an eager receive v, start(u) + g into a
                      rendezvous one  (the NIC rule's receive chain, u the previous receive) */
+  E_BURST = 7     /* end(u) + L + bw(s_v): v's message left in the burst that send u ends
+                     (the NIC rule's fair sharing; v an eager receive) */
 };
 /* Plan vertex kinds: graph kinds plus a rendezvous receive. */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
@@ -57,6 +59,7 @@ struct llamp_engine {
   uint8_t *nonblocking; /* graph send vertex -> 1 when a successor irequires it */
   llamp_netmodel_t net;
   uint32_t *gap_prev; /* graph vertex -> previous message of its gap chain (graph id) */
+  uint32_t *burst_from; /* graph receive -> the last send of its message's burst (graph id) */
   /* message kinds (docs/model.md, "Per-pair costs", "Messages to oneself"),
    * built with per-pair costs or when a rank sends to itself (pk NULL:
    * every message costs L + bytes G).  pk[v]: engine vertex v's kind; per
@@ -79,6 +82,7 @@ void llamp_params_default(llamp_params_t *p) {
   p->net = NULL;
   p->nic = 0;
   p->gap_prev = NULL;
+  p->burst_from = NULL;
   p->pairs = NULL;
   memset(p->x, 0, sizeof p->x);
 }
@@ -247,11 +251,14 @@ static inline double ecoef(unsigned type, double val_u, llamp_param_t w, const t
  * transfer L later: g alone (the previous transfer's end is not tracked). */
 static inline double ecost_uv(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
                               uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
+  if (type == E_BURST) /* v's own message, leaving when u's does */
+    return lterm(t, v) + (pw ? pw[v].c : 0) + msg_bytes(val_v, t, pw, v) * bterm(t, v);
   if (type != E_GAPR) return ecost(type, val_u, t, pw, u);
   return t->g + (kind_v == K_RECV ? msg_bytes(val_v, t, pw, v) * bterm(t, v) : 0);
 }
 static inline double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                               const pwv_t *pw, uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
+  if (type == E_BURST) return msg_coef(1, msg_bytes(val_v, t, pw, v), w, t, v);
   if (type != E_GAPR) return ecoef(type, val_u, w, t, pw, u);
   return (w == LLAMP_PARAM_GAP ? 1 : 0) +
          (kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v), w, t, v) : 0);
@@ -310,7 +317,35 @@ static int arrival_cmp(const void *a, const void *b) {
 /* Build the private plan: rendezvous and gap edges, re-sorted.  Each rank's
  * receives are chained (recv_chain) in the order of recv_key (graph ids;
  * NULL: posting order); the NIC rule's first plan chains none. */
-static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key, char *err, size_t errlen) {
+/* What the NIC rule's second plan learns from a pass at the reference
+ * (graph ids): each vertex's start and end, and whether a send's chain edge
+ * (the previous send's transfer) was what made it wait. */
+typedef struct {
+  const double *start, *end;
+  const uint8_t *binds;
+} burst_ref_t;
+
+/* A burst: a rank's eager sends of one size, each posted while the NIC was
+ * still busy with the one before.  SimGrid shares the link fairly between
+ * them, so they end together, with the last one: each earlier message
+ * arrives no sooner than L + its transfer after the last send leaves (exact
+ * for equal sizes posted together; the FIFO chain alone lets the first
+ * through a whole transfer early).  The edge is only added where the last
+ * send left before the earlier message's receive ended at the reference:
+ * no path from that receive to the last send then exists, so no cycle. */
+static void burst_flush(const llamp_graph_t *g, const burst_ref_t *ref, const uint32_t *burst,
+                        uint32_t nb, uint32_t *burst_from) {
+  if (nb < 2) return;
+  uint32_t last = burst[nb - 1];
+  for (uint32_t i = 0; i + 1 < nb; i++) {
+    uint64_t r = llamp_graph_partner(g, burst[i]);
+    double ls = ref->start[last];
+    if (ls + 1e-12 * fabs(ls) + 1e-18 < ref->end[r]) burst_from[r] = last;
+  }
+}
+
+static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
+                      const burst_ref_t *bref, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
   llamp_graph_arrays_t a;
   llamp_graph_arrays(g, &a);
@@ -323,7 +358,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   }
   uint8_t *kind = malloc(n ? n : 1);
   double *value = malloc((n ? n : 1) * 8);
-  uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL;
+  uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL, *burst_from = NULL, *burst = NULL;
   uint32_t *off = calloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
   for (uint64_t v = 0; v < n; v++) {
@@ -347,6 +382,29 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     for (uint64_t v = 0; v < n; v++) posting[rank_off[a.rank[v]] + llamp_graph_local_index(g, v)] = (uint32_t)v;
     arrival_t *arr = recv_key ? malloc((n ? n : 1) * sizeof *arr) : NULL;
     if (recv_key && !arr) goto oom;
+    if (bref) { /* bursts first: their receives leave the receive chain */
+      burst_from = malloc((n ? n : 1) * 4);
+      burst = malloc((n ? n : 1) * 4);
+      if (!burst_from || !burst) {
+        free(arr);
+        goto oom;
+      }
+      for (uint64_t v = 0; v < n; v++) burst_from[v] = UINT32_MAX;
+      for (uint32_t r = 0; r < P; r++) {
+        uint32_t nb = 0;
+        for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
+          uint32_t v = posting[i];
+          if (a.kind[v] != LLAMP_VERTEX_SEND || to_self(g, v)) continue;
+          int eager = a.value[v] <= e->proto.S;
+          if (!(nb && eager && bref->binds[v] && a.value[v] == a.value[burst[nb - 1]])) {
+            burst_flush(g, bref, burst, nb, burst_from);
+            nb = 0;
+          }
+          if (eager) burst[nb++] = v;
+        }
+        burst_flush(g, bref, burst, nb, burst_from);
+      }
+    }
     for (uint32_t r = 0; r < P; r++) {
       uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX, nr = 0;
       for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
@@ -357,6 +415,9 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
           prev_msg[v] = last_send;
           last_send = v;
         } else if (a.kind[v] == LLAMP_VERTEX_RECV && recv_chain) {
+          /* an earlier message of a burst ends with the burst's last one,
+           * sharing the receiver's link with it too: not FIFO there */
+          if (burst_from && burst_from[v] != UINT32_MAX) continue;
           if (arr) arr[nr++] = (arrival_t){recv_key[v], i, v};
           else {
             prev_msg[v] = last_recv;
@@ -370,6 +431,8 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
       }
     }
     free(arr);
+    free(burst);
+    burst = NULL;
     free(posting);
     posting = NULL;
     free(rank_off);
@@ -395,6 +458,10 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
         if (pass) src[m] = from | (type << PLAN_SHIFT);
         m++;
       }
+      if (burst_from && burst_from[v] != UINT32_MAX) {
+        if (pass) src[m] = burst_from[v] | ((uint32_t)E_BURST << PLAN_SHIFT);
+        m++;
+      }
       if (gap && prev_msg[v] != UINT32_MAX) {
         uint32_t gt = e->proto.nic && a.kind[v] == LLAMP_VERTEX_RECV ? E_GAPR : E_GAP;
         if (pass) src[m] = prev_msg[v] | (gt << PLAN_SHIFT);
@@ -412,6 +479,9 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   free(e->gap_prev);
   e->gap_prev = prev_msg; /* llamp_engine_gap_chain */
   prev_msg = NULL;
+  free(e->burst_from);
+  e->burst_from = burst_from; /* llamp_engine_burst_sources */
+  burst_from = NULL;
   order = malloc((n ? n : 1) * 4);
   if (!order) goto oom;
   /* the graph is numbered topologically with locality (llamp_graph.h): keep
@@ -470,6 +540,8 @@ fail:
   free(kind);
   free(value);
   free(prev_msg);
+  free(burst_from);
+  free(burst);
   free(posting);
   free(rank_off);
   free(off);
@@ -667,10 +739,31 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
   for (uint64_t v = 0; v < gn; v++) key[v] = 0;
   for (uint64_t v = 0; v < e->n; v++)
     if (e->kind[v] == K_RECV || e->kind[v] == K_RECV_RNDV) key[e->gv ? e->gv[v] : v] = e->start[v];
+  /* bursts (burst_flush): every vertex's start and end, and which sends
+   * waited for the previous send's transfer (their chain edge is tight) */
+  double *rs = malloc((gn ? gn : 1) * sizeof *rs), *re = malloc((gn ? gn : 1) * sizeof *re);
+  uint8_t *binds = calloc(gn ? gn : 1, 1);
+  burst_ref_t bref = {rs, re, binds};
+  if (rs && re && binds) {
+    for (uint64_t v = 0; v < e->n; v++) {
+      uint64_t gv = e->gv ? e->gv[v] : v;
+      rs[gv] = e->start[v];
+      re[gv] = e->start[v] + vcost(e->kind[v], e->value[v], &t, e->pw, v);
+      if (e->kind[v] != K_SEND) continue;
+      for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+        uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+        double c = e->start[u] + ecost(type, e->value[u], &t, e->pw, u);
+        if (type == E_GAP && e->start[v] <= c + 1e-12 * fabs(c) + 1e-18) binds[gv] = 1;
+      }
+    }
+  }
   drop_plan(e); /* the first plan, and what depends on its numbering */
-  int rc = build_plan(e, 1, key, err, errlen);
-  if (rc) rc = build_plan(e, 1, NULL, err, errlen); /* zero-cost ties against posting order */
+  int rc = rs && re && binds ? build_plan(e, 1, key, &bref, err, errlen) : -1;
+  if (rc) rc = build_plan(e, 1, NULL, NULL, err, errlen); /* zero-cost ties against posting order */
   free(key);
+  free(rs);
+  free(re);
+  free(binds);
   if (rc == 0 && p->net) rc = build_pw(e, err, errlen);
   if (rc == 0) rc = build_kinds(e, p->pairs, err, errlen);
   return rc;
@@ -695,7 +788,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   for (uint64_t v = 0; v < a.n && !rndv; v++)
     rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > p->S;
   if (rndv || p->g > 0 || p->nic) {
-    if (build_plan(e, !p->nic, NULL, err, errlen)) {
+    if (build_plan(e, !p->nic, NULL, NULL, err, errlen)) {
       llamp_engine_destroy(e);
       return NULL;
     }
@@ -731,7 +824,14 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   if (!e) return;
   drop_plan(e);
   free(e->gap_prev);
+  free(e->burst_from);
   free(e);
+}
+
+int llamp_engine_burst_sources(const llamp_engine_t *e, uint32_t *from) {
+  uint64_t n = llamp_graph_num_vertices(e->graph);
+  for (uint64_t v = 0; v < n; v++) from[v] = e->burst_from ? e->burst_from[v] : UINT32_MAX;
+  return 0;
 }
 
 int llamp_engine_gap_chain(const llamp_engine_t *e, uint32_t *prev) {

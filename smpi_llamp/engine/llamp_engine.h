@@ -14,7 +14,9 @@
  *       send completion    the send's `requires` successors start >= m + L + (s-1)G
  *     rndv_direct (SMPI):  RTS edge cost 0, recv cost L + (s-1)G + o, completion as above
  *   g (optional, g > 0)    consecutive sends (and receives) of a rank start >= g apart
- *   NIC rule (p->nic)      ... >= g + bw(s_prev) G apart, receives in arrival order
+ *   NIC rule (p->nic)      sends >= g + bw(s_prev) G apart, eager receives end
+ *                          >= g + bw(s) G apart in arrival order, and the
+ *                          messages of a burst of equal sends end together
  *   size-dependent costs   with p->net (llamp_netmodel.h): send cost o + cpu_send(s)
  *     (cpu_isend(s) for a send whose successor irequires it, and that
  *     successor waits cpu_isend(s) too), eager recv o + cpu_recv(s), and
@@ -82,6 +84,8 @@ typedef struct {
               created with (an approximation: that order may change with L) */
   const uint32_t *gap_prev; /* for the LP export: the previous message of each graph
                                vertex's chain (llamp_engine_gap_chain); NULL = posting order */
+  const uint32_t *burst_from; /* for the LP export: the NIC rule's bursts
+                                 (llamp_engine_burst_sources); NULL = none */
   const llamp_pairs_t *pairs; /* per-pair costs (NULL: every pair alike); the engine borrows it */
   double x[LLAMP_MAX_XPARAMS]; /* values of the pairs' extra parameters */
 } llamp_params_t;
@@ -117,6 +121,12 @@ int llamp_engine_refresh_pairs(llamp_engine_t *e);
  * the engine's order), UINT32_MAX when none; prev has one entry per graph
  * vertex.  Returns 0 (all UINT32_MAX when neither g nor the NIC rule is on). */
 int llamp_engine_gap_chain(const llamp_engine_t *e, uint32_t *prev);
+
+/* The NIC rule's bursts (docs/model.md, "The NIC rule"): from[v] = the send
+ * whose end bounds receive v's start (+ L + v's own transfer: its message
+ * shares the link fairly with that send's), UINT32_MAX when none; one entry
+ * per graph vertex.  Returns 0 (all UINT32_MAX without the rule). */
+int llamp_engine_burst_sources(const llamp_engine_t *e, uint32_t *from);
 
 /* The affine costs the engine uses (DESIGN §3), in the graph's vertex ids:
  * the cost of vertex v, and of its i-th in-edge (i < in-degree from

@@ -141,7 +141,7 @@ static void put_num(out_t *o, double x) {
 /* ---- the model ------------------------------------------------------------ */
 
 typedef struct {
-  char tag;       /* 'e' in-edge, 'c' rendezvous completion, 's' gap, 'x' end, 'd' done */
+  char tag;       /* 'e' in-edge, 'c' rendezvous completion, 's' gap, 'b' burst, 'x' end, 'd' done */
   uint64_t id;    /* edge index for e/c, vertex id for s/x/d */
   uint64_t plus;  /* y<plus>, or NONE for t */
   uint64_t minus; /* y<minus>, or NONE */
@@ -156,6 +156,8 @@ typedef struct {
   int full, gap, direct; /* direct: SMPI-like rendezvous (llamp_params_t.rndv_direct) */
   int nic;               /* the NIC rule: a gap row also costs the previous message's bytes */
   uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
+  const uint32_t *burst_from;    /* the NIC rule's bursts (receive -> send), or NULL */
+  uint32_t *burst_off, *burst_to; /* the same inverted: a send's burst receives (MPS only) */
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
   uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
   const llamp_netmodel_t *net;       /* size-dependent costs, or NULL */
@@ -321,9 +323,17 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
   return 1;
 }
 
-/* Rows attached to vertex v: its gap row, its end row, its completion row. */
+/* Rows attached to vertex v: its burst row, its gap row, its end row, its
+ * completion row. */
 static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
   int k = 0;
+  if (m->burst_from && m->burst_from[v] != UINT32_MAX) { /* start(v) >= end(u) + v's transfer */
+    uint64_t u = m->burst_from[v];
+    row_init(&r[k], 'b', v, v, u);
+    add_vertex_cost(m, u, &r[k]);
+    add_transfer(m, llamp_graph_partner(m->g, v), recv_size(m, v), &r[k]);
+    k++;
+  }
   if (m->gap && m->prev_msg[v] != UINT32_MAX) {
     row_init(&r[k], 's', v, v, m->prev_msg[v]);
     r[k].ng = 1;
@@ -370,6 +380,7 @@ static void put_row_name(out_t *o, const row_t *r) {
   case 'e': put_ch(o, 'e'); break;
   case 'c': put_ch(o, 'c'); break;
   case 's': put_ch(o, 's'); break;
+  case 'b': put_ch(o, 'b'); break;
   case 'x': put_mem(o, "end", 3); break;
   default: put_mem(o, "done", 4); break;
   }
@@ -384,6 +395,8 @@ static inline void put_y(out_t *o, uint64_t v) {
 /* ---- set-up ----------------------------------------------------------------- */
 
 static void model_free(model_t *m) {
+  free(m->burst_off);
+  free(m->burst_to);
   free(m->prev_msg);
   free(m->next_msg);
   free(m->end_out);
@@ -476,6 +489,21 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
     }
     free(rank_off);
     free(posting);
+  }
+  if (m->nic && p->burst_from) { /* the engine's bursts (the NIC rule) */
+    m->burst_from = p->burst_from;
+    if (need_out) {
+      m->burst_off = calloc(n + 1, 4);
+      m->burst_to = malloc((n ? n : 1) * 4);
+      if (!m->burst_off || !m->burst_to) goto oom;
+      for (uint64_t v = 0; v < n; v++)
+        if (p->burst_from[v] != UINT32_MAX) m->burst_off[p->burst_from[v] + 1]++;
+      for (uint64_t v = 0; v < n; v++) m->burst_off[v + 1] += m->burst_off[v];
+      for (uint64_t v = 0; v < n; v++)
+        if (p->burst_from[v] != UINT32_MAX) m->burst_to[m->burst_off[p->burst_from[v]]++] = (uint32_t)v;
+      for (uint64_t v = n; v > 0; v--) m->burst_off[v] = m->burst_off[v - 1];
+      m->burst_off[0] = 0;
+    }
   }
   if (need_out) {
     m->out_off = calloc(n + 1, 4);
@@ -639,7 +667,7 @@ static void put_cplex_bounds(out_t *o, const model_t *m, const llamp_params_t *p
 
 static void write_cplex(out_t *o, const model_t *m, const llamp_params_t *p,
                         llamp_lp_objective_t obj, double t_max) {
-  row_t rows[3];
+  row_t rows[4];
   if (obj == LLAMP_LP_MIN_RUNTIME) put_str(o, "Minimize\n obj: t\n");
   else {
     put_str(o, "Maximize\n obj: ");
@@ -689,7 +717,7 @@ static inline void put_entry(out_t *o, const char *name, uint64_t v, const row_t
 
 /* Column of parameter `col` (a llamp_param_t), or of t (col < 0). */
 static void put_param_column(out_t *o, const model_t *m, int col, double obj_coef) {
-  row_t rows[3];
+  row_t rows[4];
   const char *name = col < 0 ? "t" : col_name(m, (unsigned)col);
   put_ch(o, ' ');
   put_str(o, name);
@@ -705,7 +733,7 @@ static void put_param_column(out_t *o, const model_t *m, int col, double obj_coe
 
 static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp_lp_objective_t obj,
                       double t_max) {
-  row_t rows[3];
+  row_t rows[4];
   put_str(o, "NAME llamp\nROWS\n N obj\n");
   FOR_EACH_ROW(m, rows, i, {
     put_mem(o, " G ", 3);
@@ -739,6 +767,12 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
         for (int i = 0; i < nr; i++)
           if (rows[i].minus == v) put_entry(o, NULL, v, &rows[i], -1);
       }
+    }
+    /* the burst rows of the receives whose message left in v's burst */
+    for (uint32_t j = m->burst_off ? m->burst_off[v] : 0; m->burst_off && j < m->burst_off[v + 1]; j++) {
+      row_t r;
+      row_init(&r, 'b', m->burst_to[j], m->burst_to[j], v);
+      put_entry(o, NULL, v, &r, -1);
     }
     /* the gap row of the next message of the same kind */
     if (m->gap && m->next_msg[v] != UINT32_MAX) {

@@ -735,11 +735,14 @@ static int cmd_export(int argc, char **argv) {
   if (co.params.nic) { /* the engine's receive order goes into the LP */
     llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
     if (!e) die("%s: %s", argv[optind], err);
-    chain = malloc((llamp_graph_num_vertices(g) + 1) * sizeof *chain);
+    uint64_t n1 = llamp_graph_num_vertices(g) + 1; /* and its bursts */
+    chain = malloc(2 * n1 * sizeof *chain);
     if (!chain) die("out of memory");
     llamp_engine_gap_chain(e, chain);
+    llamp_engine_burst_sources(e, chain + n1);
     llamp_engine_destroy(e);
     co.params.gap_prev = chain;
+    co.params.burst_from = chain + n1;
   }
   stage_begin("writing", out_path);
   if (llamp_lp_write_wrt(g, &co.params, fmt, latency_obj ? LLAMP_LP_MAX_LATENCY : LLAMP_LP_MIN_RUNTIME,
