@@ -318,10 +318,10 @@ static int arrival_cmp(const void *a, const void *b) {
  * receives are chained (recv_chain) in the order of recv_key (graph ids;
  * NULL: posting order); the NIC rule's first plan chains none. */
 /* What the NIC rule's second plan learns from a pass at the reference
- * (graph ids): each vertex's start and end, and whether a send's chain edge
- * (the previous send's transfer) was what made it wait. */
+ * (graph ids): a send's start and a receive's end (`at`), and whether a
+ * send's chain edge (the previous send's transfer) was what made it wait. */
 typedef struct {
-  const double *start, *end;
+  const double *at;
   const uint8_t *binds;
 } burst_ref_t;
 
@@ -339,8 +339,8 @@ static void burst_flush(const llamp_graph_t *g, const burst_ref_t *ref, const ui
   uint32_t last = burst[nb - 1];
   for (uint32_t i = 0; i + 1 < nb; i++) {
     uint64_t r = llamp_graph_partner(g, burst[i]);
-    double ls = ref->start[last];
-    if (ls + 1e-12 * fabs(ls) + 1e-18 < ref->end[r]) burst_from[r] = last;
+    double ls = ref->at[last];
+    if (ls + 1e-12 * fabs(ls) + 1e-18 < ref->at[r]) burst_from[r] = last;
   }
 }
 
@@ -739,16 +739,15 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
   for (uint64_t v = 0; v < gn; v++) key[v] = 0;
   for (uint64_t v = 0; v < e->n; v++)
     if (e->kind[v] == K_RECV || e->kind[v] == K_RECV_RNDV) key[e->gv ? e->gv[v] : v] = e->start[v];
-  /* bursts (burst_flush): every vertex's start and end, and which sends
+  /* bursts (burst_flush): sends' starts, receives' ends, and which sends
    * waited for the previous send's transfer (their chain edge is tight) */
-  double *rs = malloc((gn ? gn : 1) * sizeof *rs), *re = malloc((gn ? gn : 1) * sizeof *re);
+  double *at = malloc((gn ? gn : 1) * sizeof *at);
   uint8_t *binds = calloc(gn ? gn : 1, 1);
-  burst_ref_t bref = {rs, re, binds};
-  if (rs && re && binds) {
+  burst_ref_t bref = {at, binds};
+  if (at && binds) {
     for (uint64_t v = 0; v < e->n; v++) {
       uint64_t gv = e->gv ? e->gv[v] : v;
-      rs[gv] = e->start[v];
-      re[gv] = e->start[v] + vcost(e->kind[v], e->value[v], &t, e->pw, v);
+      at[gv] = e->start[v] + (e->kind[v] == K_SEND ? 0 : vcost(e->kind[v], e->value[v], &t, e->pw, v));
       if (e->kind[v] != K_SEND) continue;
       for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
         uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
@@ -758,11 +757,10 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
     }
   }
   drop_plan(e); /* the first plan, and what depends on its numbering */
-  int rc = rs && re && binds ? build_plan(e, 1, key, &bref, err, errlen) : -1;
+  int rc = at && binds ? build_plan(e, 1, key, &bref, err, errlen) : -1;
   if (rc) rc = build_plan(e, 1, NULL, NULL, err, errlen); /* zero-cost ties against posting order */
   free(key);
-  free(rs);
-  free(re);
+  free(at);
   free(binds);
   if (rc == 0 && p->net) rc = build_pw(e, err, errlen);
   if (rc == 0) rc = build_kinds(e, p->pairs, err, errlen);
