@@ -125,12 +125,14 @@ static void routes(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *o
       }
     }
     if (shared_link && d1 == d2)
-      add(out, "routes share links (link %s carries both rank 0 -> %zu and rank %zu -> 0): concurrent "
-               "messages queue on it in SimGrid, the DAG charges each as if alone (contention)",
+      add(out, "routes share links (link %s carries both rank 0 -> %zu and rank %zu -> 0): SimGrid "
+               "shares it fairly between concurrent messages, which the DAG approximates at best (the "
+               "NIC rule: docs/model.md) (contention)",
           shared_link, d1, d2);
     else if (shared_link)
-      add(out, "routes share links (link %s carries both rank 0 -> %zu and rank 0 -> %zu): concurrent "
-               "messages queue on it in SimGrid, the DAG charges each as if alone (contention)",
+      add(out, "routes share links (link %s carries both rank 0 -> %zu and rank 0 -> %zu): SimGrid "
+               "shares it fairly between concurrent messages, which the DAG approximates at best (the "
+               "NIC rule: docs/model.md) (contention)",
           shared_link, d1, d2);
     xbt_dynar_free(&r1);
     xbt_dynar_free(&r2);
