@@ -264,6 +264,12 @@ static inline double ecoef_uv(unsigned type, double val_u, llamp_param_t w, cons
          (kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v), w, t, v) : 0);
 }
 
+/* A message's latency term: L + its route's latency (+ the size-dependent
+ * constant), at theta. */
+static inline double msg_lat(const theta_t *t, const pwv_t *pw, uint64_t v) {
+  return lterm(t, v) + (pw ? pw[v].c : 0);
+}
+
 /* Two times closer than this are one tie (paths equal in exact arithmetic
  * but summed in a different order). */
 static inline double tie_tol(double a) { return 1e-12 * fabs(a) + 1e-21; }
@@ -325,8 +331,8 @@ typedef struct {
   const uint8_t *binds;
 } burst_ref_t;
 
-/* A burst: a rank's eager sends of one size, each posted while the NIC was
- * still busy with the one before.  SimGrid shares the link fairly between
+/* A burst: a rank's eager sends of one size and one route latency, each
+ * posted while the NIC was still busy with the one before.  SimGrid shares the link fairly between
  * them, so they end together, with the last one: each earlier message
  * arrives no sooner than L + its transfer after the last send leaves (exact
  * for equal sizes posted together; the FIFO chain alone lets the first
@@ -752,7 +758,12 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
       for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
         uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
         double c = e->start[u] + ecost(type, e->value[u], &t, e->pw, u);
-        if (type == E_GAP && e->start[v] <= c + 1e-12 * fabs(c) + 1e-18) binds[gv] = 1;
+        /* and only between messages of one route latency: SimGrid charges a
+         * route's latency before its data shares the link, so a nearer
+         * message's data flows while a farther one is still in its latency */
+        if (type == E_GAP && e->start[v] <= c + 1e-12 * fabs(c) + 1e-18 &&
+            msg_lat(&t, e->pw, v) == msg_lat(&t, e->pw, u))
+          binds[gv] = 1;
       }
     }
   }
