@@ -603,18 +603,39 @@ static void write_cov(FILE *f, const char *key, const double *cov, unsigned n, c
   fprintf(f, ";\n");
 }
 
+/* A string as a libconfig literal.  The names, hosts and source come from a
+ * model file, where "\\" and "\"" read as \ and ": written back verbatim they
+ * would end the literal early or escape its closing quote (the fuzzer's
+ * source = "\\" wrote "\" and the file no longer read). */
+static void write_str(FILE *f, const char *v) {
+  fputc('"', f);
+  for (; *v; v++) {
+    if (*v == '"' || *v == '\\') fputc('\\', f);
+    fputc(*v, f);
+  }
+  fputc('"', f);
+}
+
 int llamp_kmodel_write(const llamp_kmodel_set_t *s, FILE *f) {
   fprintf(f, "# Kernel models (docs/models.md, \"Kernel models\"): duration of one call,\n"
              "# half-normal with mean mu and standard deviation sigma (seconds), both\n"
              "# polynomials in the call's dimensions: sum of coefficient x term, the terms\n"
              "# written with m, n, k for d1, d2, d3.\n");
   fprintf(f, "kernels = {\n");
-  if (s->source[0]) fprintf(f, "  source = \"%s\";\n", s->source);
+  if (s->source[0]) {
+    fprintf(f, "  source = ");
+    write_str(f, s->source);
+    fprintf(f, ";\n");
+  }
   if (s->reference_speed > 0) fprintf(f, "  reference_speed = %.6g;\n", s->reference_speed);
   fprintf(f, "  models = (");
   for (size_t i = 0; i < s->n; i++) {
     const llamp_kmodel_t *m = &s->m[i];
-    fprintf(f, "%s\n    { name = \"%s\"; host = \"%s\";\n      terms = [", i ? "," : "", m->name, m->host);
+    fprintf(f, "%s\n    { name = ", i ? "," : "");
+    write_str(f, m->name);
+    fprintf(f, "; host = ");
+    write_str(f, m->host);
+    fprintf(f, ";\n      terms = [");
     for (unsigned j = 0; j < m->nterms; j++) {
       char t[16];
       llamp_kmodel_term_format(&m->term[j], t, sizeof t);
@@ -636,7 +657,9 @@ int llamp_kmodel_write(const llamp_kmodel_set_t *s, FILE *f) {
       const llamp_kmodel_gen_t *g = &s->gen[i];
       const llamp_kmodel_t *base = llamp_kmodel_find(s, g->name, NULL);
       unsigned n = base ? 2 * base->nterms : 0;
-      fprintf(f, "%s\n    { name = \"%s\";\n", i ? "," : "", g->name);
+      fprintf(f, "%s\n    { name = ", i ? "," : "");
+      write_str(f, g->name);
+      fprintf(f, ";\n");
       if (g->has_seed) fprintf(f, "      seed = %llu;\n", (unsigned long long)g->seed);
       write_cov(f, "spatial_cov", g->spatial, n, "      ");
       write_cov(f, "temporal_cov", g->temporal, n, "      ");
