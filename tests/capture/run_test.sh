@@ -136,7 +136,7 @@ compute_accuracy)
     # (the kernels' time as the program reads it: the simulated clock under
     # SMPI, the thread CPU clock natively)
     mpicc -O1 "$here/compute.c" -o compute_native || fail "mpicc"
-    ok=0
+    ok=0 simmin= natmin=
     for attempt in 1 2 3; do # CPU time is robust to load, not immune: retries
       "$bin/smpi_llamp-run" -np 2 -platform mesh4.xml --log=root.thres:warning -llamp-out out2 \
         ./compute 40000 200 >run2.txt 2>&1 || { cat run2.txt; fail "smpi_llamp-run (2 ranks)"; }
@@ -145,8 +145,12 @@ compute_accuracy)
       nat=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' native.txt)
       echo "compute: native kernels $nat s, simulated $sim s (attempt $attempt)"
       if within "$sim" "$nat" 0.10; then ok=1; break; fi
+      # the least time of each side over the attempts (load only adds time)
+      simmin=$(awk -v a="$simmin" -v b="$sim" 'BEGIN { print (a == "" || b < a) ? b : a }')
+      natmin=$(awk -v a="$natmin" -v b="$nat" 'BEGIN { print (a == "" || b < a) ? b : a }')
+      if [ $attempt = 3 ] && within "$simmin" "$natmin" 0.10; then ok=1; fi
     done
-    [ $ok = 1 ] || fail "simulated compute $sim s is not within 10 % of the native $nat s"
+    [ $ok = 1 ] || fail "simulated compute $sim s (least $simmin s) is not within 10 % of the native $nat s (least $natmin s)"
   else
     echo "note: no MPICH mpicc/mpiexec: the native comparison was skipped"
   fi
