@@ -241,6 +241,28 @@ static int write_json(const char *path, const llamp_analysis_t *a, const llamp_c
   return 0;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The distinct (sender << 32 | receiver) rank pairs of g's messages. */
+static uint64_t *graph_rank_pairs(const llamp_graph_t *g, size_t *n) {
+  uint64_t nv = llamp_graph_num_vertices(g), k = 0, sends = 0;
+  for (uint64_t v = 0; v < nv; v++) sends += llamp_graph_kind(g, v) == LLAMP_VERTEX_SEND;
+  uint64_t *rp = malloc((sends + 1) * sizeof *rp);
+  if (!rp) return NULL;
+  for (uint64_t v = 0; v < nv; v++)
+    if (llamp_graph_kind(g, v) == LLAMP_VERTEX_SEND)
+      rp[k++] = (uint64_t)llamp_graph_rank(g, v) << 32 | llamp_graph_rank(g, llamp_graph_partner(g, v));
+  qsort(rp, k, sizeof *rp, cmp_u64);
+  size_t u = 0;
+  for (uint64_t i = 0; i < k; i++)
+    if (!u || rp[i] != rp[u - 1]) rp[u++] = rp[i];
+  *n = u;
+  return rp;
+}
+
 int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_t **readers,
                           uint32_t nranks, double simulated_time, FILE *summary,
                           llamp_capture_result_t *result, char *err, size_t errlen) {
@@ -259,6 +281,24 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   if (!g) {
     llamp_sched_stats_free(&st);
     return -1;
+  }
+  /* large runs: the routes of the pairs the messages use (a subset table) */
+  llamp_capture_config_t cfg_routes;
+  llamp_topo_t *own_topo = NULL;
+  if (!cfg->topo && cfg->topo_for_pairs) {
+    size_t n = 0;
+    uint64_t *rp = graph_rank_pairs(g, &n);
+    if (!rp || !(own_topo = cfg->topo_for_pairs(rp, n, err, errlen))) {
+      if (!rp) seterr(err, errlen, "out of memory");
+      free(rp);
+      llamp_graph_destroy(g);
+      llamp_sched_stats_free(&st);
+      return -1;
+    }
+    free(rp);
+    cfg_routes = *cfg;
+    cfg_routes.topo = own_topo;
+    cfg = &cfg_routes;
   }
   double t1 = wall();
   /* collectives used whose SimGrid algorithm the DAG does not reproduce */
@@ -549,6 +589,7 @@ out:
   if (e) llamp_engine_destroy(e);
   llamp_pairs_free(pairs);
   free(cfg_eff);
+  llamp_topo_destroy(own_topo);
   llamp_graph_destroy(g);
   llamp_sched_stats_free(&st);
   if (result) *result = res;

@@ -125,7 +125,9 @@ struct comm_ent {
   MPI_Comm h;
   uint32_t id;
   int size, me;
-  int32_t *world;    /* world rank of each member; NULL = identity */
+  llamp_trace_run_t *runs; /* members as world-rank runs; NULL = identity (O(1) for
+                              a world copy or a Cartesian row: not N words per rank) */
+  uint32_t nruns;
   uint64_t children; /* communicator-creating calls made on it (agreed sequence) */
   uint32_t wins;     /* windows made on it (their index: agreed, creation is collective) */
   int refs;          /* live handle + pending requests */
@@ -202,13 +204,23 @@ static uint64_t nbytes(int count, MPI_Datatype t) {
 static int32_t world_of(const comm_ent_t *ce, int r) {
   if (r == MPI_ANY_SOURCE) return LLAMP_TRACE_ANY_SOURCE;
   if (!ce || r < 0 || r >= ce->size) return LLAMP_TRACE_NO_PEER;
-  return ce->world ? ce->world[r] : r;
+  return ce->runs ? (int32_t)llamp_trace_runs_world(ce->runs, ce->nruns, (uint32_t)r) : r;
 }
 
 /* A status's source as a world rank (-1 when none). */
 static int32_t status_source(const comm_ent_t *ce, int r) {
   int32_t w = world_of(ce, r);
   return w < 0 ? -1 : w;
+}
+
+/* The translation buffer of a world-sized group is N ints on each of N
+ * ranks: give it back rather than keep N^2 in all. */
+static void tmp_release(void) {
+  if (S.tmp_cap > 4096) {
+    free(S.tmp_ranks);
+    S.tmp_ranks = NULL;
+    S.tmp_cap = 0;
+  }
 }
 
 static int32_t *tmp_ranks(size_t n) {
@@ -221,8 +233,9 @@ static int32_t *tmp_ranks(size_t n) {
   return S.tmp_ranks;
 }
 
-/* Members of c as world ranks: a new array, or NULL for the identity. */
-static int32_t *members_of(MPI_Comm c, int size) {
+/* Members of c as runs of world ranks: a new array, or NULL (*nruns 0) for
+ * the identity. */
+static llamp_trace_run_t *members_of(MPI_Comm c, int size, uint32_t *nruns) {
   MPI_Group g;
   if (PMPI_Comm_group(c, &g) != MPI_SUCCESS) llamp_capture_fatal("MPI_Comm_group failed");
   int *in = (int *)tmp_ranks((size_t)size * 2);
@@ -231,20 +244,27 @@ static int32_t *members_of(MPI_Comm c, int size) {
   if (PMPI_Group_translate_ranks(g, size, in, S.world_group, out) != MPI_SUCCESS)
     llamp_capture_fatal("MPI_Group_translate_ranks failed");
   PMPI_Group_free(&g);
+  *nruns = 0;
   int identity = (uint32_t)size == S.size;
   for (int i = 0; i < size && identity; i++) identity = out[i] == i;
   if (identity) return NULL;
-  int32_t *w = malloc((size_t)size * sizeof *w);
+  llamp_trace_run_t *w = malloc(((size_t)size + 1) * sizeof *w);
   if (!w) oom("communicator members");
-  for (int i = 0; i < size; i++) w[i] = out[i];
-  return w;
+  for (int i = 0; i < size; i++) llamp_trace_runs_push(w, nruns, (uint32_t)out[i]);
+  llamp_trace_run_t *fit = realloc(w, ((size_t)*nruns + 1) * sizeof *w);
+  tmp_release();
+  return fit ? fit : w;
 }
 
+/* The runs are canonical (greedy), so hashing them hashes the member list. */
 static uint64_t members_hash(const comm_ent_t *ce) {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)ce->size;
-  for (int i = 0; i < ce->size; i++) {
-    h ^= (uint64_t)(uint32_t)world_of(ce, i) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h *= 0xff51afd7ed558ccdull;
+  for (uint32_t i = 0; i < ce->nruns; i++) {
+    uint64_t w[3] = {ce->runs[i].first, (uint32_t)ce->runs[i].stride, ce->runs[i].count};
+    for (int j = 0; j < 3; j++) {
+      h ^= w[j] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdull;
+    }
   }
   return h ? h : 1;
 }
@@ -252,7 +272,7 @@ static uint64_t members_hash(const comm_ent_t *ce) {
 static void comm_release(comm_ent_t *ce) {
   if (!ce || ce == &S.world) return;
   if (--ce->refs == 0) {
-    free(ce->world);
+    free(ce->runs);
     free(ce);
   }
 }
@@ -263,7 +283,7 @@ static comm_ent_t *comm_new_entry(MPI_Comm h) {
   ce->h = h;
   PMPI_Comm_size(h, &ce->size);
   PMPI_Comm_rank(h, &ce->me);
-  ce->world = members_of(h, ce->size);
+  ce->runs = members_of(h, ce->size, &ce->nruns);
   ce->refs = 1;
   return ce;
 }
@@ -279,11 +299,37 @@ static void append(const llamp_trace_rec_t *rec, const uint64_t *payload) {
     llamp_capture_fatal("rank %u: %s", S.rank, llamp_trace_writer_error(S.w));
 }
 
-static void pay_comm(llamp_cap_call_t *c, const comm_ent_t *ce) {
-  uint64_t *p = pay_reserve(c, 2 + (size_t)ce->size);
+/* The words of a COMM_* payload: [id, size, members] as runs when shorter
+ * (LLAMP_TRACE_F_COMM_RUNS, returned) or as the plain list. */
+static size_t comm_words(const comm_ent_t *ce) {
+  size_t runs = ce->runs ? 3 + 3 * (size_t)ce->nruns : 3 + 3;
+  return runs < 2 + (size_t)ce->size ? runs : 2 + (size_t)ce->size;
+}
+static uint16_t comm_payload(const comm_ent_t *ce, uint64_t *p) {
   p[0] = ce->id;
   p[1] = (uint64_t)ce->size;
-  for (int i = 0; i < ce->size; i++) p[2 + i] = (uint64_t)(uint32_t)world_of(ce, i);
+  if (comm_words(ce) == 2 + (size_t)ce->size) {
+    for (int i = 0; i < ce->size; i++) p[2 + i] = (uint64_t)(uint32_t)world_of(ce, i);
+    return 0;
+  }
+  if (!ce->runs) { /* the identity: one run */
+    p[2] = 1;
+    p[3] = 0;
+    p[4] = llamp_trace_zigzag(1);
+    p[5] = (uint64_t)ce->size;
+    return LLAMP_TRACE_F_COMM_RUNS;
+  }
+  p[2] = ce->nruns;
+  for (uint32_t i = 0; i < ce->nruns; i++) {
+    p[3 + 3 * i] = ce->runs[i].first;
+    p[4 + 3 * i] = llamp_trace_zigzag(ce->runs[i].stride);
+    p[5 + 3 * i] = ce->runs[i].count;
+  }
+  return LLAMP_TRACE_F_COMM_RUNS;
+}
+
+static void pay_comm(llamp_cap_call_t *c, const comm_ent_t *ce) {
+  c->rec.flags |= comm_payload(ce, pay_reserve(c, comm_words(ce)));
 }
 
 /* A communicator used before we saw it created (MPI_COMM_SELF, or one made
@@ -305,13 +351,11 @@ static comm_ent_t *comm_lazy(MPI_Comm h, double t) {
   r.req = LLAMP_TRACE_NO_REQ;
   r.status_source = r.status_tag = -1;
   r.t_start = r.t_end = t;
-  r.nwords = 2 + (uint32_t)ce->size;
+  r.nwords = (uint32_t)comm_words(ce);
   /* its own buffer: the current call may already hold payload words */
   uint64_t *p = malloc(r.nwords * sizeof *p);
   if (!p) oom("communicator record");
-  p[0] = ce->id;
-  p[1] = (uint64_t)ce->size;
-  for (int i = 0; i < ce->size; i++) p[2 + i] = (uint64_t)(uint32_t)world_of(ce, i);
+  r.flags = comm_payload(ce, p);
   append(&r, p);
   free(p);
   return ce;
@@ -996,6 +1040,7 @@ void llamp_cap_win_group(llamp_cap_call_t *c, MPI_Group group) {
   uint64_t *p = pay_reserve(c, 1 + (size_t)n);
   p[0] = (uint64_t)n;
   for (int i = 0; i < n; i++) p[1 + i] = (uint64_t)(uint32_t)out[i];
+  tmp_release();
 }
 
 /* ---- unmodelled functions ------------------------------------------------------------ */

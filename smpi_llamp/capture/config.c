@@ -64,6 +64,7 @@ void llamp_capture_config_default(llamp_capture_config_t *cfg) {
   snprintf(cfg->classify, sizeof cfg->classify, "auto");
   cfg->nic_mode = -1;
   cfg->sweep_points = 101;
+  cfg->full_routes_hosts = 1024;
   cfg->analyze = 1;
   cfg->spill_bytes = (size_t)64 << 20;
 }
@@ -82,7 +83,7 @@ void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, d
 
 typedef enum {
   V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_TOPO, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
-  V_COMPUTE, V_FLOPS
+  V_COMPUTE, V_FLOPS, V_HOSTS
 } vkind_t;
 
 typedef struct {
@@ -113,6 +114,8 @@ static const setting_t settings[] = {
      "auto: per-pair costs from the platform's routes; off: one L and G for every message"},
     {"analysis", "enabled", "LLAMP_ANALYZE", V_BOOL, "0: write the traces only"},
     {"capture", "spill", "LLAMP_SPILL", V_BYTES, "trace memory per rank before spilling"},
+    {"capture", "full_routes_hosts", "LLAMP_FULL_ROUTES_HOSTS", V_HOSTS,
+     "up to this many hosts routes.txt holds every host pair, above only the pairs the messages use"},
     {"capture", "quiet", "LLAMP_QUIET", V_BOOL, "no summary on stdout"},
     {"capture", "out", "LLAMP_OUT", V_STRING, "output directory"},
     {"capture", "compute", "LLAMP_COMPUTE", V_COMPUTE, "compute replay: auto, replay, measured or none"},
@@ -280,6 +283,16 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
       return -1;
     }
     cfg->sweep_points = (unsigned)n;
+    return 0;
+  }
+  case V_HOSTS: {
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (end == text || *end || n < 0 || n > 1000000000) {
+      seterr(err, errlen, "%s: host count '%s' (expected 0 .. 1000000000)", where, shown(text, q, sizeof q));
+      return -1;
+    }
+    cfg->full_routes_hosts = (uint32_t)n;
     return 0;
   }
   case V_BOOL: {

@@ -58,6 +58,8 @@ typedef struct {
   double tolerance[LLAMP_CAPTURE_MAX_TOL]; /* percents, default 1 2 5 */
   size_t num_tolerance;
   unsigned sweep_points;   /* sweep.csv rows over the range, default 101 */
+  uint32_t full_routes_hosts; /* up to this many hosts, routes.txt holds every host pair
+                                 (default 1024; above: the pairs used, docs/topology.md) */
   int write_goal;          /* also write graph.goal (default 0) */
   int analyze;             /* 0: only write the traces (default 1) */
   size_t spill_bytes;      /* per-rank trace memory before spilling, default 64 MiB */
@@ -82,6 +84,11 @@ typedef struct {
   /* The routes between the ranks' hosts, read from SimGrid at the end of
    * the run (NULL: trace files analysed outside a simulation). */
   const struct llamp_topo *topo;
+  /* Large runs (docs/topology.md, "Large runs"): with topo NULL and this
+   * set, the analysis asks it for the routes of the rank pairs its graph's
+   * messages use, once the graph is built (the full table is quadratic in
+   * the hosts).  The callee writes routes.txt; the caller frees the table. */
+  struct llamp_topo *(*topo_for_pairs)(const uint64_t *rank_pairs, size_t n, char *err, size_t errlen);
 } llamp_capture_config_t;
 
 void llamp_capture_config_default(llamp_capture_config_t *cfg);

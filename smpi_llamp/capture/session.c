@@ -488,6 +488,38 @@ static int run_analysis(double simulated_time, char *err, size_t errlen) {
   return rc;
 }
 
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+  return (x > y) - (x < y);
+}
+
+/* The ranks' distinct hosts. */
+static uint32_t distinct_hosts(void) {
+  uint32_t n = 0;
+  sg_host_t *seen = malloc((G.world + 1) * sizeof *seen);
+  if (!seen) return G.world;
+  for (uint32_t r = 0; r < G.world; r++) seen[n++] = G.hosts[r];
+  qsort(seen, n, sizeof *seen, cmp_ptr);
+  uint32_t u = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!u || seen[i] != seen[u - 1]) seen[u++] = seen[i];
+  free(seen);
+  return u;
+}
+
+/* Large runs: the routes of the rank pairs the graph uses (a subset table),
+ * written to routes.txt like the full one. */
+static llamp_topo_t *routes_for_pairs(const uint64_t *rank_pairs, size_t n, char *err, size_t errlen) {
+  llamp_topo_t *t = llamp_topo_from_simgrid_pairs(G.hosts, G.world, rank_pairs, n, err, errlen);
+  char rpath[2300];
+  snprintf(rpath, sizeof rpath, "%s/routes.txt", G.cfg.out_dir);
+  if (!t || llamp_topo_write(t, rpath, err, errlen)) {
+    llamp_topo_destroy(t);
+    return NULL;
+  }
+  return t;
+}
+
 int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err, size_t errlen) {
   if (!G.started || rank >= G.world || !G.writers[rank]) {
     seterr(err, errlen, "rank %u finalizes without having joined the capture", rank);
@@ -500,24 +532,40 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
   G.left++;
   if (G.left < G.world) return 0;
   int rc = 0;
-  /* the routes between the ranks' hosts, while SimGrid still has the platform */
-  llamp_topo_t *topo = llamp_topo_from_simgrid(G.hosts, G.world, err, errlen);
+  /* the routes between the ranks' hosts, while SimGrid still has the
+   * platform: all of them, or on many hosts those the messages use */
   char rpath[2300];
   snprintf(rpath, sizeof rpath, "%s/routes.txt", G.cfg.out_dir);
-  if (!topo || llamp_topo_write(topo, rpath, err, errlen)) {
-    llamp_topo_destroy(topo);
-    session_free();
-    return -1;
+  llamp_topo_t *topo = NULL;
+  uint32_t nhosts = distinct_hosts();
+  /* up to cfg.full_routes_hosts hosts every host pair's route (what `llamp
+   * place` and the what-if comparisons need); above, only the routes the
+   * graph's messages take (docs/topology.md, "Large runs") */
+  if (nhosts <= G.cfg.full_routes_hosts) {
+    topo = llamp_topo_from_simgrid(G.hosts, G.world, err, errlen);
+    if (!topo || llamp_topo_write(topo, rpath, err, errlen)) {
+      llamp_topo_destroy(topo);
+      session_free();
+      return -1;
+    }
+  } else {
+    G.cfg.topo_for_pairs = routes_for_pairs;
   }
   G.cfg.topo = topo;
   if (G.cfg.analyze && !G.analysed) {
     G.analysed = 1;
     rc = run_analysis(simulated_time, err, errlen);
   } else if (!G.cfg.quiet) {
-    printf("smpi_llamp: traces of %u ranks written to %s, their hosts' routes to %s (analysis off)\n",
-           G.world, G.trace_dir, rpath);
+    if (topo)
+      printf("smpi_llamp: traces of %u ranks written to %s, their hosts' routes to %s (analysis off)\n",
+             G.world, G.trace_dir, rpath);
+    else
+      printf("smpi_llamp: traces of %u ranks written to %s (analysis off); no routes.txt: %u hosts have "
+             "%llu routes, written only for the pairs a graph uses (llamp-routes writes all of them)\n",
+             G.world, G.trace_dir, nhosts, (unsigned long long)nhosts * nhosts);
     fflush(stdout);
   }
+  G.cfg.topo_for_pairs = NULL;
   G.cfg.topo = NULL;
   llamp_topo_destroy(topo);
   session_free();

@@ -609,7 +609,7 @@ static uint32_t vertex_kind(const llamp_engine_t *e, uint64_t gv) {
   uint32_t r = llamp_graph_rank(g, gv), o = llamp_graph_rank(g, llamp_graph_partner(g, gv));
   uint32_t base = q ? q->num_kinds : 1;
   if (r == o && to_self(g, gv)) return base + (q ? r : 0);
-  return q ? q->pair_kind[k == LLAMP_VERTEX_SEND ? (size_t)r * q->ranks + o : (size_t)o * q->ranks + r] : 0;
+  return q ? (k == LLAMP_VERTEX_SEND ? llamp_pairs_kind(q, r, o) : llamp_pairs_kind(q, o, r)) : 0;
 }
 
 /* The size-dependent transfer constant of a message to oneself: SimGrid
@@ -627,7 +627,8 @@ static double self_c(const llamp_engine_t *e, double c, double self_lat) {
 static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
   uint32_t P = llamp_graph_num_ranks(g);
-  if (q && (q->ranks != P || q->num_params > LLAMP_MAX_XPARAMS || !q->pair_kind)) {
+  if (q && (q->ranks != P || q->num_params > LLAMP_MAX_XPARAMS ||
+            (!q->pair_kind && (!q->rank_host || (q->nhpairs && !q->hpair_key) || (q->nhpairs && !q->hpair_kind))))) {
     snprintf(err, errlen, "per-pair costs for %u ranks and %u parameters, the graph has %u ranks "
              "(at most %d parameters)", q->ranks, q->num_params, P, LLAMP_MAX_XPARAMS);
     return -1;
@@ -668,6 +669,13 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
   for (uint64_t i = 0; i < e->n; i++) {
     uint64_t v = e->gv ? e->gv[i] : i;
     uint32_t kind = vertex_kind(e, v);
+    if (kind == UINT32_MAX) {
+      uint32_t a = llamp_graph_rank(g, v), b = llamp_graph_rank(g, llamp_graph_partner(g, v));
+      if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV) a ^= b, b ^= a, a ^= b;
+      snprintf(err, errlen, "per-pair costs: no route from rank %u (host %u) to rank %u (host %u) in the table", a,
+               q->rank_host[a], b, q->rank_host[b]);
+      return -1;
+    }
     if (kind >= nk) {
       snprintf(err, errlen, "per-pair costs: kind %u of rank %u's message out of range (%u kinds)", kind,
                llamp_graph_rank(g, v), q ? q->num_kinds : 1);

@@ -65,7 +65,28 @@ typedef struct {
    * NULL: 0).  A message from a rank to itself costs these constants, not
    * pair_kind[i * ranks + i]'s costs (see "Messages to oneself" below). */
   double *self_lat, *self_G;
+  /* Sparse form, pair_kind NULL (large runs: docs/topology.md, "Large
+   * runs"): kinds per HOST pair of the routes known, not per rank pair.
+   * Rank i runs on host rank_host[i]; hpair_key[] = host(i) << 32 | host(j),
+   * sorted ascending, with hpair_kind[] alongside (nhpairs entries). */
+  uint32_t *rank_host;
+  uint64_t nhpairs;
+  uint64_t *hpair_key;
+  uint32_t *hpair_kind;
 } llamp_pairs_t;
+
+/* The kind of a message from rank i to rank j; UINT32_MAX when a sparse
+ * table lacks the pair (the engine then refuses the graph, naming it). */
+static inline uint32_t llamp_pairs_kind(const llamp_pairs_t *q, uint32_t i, uint32_t j) {
+  if (q->pair_kind) return q->pair_kind[(size_t)i * q->ranks + j];
+  uint64_t key = (uint64_t)q->rank_host[i] << 32 | q->rank_host[j], lo = 0, hi = q->nhpairs;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (q->hpair_key[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < q->nhpairs && q->hpair_key[lo] == key ? q->hpair_kind[lo] : UINT32_MAX;
+}
 
 typedef struct {
   double L;        /* latency, s */

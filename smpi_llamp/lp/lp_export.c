@@ -217,8 +217,8 @@ static inline void kind_of(const model_t *m, uint64_t v, mkind_t *k) {
   k->c0 = k->kb = 0;
   if (!q) return;
   uint32_t o = llamp_graph_rank(m->g, llamp_graph_partner(m->g, v));
-  uint32_t kk = q->pair_kind[m->a.kind[v] == LLAMP_VERTEX_SEND ? (size_t)r * q->ranks + o
-                                                                : (size_t)o * q->ranks + r];
+  uint32_t kk = m->a.kind[v] == LLAMP_VERTEX_SEND ? llamp_pairs_kind(q, r, o) : llamp_pairs_kind(q, o, r);
+  if (kk >= q->num_kinds) kk = 0; /* the engine refuses such a graph before any export */
   k->c0 = q->c0[kk];
   k->kg = q->gscale[kk];
   if (m->K) k->coef = q->coef + (size_t)kk * m->K;
@@ -877,6 +877,16 @@ static int check_args(const llamp_graph_t *g, const llamp_params_t *p, llamp_lp_
         snprintf(err, errlen, "per-pair costs: route kind %u has a negative time per byte", k);
         return -1;
       }
+    /* a sparse table (large runs) must know the route of every message */
+    for (uint64_t v = 0; !q->pair_kind && v < llamp_graph_num_vertices(g); v++) {
+      unsigned kv = llamp_graph_kind(g, v);
+      if (kv != LLAMP_VERTEX_SEND) continue;
+      uint32_t a = llamp_graph_rank(g, v), b = llamp_graph_rank(g, llamp_graph_partner(g, v));
+      if (a < q->ranks && b < q->ranks && a != b && llamp_pairs_kind(q, a, b) == UINT32_MAX) {
+        snprintf(err, errlen, "per-pair costs: no route from rank %u to rank %u in the table", a, b);
+        return -1;
+      }
+    }
   }
   if ((unsigned)wrt >= llamp_params_count(p) ||
       (wrt == LLAMP_PARAM_GAP && !(p->g > 0 || p->nic))) {

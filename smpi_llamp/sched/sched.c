@@ -82,7 +82,8 @@ typedef struct {
 
 typedef struct {
   uint32_t id, size, pos;
-  uint32_t members; /* offset into the rank's member arena, NONE32 = identity (world) */
+  uint32_t members; /* first of its runs in the rank's run arena, NONE32 = identity (world) */
+  uint32_t nruns;
   uint32_t seq;     /* collectives called on it so far */
   uint32_t cidx;    /* global dense index of the id */
 } comm_t;
@@ -140,7 +141,8 @@ typedef struct {
   llamp_map_t commmap;
   comm_t *comms;
   uint32_t ncomms, capcomms;
-  vec_t members;
+  llamp_trace_run_t *runs; /* communicators' members (llamp_trace.h) */
+  uint32_t nruns, capruns;
   /* one-sided windows */
   win_t *wins;
   uint32_t nwins, capwins;
@@ -531,28 +533,81 @@ static int comm_slot(rank_t *k, uint32_t id, uint32_t *slot) {
   return 0;
 }
 
+/* Room for one more run in the rank's arena. */
+static int run_room(rank_t *k) {
+  if (k->nruns < k->capruns) return 0;
+  uint32_t cap = k->capruns ? k->capruns * 2 : 64;
+  llamp_trace_run_t *r = realloc(k->runs, (size_t)cap * sizeof *r);
+  if (!r) return oom(k);
+  k->runs = r;
+  k->capruns = cap;
+  return 0;
+}
+
+/* Words of a COMM_* payload's member list: runs (LLAMP_TRACE_F_COMM_RUNS)
+ * or the plain list (older traces, and lists runs would not shorten). */
+static uint64_t comm_member_words(const llamp_trace_rec_t *rec, const uint64_t *pl) {
+  if (rec->nwords < 2) return 0;
+  if (!(rec->flags & LLAMP_TRACE_F_COMM_RUNS)) return pl[1];
+  return rec->nwords < 3 || pl[2] > rec->nwords ? UINT64_MAX : 1 + 3 * pl[2];
+}
+
+/* The members of a COMM_* record as runs appended to the rank's arena,
+ * checked: world ranks in range, as many members as the size says. */
+static int comm_runs(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl, uint64_t id, uint64_t size) {
+  uint64_t words = comm_member_words(rec, pl);
+  if (size > k->s->num_ranks || words == UINT64_MAX || rec->nwords < 2 + words)
+    return rfail(k, "communicator %llu of %llu members with %u payload words", (unsigned long long)id,
+                 (unsigned long long)size, rec->nwords);
+  uint32_t off = k->nruns;
+  if (!(rec->flags & LLAMP_TRACE_F_COMM_RUNS)) {
+    for (uint64_t i = 0; i < size; i++) {
+      uint64_t m = pl[2 + i];
+      if (m >= k->s->num_ranks)
+        return rfail(k, "communicator %llu: member %llu out of range", (unsigned long long)id,
+                     (unsigned long long)m);
+      if (run_room(k)) return -1;
+      uint32_t n = k->nruns - off;
+      llamp_trace_runs_push(k->runs + off, &n, (uint32_t)m);
+      k->nruns = off + n;
+    }
+    return 0;
+  }
+  uint64_t nruns = pl[2], total = 0;
+  for (uint64_t i = 0; i < nruns; i++) {
+    uint64_t first = pl[3 + 3 * i], count = pl[5 + 3 * i];
+    int64_t stride = llamp_trace_unzigzag(pl[4 + 3 * i]);
+    /* the last member, in 128 bits: a corrupt stride must not wrap into range */
+    __int128 last = (__int128)first + (__int128)stride * (__int128)(count ? count - 1 : 0);
+    if (count == 0 || count > size - total || first >= k->s->num_ranks || last < 0 ||
+        last >= (__int128)k->s->num_ranks || stride < INT32_MIN || stride > INT32_MAX)
+      return rfail(k, "communicator %llu: member run %llu (first %llu, stride %lld, count %llu) out of range",
+                   (unsigned long long)id, (unsigned long long)i, (unsigned long long)first, (long long)stride,
+                   (unsigned long long)count);
+    if (run_room(k)) return -1;
+    k->runs[k->nruns++] = (llamp_trace_run_t){(uint32_t)total, (uint32_t)first, (int32_t)stride, (uint32_t)count};
+    total += count;
+  }
+  if (total != size)
+    return rfail(k, "communicator %llu: its member runs hold %llu members, not %llu", (unsigned long long)id,
+                 (unsigned long long)total, (unsigned long long)size);
+  return 0;
+}
+
 static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl) {
   if (rec->nwords < 2) return 0; /* MPI_COMM_NULL */
   uint64_t id = pl[0], size = pl[1];
   if (size == 0 || id == UINT64_MAX) return 0;
   if (id > UINT32_MAX) return rfail(k, "communicator id %llu out of range", (unsigned long long)id);
   if (id == LLAMP_TRACE_COMM_WORLD) return rfail(k, "new communicator with the id of MPI_COMM_WORLD");
-  if (size > k->s->num_ranks || rec->nwords < 2 + size)
-    return rfail(k, "communicator %llu of %llu members with %u payload words", (unsigned long long)id,
-                 (unsigned long long)size, rec->nwords);
-  uint32_t pos = NONE32, off = k->members.n;
-  for (uint64_t i = 0; i < size; i++) {
-    uint64_t m = pl[2 + i];
-    if (m >= k->s->num_ranks)
-      return rfail(k, "communicator %llu: member %llu out of range", (unsigned long long)id,
-                   (unsigned long long)m);
-    if (m == k->rank) pos = (uint32_t)i;
-    if (vec_push(&k->members, (uint32_t)m)) return oom(k);
-  }
-  if (pos == NONE32) {
-    k->members.n = off; /* not a member: MPI_COMM_NULL here */
+  uint32_t off = k->nruns;
+  if (comm_runs(k, rec, pl, id, size)) return -1;
+  int64_t at = llamp_trace_runs_index(k->runs + off, k->nruns - off, k->rank);
+  if (at < 0) {
+    k->nruns = off; /* not a member: MPI_COMM_NULL here */
     return 0;
   }
+  uint32_t pos = (uint32_t)at;
   uint32_t *p = llamp_map_find(&k->commmap, (uint32_t)id);
   uint32_t slot;
   if (p) {
@@ -571,6 +626,7 @@ static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *
   c->size = (uint32_t)size;
   c->pos = pos;
   c->members = off;
+  c->nruns = k->nruns - off;
   c->seq = 0;
   c->cidx = *ci;
   return 0;
@@ -580,7 +636,8 @@ static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *
 
 typedef struct {
   rank_t *k;
-  const uint32_t *members; /* NULL = identity */
+  const llamp_trace_run_t *runs; /* members; NULL = identity */
+  uint32_t nruns;
   int32_t tagbase;
   int rounds;
   int failed; /* a callback failed: the message is already in s->err */
@@ -607,7 +664,7 @@ static int round_begin(cemit_t *e) {
 static int ce_msg(cemit_t *e, llamp_vertex_kind_t kind, int peer, uint64_t bytes, int tag) {
   rank_t *k = e->k;
   if (round_begin(e)) return -1;
-  int32_t w = e->members ? (int32_t)e->members[peer] : peer;
+  int32_t w = e->runs ? (int32_t)llamp_trace_runs_world(e->runs, e->nruns, (uint32_t)peer) : peer;
   uint32_t v = op_add(k, kind, (double)bytes, w, e->tagbase | tag, 0);
   if (v == NONE32) return -1;
   return round_op(e, v);
@@ -698,15 +755,21 @@ static comm_t *comm_of(rank_t *k, uint32_t id) {
   c->size = k->s->num_ranks;
   c->pos = k->rank;
   c->members = NONE32;
+  c->nruns = 0;
   c->seq = 0;
   c->cidx = 0;
   return c;
 }
 
+/* The runs of c's members (NULL: the identity). */
+static const llamp_trace_run_t *comm_members(const rank_t *k, const comm_t *c) {
+  return c->members == NONE32 ? NULL : k->runs + c->members;
+}
+
 /* An emitter for the next collective sequence number of communicator c. */
 static cemit_t coll_emitter(rank_t *k, comm_t *c) {
   uint32_t seq = c->seq++;
-  cemit_t e = {k, c->members == NONE32 ? NULL : k->members.v + c->members,
+  cemit_t e = {k, comm_members(k, c), c->nruns,
                (int32_t)(COLL_TAG_BASE | ((c->cidx & ((1u << COLL_CIDX_BITS) - 1)) << (COLL_SEQ_BITS + 2)) |
                          ((seq & ((1u << COLL_SEQ_BITS) - 1)) << 2)),
                0, 0};
@@ -759,7 +822,7 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
     if (rec->comm == LLAMP_TRACE_COMM_WORLD) return -1; /* out of memory, said */
     return rfail(k, "unknown communicator %u (no MPI_Comm_split/dup/create made it here)", rec->comm);
   }
-  const uint32_t *members = c->members == NONE32 ? NULL : k->members.v + c->members;
+  const llamp_trace_run_t *members = comm_members(k, c);
   llamp_coll_args_t a;
   memset(&a, 0, sizeof a);
   a.size = (int)c->size;
@@ -772,11 +835,8 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
     if (!members) {
       root = rec->peer < (int32_t)c->size ? rec->peer : -1;
     } else {
-      for (uint32_t i = 0; i < c->size; i++)
-        if (members[i] == (uint32_t)rec->peer) {
-          root = (int)i;
-          break;
-        }
+      int64_t at = llamp_trace_runs_index(members, c->nruns, (uint32_t)rec->peer);
+      root = at >= 0 && at < (int64_t)c->size ? (int)at : -1;
     }
     if (root < 0) return rfail(k, "root %d is not in communicator %u", rec->peer, rec->comm);
     a.root = root;
@@ -824,8 +884,8 @@ static int split_messages(rank_t *k, const llamp_trace_rec_t *rec, const uint64_
     return rfail(k, "MPI_Comm_split on unknown communicator %u", rec->comm);
   }
   if (c->size < 2) return 0;
-  const uint32_t *members = c->members == NONE32 ? NULL : k->members.v + c->members;
-  uint32_t root_world = members ? members[0] : 0;
+  const llamp_trace_run_t *members = comm_members(k, c);
+  uint32_t root_world = members ? members[0].first : 0;
   const llamp_coll_algo_t *gather = llamp_coll_find(LLAMP_COLL_GATHER, "linear");
   if (!gather) return rfail(k, "no linear gather in the collective registry");
   llamp_coll_args_t a;
@@ -837,7 +897,7 @@ static int split_messages(rank_t *k, const llamp_trace_rec_t *rec, const uint64_
   if (expand(k, c, LLAMP_COLL_GATHER, gather, &a, 0, 0)) return -1;
   /* the group handles: a collective step of the parent of its own */
   cemit_t e = coll_emitter(k, c);
-  e.members = NULL; /* peers below are world ranks */
+  e.runs = NULL; /* peers below are world ranks */
   k->round.n = 0;
   int member = rec->nwords >= 2 && pl[0] != UINT32_MAX && pl[1] > 0;
   if (c->pos != 0) {
@@ -847,7 +907,9 @@ static int split_messages(rank_t *k, const llamp_trace_rec_t *rec, const uint64_
     }
     return 0;
   }
-  uint64_t off = member ? 2 + pl[1] : 2;
+  uint64_t mw = comm_member_words(rec, pl);
+  if (member && mw > rec->nwords) return rfail(k, "MPI_Comm_split: its members are cut short");
+  uint64_t off = member ? 2 + mw : 2;
   if (rec->nwords < off + 1) return rfail(k, "MPI_Comm_split on the parent's rank 0 without its groups");
   uint64_t ngroups = pl[off++];
   for (uint64_t g = 0; g < ngroups; g++) {
@@ -1243,7 +1305,7 @@ static void rank_reset(rank_t *k, uint32_t rank) {
   k->pool_live = 0;
   llamp_map_clear(&k->commmap);
   k->ncomms = 0;
-  k->members.n = 0;
+  k->nruns = 0;
   k->namecache.n = 0;
   for (uint32_t i = 0; i < k->nwins; i++) k->wins[i].live = 0;
   if (k->last_send_b)
@@ -1262,7 +1324,7 @@ static void rank_free(rank_t *k) {
   free(k->db);
   free(k->dl);
   vec_t *vs[] = {&k->R, &k->I, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
-                 &k->members, &k->namecache};
+                 &k->namecache};
   for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
   llamp_map_free(&k->reqmap);
   llamp_map_free(&k->commmap);
@@ -1274,6 +1336,7 @@ static void rank_free(rank_t *k) {
   free(k->wins);
   free(k->reqs);
   free(k->comms);
+  free(k->runs);
 }
 
 /* Completion records: which of the listed requests completed. */

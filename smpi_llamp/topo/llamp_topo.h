@@ -72,6 +72,16 @@ int llamp_topo_set_ranks(llamp_topo_t *t, uint32_t P, const uint32_t *host_of_ra
  * host link), capped at LLAMP_TOPO_MAX_CLASSES - 2; loopbacks: "loopback". */
 int llamp_topo_classify(llamp_topo_t *t, char *err, size_t errlen);
 
+/* A subset table holds only the routes of some host pairs (the capture's,
+ * for the pairs its messages use on large runs: docs/topology.md, "Large
+ * runs"); the reference point and per-pair costs then come from those
+ * routes, and a pair outside them is an error where it is needed. */
+void llamp_topo_set_subset(llamp_topo_t *t);
+int llamp_topo_is_subset(const llamp_topo_t *t);
+/* Above this many ranks the engine's per-pair costs are kept per host pair
+ * present (sparse), not in a ranks x ranks table. */
+#define LLAMP_TOPO_DENSE_MAX_RANKS 1024u
+
 /* ---- the routes file ------------------------------------------------------------ */
 
 int llamp_topo_write(const llamp_topo_t *t, const char *path, char *err, size_t errlen);
@@ -98,7 +108,8 @@ int llamp_topo_link_shared(const llamp_topo_t *t, uint32_t l);
  * the table's own; docs/topology.md): L0 = the shortest route latency
  * between two distinct hosts of the ranks (the route to oneself when every
  * rank shares one host), G0 = 1 / the largest such route bandwidth, l_wire0
- * = the most common hop-link latency, d_switch0 = 0. */
+ * = the most common hop-link latency, d_switch0 = 0.  Of a subset table:
+ * over the routes it holds between hosts of the ranks. */
 typedef struct {
   double L0, G0, l_wire0, d_switch0;
 } llamp_topo_ref_t;

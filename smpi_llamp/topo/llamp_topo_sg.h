@@ -16,6 +16,12 @@ extern "C" {
 
 /* hosts[r] = rank r's host (P ranks); the table covers their distinct hosts. */
 llamp_topo_t *llamp_topo_from_simgrid(const sg_host_t *hosts, uint32_t P, char *err, size_t errlen);
+/* A subset table (llamp_topo_is_subset): only the routes between the hosts
+ * of the n rank pairs given (rank_pairs[k] = a << 32 | b, any order,
+ * repeats allowed) and every such host's route to itself.  Linear in the
+ * pairs, where the full table is quadratic in the hosts. */
+llamp_topo_t *llamp_topo_from_simgrid_pairs(const sg_host_t *hosts, uint32_t P, const uint64_t *rank_pairs,
+                                            size_t n, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

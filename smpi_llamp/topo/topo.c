@@ -40,7 +40,11 @@ struct llamp_topo {
   uint32_t *rank_host;
   char cls[LLAMP_TOPO_MAX_CLASSES][24];
   uint32_t ncls;
+  int subset; /* only some host pairs' routes */
 };
+
+void llamp_topo_set_subset(llamp_topo_t *t) { t->subset = 1; }
+int llamp_topo_is_subset(const llamp_topo_t *t) { return t->subset; }
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
   va_list ap;
@@ -275,6 +279,7 @@ int llamp_topo_write(const llamp_topo_t *t, const char *path, char *err, size_t 
   }
   fprintf(f, "llamp-routes 1\n# %u hosts, %u links, %u routes, %u ranks (docs/topology.md)\n",
           t->nhost, t->nlink, t->nroute, t->P);
+  if (t->subset) fputs("subset\n", f);
   for (uint32_t c = 0; c < t->ncls; c++) fprintf(f, "class %u %s\n", c, t->cls[c]);
   for (uint32_t h = 0; h < t->nhost; h++) fprintf(f, "host %u %s\n", h, t->host[h]);
   for (uint32_t l = 0; l < t->nlink; l++)
@@ -322,7 +327,9 @@ llamp_topo_t *llamp_topo_read(const char *path, char *err, size_t errlen) {
     int used = 0;
     if (sscanf(s, "%15s%n", word, &used) != 1) continue;
     char *rest = s + used;
-    if (!strcmp(word, "class")) {
+    if (!strcmp(word, "subset")) {
+      t->subset = 1;
+    } else if (!strcmp(word, "class")) {
       if (sscanf(rest, "%u %23s", &idx, name) != 2 || strlen(name) > 23 || idx != t->ncls || t->ncls == LLAMP_TOPO_MAX_CLASSES) {
         seterr(err, errlen, "%s:%llu: expected 'class %u NAME' (at most %d classes)", path,
                (unsigned long long)ln, t->ncls, LLAMP_TOPO_MAX_CLASSES);
@@ -401,7 +408,7 @@ llamp_topo_t *llamp_topo_read(const char *path, char *err, size_t errlen) {
         goto fail;
       }
     } else {
-      seterr(err, errlen, "%s:%llu: unknown line '%s' (expected class, host, link, rank or route)",
+      seterr(err, errlen, "%s:%llu: unknown line '%s' (expected subset, class, host, link, rank or route)",
              path, (unsigned long long)ln, word);
       goto fail;
     }
@@ -496,6 +503,11 @@ int llamp_topo_routes_share(const llamp_topo_t *t, uint32_t a, uint32_t b, uint3
 
 /* ---- the model --------------------------------------------------------------------- */
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 int llamp_topo_reference(const llamp_topo_t *t, const uint32_t *hr, uint32_t P,
                          llamp_topo_ref_t *out, char *err, size_t errlen) {
   if (!hr) hr = t->rank_host, P = t->P;
@@ -512,23 +524,31 @@ int llamp_topo_reference(const llamp_topo_t *t, const uint32_t *hr, uint32_t P,
   }
   for (uint32_t r = 0; r < P; r++)
     if (!used[hr[r]]++) hosts[nu++] = hr[r];
-  for (uint32_t i = 0; i < nu; i++)
-    for (uint32_t j = 0; j < nu; j++) {
-      llamp_topo_route_t ro;
-      if (llamp_topo_route(t, hosts[i], hosts[j], &ro)) {
-        seterr(err, errlen, "no route from host %s to host %s", t->host[hosts[i]], t->host[hosts[j]]);
-        free(used);
-        free(hosts);
-        return -1;
-      }
-      if (i == j) {
-        if (ro.latency < Lself) Lself = ro.latency;
-        if (ro.bandwidth > bwself && isfinite(ro.bandwidth)) bwself = ro.bandwidth;
-        continue;
-      }
-      if (ro.latency < Lmin) Lmin = ro.latency;
-      if (ro.bandwidth > bwmax && isfinite(ro.bandwidth)) bwmax = ro.bandwidth;
+  /* a subset table: its routes between hosts of the ranks; else every pair */
+  uint64_t npairs = t->subset ? t->nroute : (uint64_t)nu * nu;
+  for (uint64_t k = 0; k < npairs; k++) {
+    uint32_t a, b;
+    if (t->subset) {
+      a = t->route[k].a, b = t->route[k].b;
+      if (!used[a] || !used[b]) continue;
+    } else {
+      a = hosts[k / nu], b = hosts[k % nu];
     }
+    llamp_topo_route_t ro;
+    if (llamp_topo_route(t, a, b, &ro)) {
+      seterr(err, errlen, "no route from host %s to host %s", t->host[a], t->host[b]);
+      free(used);
+      free(hosts);
+      return -1;
+    }
+    if (a == b) {
+      if (ro.latency < Lself) Lself = ro.latency;
+      if (ro.bandwidth > bwself && isfinite(ro.bandwidth)) bwself = ro.bandwidth;
+      continue;
+    }
+    if (ro.latency < Lmin) Lmin = ro.latency;
+    if (ro.bandwidth > bwmax && isfinite(ro.bandwidth)) bwmax = ro.bandwidth;
+  }
   free(hosts);
   if (!isfinite(Lmin)) { /* every rank on one host */
     Lmin = isfinite(Lself) ? Lself : 0;
@@ -546,10 +566,14 @@ int llamp_topo_reference(const llamp_topo_t *t, const uint32_t *hr, uint32_t P,
     nl = 0;
     for (uint32_t l = 0; l < t->nlink; l++)
       if (t->link[l].kind == 0 || t->link[l].kind == 3) lat[nl++] = t->link[l].lat;
-    for (size_t i = 0; i < nl; i++) {
-      size_t c = 0;
-      for (size_t j = 0; j < nl; j++) c += lat[j] == lat[i];
-      if (c > best_n || (c == best_n && lat[i] < best)) best = lat[i], best_n = c;
+    /* the mode, the smallest on a tie: sorted, in one pass (not pairwise: a
+     * cluster of 4096 hosts has 8 k links) */
+    qsort(lat, nl, sizeof *lat, cmp_double);
+    for (size_t i = 0; i < nl;) {
+      size_t j = i;
+      while (j < nl && lat[j] == lat[i]) j++;
+      if (j - i > best_n) best = lat[i], best_n = j - i;
+      i = j;
     }
     free(lat);
   }
@@ -567,7 +591,20 @@ void llamp_pairs_free(llamp_pairs_t *p) {
   free(p->gscale);
   free(p->self_lat);
   free(p->self_G);
+  free(p->rank_host);
+  free(p->hpair_key);
+  free(p->hpair_kind);
   free(p);
+}
+
+typedef struct {
+  uint64_t key;
+  uint32_t kind;
+} hpair_t;
+
+static int cmp_hpair(const void *a, const void *b) {
+  uint64_t x = ((const hpair_t *)a)->key, y = ((const hpair_t *)b)->key;
+  return (x > y) - (x < y);
 }
 
 llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr, uint32_t P,
@@ -594,32 +631,68 @@ llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr, uint3
   p->num_params = K;
   p->L0 = ref->L0;
   p->G0 = ref->G0;
-  p->pair_kind = malloc(((size_t)P * P + 1) * sizeof *p->pair_kind);
+  /* sparse (per host pair present) for a subset table or many ranks: the
+   * dense table is ranks x ranks */
+  const int sparse = t->subset || P > LLAMP_TOPO_DENSE_MAX_RANKS;
+  hpair_t *hp = NULL;
+  uint8_t *used = NULL;
+  if (sparse) {
+    p->rank_host = malloc((P + 1) * sizeof *p->rank_host);
+    used = calloc(t->nhost + 1, 1);
+    hp = malloc(((size_t)t->nroute + 1) * sizeof *hp);
+    if (!p->rank_host || !used || !hp) {
+      free(used);
+      free(hp);
+      goto oom;
+    }
+    for (uint32_t i = 0; i < P; i++) used[p->rank_host[i] = hr[i]] = 1;
+  } else {
+    p->pair_kind = malloc(((size_t)P * P + 1) * sizeof *p->pair_kind);
+  }
   p->self_lat = calloc(P + 1, sizeof *p->self_lat);
   p->self_G = calloc(P + 1, sizeof *p->self_G);
-  if (!p->pair_kind || !p->self_lat || !p->self_G) goto oom;
+  if ((!sparse && !p->pair_kind) || !p->self_lat || !p->self_G) {
+    free(used);
+    free(hp);
+    goto oom;
+  }
   /* kinds per distinct host pair: the route decides everything */
   llamp_map_t seen, kinds;
-  if (llamp_map_init(&kinds, 64)) goto oom;
+  if (llamp_map_init(&kinds, 64)) {
+    free(used);
+    free(hp);
+    goto oom;
+  }
   if (llamp_map_init(&seen, 1024)) {
     llamp_map_free(&kinds);
+    free(used);
+    free(hp);
     goto oom;
   }
   size_t kcap = 0;
-  for (uint32_t i = 0; i < P; i++)
-    for (uint32_t j = 0; j < P; j++) {
-      uint64_t key = (uint64_t)hr[i] << 32 | hr[j];
+  uint64_t nhp = 0, total = sparse ? t->nroute : (uint64_t)P * P;
+  for (uint64_t x = 0; x < total; x++) {
+    uint32_t i = 0, j = 0, ha, hb;
+    if (sparse) {
+      ha = t->route[x].a, hb = t->route[x].b;
+      if (!used[ha] || !used[hb]) continue;
+    } else {
+      i = (uint32_t)(x / P), j = (uint32_t)(x % P);
+      ha = hr[i], hb = hr[j];
+    }
+    {
+      uint64_t key = (uint64_t)ha << 32 | hb;
       uint32_t *v = llamp_map_find(&seen, key);
       if (v) {
-        p->pair_kind[(size_t)i * P + j] = *v;
+        p->pair_kind[x] = *v; /* dense only: a subset table has each route once */
         continue;
       }
       llamp_topo_route_t ro;
-      if (llamp_topo_route(t, hr[i], hr[j], &ro)) {
+      if (llamp_topo_route(t, ha, hb, &ro)) {
         llamp_map_free(&seen);
         llamp_map_free(&kinds);
-        seterr(err, errlen, "no route from host %s (rank %u) to host %s (rank %u)", t->host[hr[i]],
-               i, t->host[hr[j]], j);
+        seterr(err, errlen, "no route from host %s (rank %u) to host %s (rank %u)", t->host[ha],
+               i, t->host[hb], j);
         llamp_pairs_free(p);
         return NULL;
       }
@@ -653,6 +726,8 @@ llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr, uint3
         if (llamp_map_put(&kinds, h, k)) {
           llamp_map_free(&seen);
           llamp_map_free(&kinds);
+          free(used);
+          free(hp);
           goto oom;
         }
         if (p->num_kinds == kcap) {
@@ -666,6 +741,8 @@ llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr, uint3
           if (!a || !b || !c) {
             llamp_map_free(&seen);
             llamp_map_free(&kinds);
+            free(used);
+            free(hp);
             goto oom;
           }
         }
@@ -674,18 +751,36 @@ llamp_pairs_t *llamp_topo_pairs(const llamp_topo_t *t, const uint32_t *hr, uint3
         memcpy(p->coef + (size_t)k * K, coef, K * sizeof *coef);
         p->num_kinds++;
       }
+      if (sparse) {
+        hp[nhp++] = (hpair_t){key, k};
+        continue;
+      }
       if (llamp_map_put(&seen, key, k)) {
         llamp_map_free(&seen);
         llamp_map_free(&kinds);
         goto oom;
       }
-      p->pair_kind[(size_t)i * P + j] = k;
+      p->pair_kind[x] = k;
     }
+  }
   llamp_map_free(&seen);
   llamp_map_free(&kinds);
+  free(used);
+  if (sparse) {
+    qsort(hp, nhp, sizeof *hp, cmp_hpair);
+    p->nhpairs = nhp;
+    p->hpair_key = malloc((nhp + 1) * sizeof *p->hpair_key);
+    p->hpair_kind = malloc((nhp + 1) * sizeof *p->hpair_kind);
+    if (!p->hpair_key || !p->hpair_kind) {
+      free(hp);
+      goto oom;
+    }
+    for (uint64_t x = 0; x < nhp; x++) p->hpair_key[x] = hp[x].key, p->hpair_kind[x] = hp[x].kind;
+    free(hp);
+  }
   for (uint32_t i = 0; i < P; i++) { /* a message to oneself: its host's loopback, as constants */
     llamp_topo_route_t ro;
-    if (llamp_topo_route(t, hr[i], hr[i], &ro)) continue; /* checked above */
+    if (llamp_topo_route(t, hr[i], hr[i], &ro)) continue; /* checked above (a subset: 0, as before routes) */
     p->self_lat[i] = ro.latency;
     p->self_G[i] = isfinite(ro.bandwidth) && ro.bandwidth > 0 ? 1 / ro.bandwidth : 0;
   }

@@ -95,6 +95,14 @@ typedef struct {
                                         which sent each member its group (8 B); on that
                                         rank the payload lists the groups (after the members) */
 
+/* COMM_* payload: members as runs (set by the capture whenever the runs take
+ * fewer words than the plain list).  Then the payload is [new comm id, size,
+ * nruns, nruns x (first world rank, zigzagged stride, count)] instead of
+ * [id, size, size world ranks]: a communicator of N ranks that are an
+ * arithmetic progression (a world copy, a Cartesian row or column) costs 5
+ * words on each member, not N (N^2 in all). */
+#define LLAMP_TRACE_F_COMM_RUNS 0x20
+
 /* Reduction records (REDUCE, ALLREDUCE, REDUCE_SCATTER(_BLOCK), SCAN, EXSCAN and
  * their nonblocking kinds): what makes SMPI's default reduce and allreduce
  * run other algorithms (llamp_coll.h, LLAMP_COLL_F_*). */
@@ -134,6 +142,28 @@ static inline int32_t llamp_trace_status_tag(uint64_t w) { return (int32_t)(uint
  * low bits, ANY_SOURCE allowed), tag, bytes; the status is in status_*.
  * V-collectives: one word per communicator rank (send counts in bytes), for
  * ALLTOALLV followed by one word per rank of receive counts. */
+
+/* ---- communicator members as runs ------------------------------------------ */
+
+/* Members index .. index + count - 1 of a communicator are the world ranks
+ * first, first + stride, ... (a run of one member has stride 0). */
+typedef struct {
+  uint32_t index, first;
+  int32_t stride;
+  uint32_t count;
+} llamp_trace_run_t;
+
+/* Append world rank w as the next member: extends the last run when it
+ * continues it, else starts a run (runs[] has room for one more).  Greedy,
+ * so equal member lists give equal runs on every rank. */
+void llamp_trace_runs_push(llamp_trace_run_t *runs, uint32_t *nruns, uint32_t w);
+/* World rank of member i (< the members' count), by binary search. */
+uint32_t llamp_trace_runs_world(const llamp_trace_run_t *runs, uint32_t nruns, uint32_t i);
+/* Index of the first member that is world rank w, or -1. */
+int64_t llamp_trace_runs_index(const llamp_trace_run_t *runs, uint32_t nruns, uint32_t w);
+/* Zigzag coding of a stride as a payload word. */
+static inline uint64_t llamp_trace_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t llamp_trace_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
 
 /* ---- writing ------------------------------------------------------------- */
 

@@ -1173,3 +1173,52 @@ void llamp_trace_reader_destroy(llamp_trace_reader_t *r) {
   free(r->name_off);
   free(r);
 }
+
+/* ---- communicator members as runs ------------------------------------------------------------ */
+
+void llamp_trace_runs_push(llamp_trace_run_t *runs, uint32_t *nruns, uint32_t w) {
+  if (*nruns) {
+    llamp_trace_run_t *r = &runs[*nruns - 1];
+    if (r->count == 1) {
+      r->stride = (int32_t)((int64_t)w - (int64_t)r->first);
+      r->count = 2;
+      return;
+    }
+    if ((int64_t)r->first + (int64_t)r->stride * r->count == (int64_t)w) {
+      r->count++;
+      return;
+    }
+  }
+  llamp_trace_run_t *n = &runs[*nruns];
+  n->index = *nruns ? runs[*nruns - 1].index + runs[*nruns - 1].count : 0;
+  n->first = w;
+  n->stride = 0;
+  n->count = 1;
+  (*nruns)++;
+}
+
+uint32_t llamp_trace_runs_world(const llamp_trace_run_t *runs, uint32_t nruns, uint32_t i) {
+  uint32_t lo = 0, hi = nruns; /* the last run with index <= i */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (runs[mid].index <= i) lo = mid;
+    else hi = mid;
+  }
+  const llamp_trace_run_t *r = &runs[lo];
+  return (uint32_t)((int64_t)r->first + (int64_t)r->stride * (int64_t)(i - r->index));
+}
+
+int64_t llamp_trace_runs_index(const llamp_trace_run_t *runs, uint32_t nruns, uint32_t w) {
+  for (uint32_t k = 0; k < nruns; k++) {
+    const llamp_trace_run_t *r = &runs[k];
+    int64_t d = (int64_t)w - (int64_t)r->first;
+    if (r->stride == 0) {
+      if (d == 0) return r->index;
+      continue;
+    }
+    if (d % r->stride) continue;
+    int64_t j = d / r->stride;
+    if (j >= 0 && j < (int64_t)r->count) return (int64_t)r->index + j;
+  }
+  return -1;
+}

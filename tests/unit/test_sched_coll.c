@@ -333,11 +333,128 @@ static void iallreduce(void) {
   tb_close(&tb);
 }
 
+/* Communicator members as runs (LLAMP_TRACE_F_COMM_RUNS): the helpers agree
+ * with the plain list on every index and world rank, and a program whose
+ * COMM_SPLIT records carry runs builds the same graph as the same program
+ * with plain member lists.  8 ranks; communicators {0,2,4,6} and {1,3,5,7}
+ * (stride 2), {6,4,2,0} (stride -2), {0,3,4,7} (two runs), each with an
+ * allreduce and a bcast whose root is the communicator's third member. */
+static void member_runs_helpers(void) {
+  uint32_t lists[5][9] = {{0, 2, 4, 6}, {6, 4, 2, 0}, {0, 3, 4, 7}, {5, 1, 7, 3, 3, 9, 11, 13, 2}, {4}};
+  uint32_t sizes[5] = {4, 4, 4, 9, 1}, want_runs[5] = {1, 1, 2, 5, 1};
+  for (int l = 0; l < 5; l++) {
+    llamp_trace_run_t runs[10];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < sizes[l]; i++) llamp_trace_runs_push(runs, &n, lists[l][i]);
+    CHECK(n == want_runs[l]);
+    for (uint32_t i = 0; i < sizes[l]; i++) {
+      CHECK(llamp_trace_runs_world(runs, n, i) == lists[l][i]);
+      /* the first member with that world rank */
+      uint32_t first = 0;
+      while (lists[l][first] != lists[l][i]) first++;
+      CHECK(llamp_trace_runs_index(runs, n, lists[l][i]) == (int64_t)first);
+    }
+    CHECK(llamp_trace_runs_index(runs, n, 1000) == -1);
+  }
+  CHECK(llamp_trace_unzigzag(llamp_trace_zigzag(-2)) == -2 && llamp_trace_zigzag(-1) == 1);
+}
+
+static llamp_graph_t *member_runs_graph(int as_runs, llamp_sched_stats_t *st, char *err, size_t errlen) {
+  static const uint32_t comms[4][4] = {{0, 2, 4, 6}, {1, 3, 5, 7}, {6, 4, 2, 0}, {0, 3, 4, 7}};
+  tb_t tb;
+  const uint32_t P = 8;
+  tb_open(&tb, P);
+  for (uint32_t r = 0; r < P; r++) tb_init(&tb, r);
+  for (uint32_t c = 0; c < 4; c++)
+    for (uint32_t r = 0; r < P; r++) {
+      int in = 0;
+      for (int i = 0; i < 4; i++) in |= comms[c][i] == r;
+      if (!in) continue;
+      uint64_t pl[2 + 3 * 4 + 1];
+      uint32_t nw;
+      uint16_t flags = 0;
+      pl[0] = 10 + c;
+      pl[1] = 4;
+      if (as_runs) {
+        llamp_trace_run_t runs[4];
+        uint32_t n = 0;
+        for (int i = 0; i < 4; i++) llamp_trace_runs_push(runs, &n, comms[c][i]);
+        pl[2] = n;
+        for (uint32_t i = 0; i < n; i++) {
+          pl[3 + 3 * i] = runs[i].first;
+          pl[4 + 3 * i] = llamp_trace_zigzag(runs[i].stride);
+          pl[5 + 3 * i] = runs[i].count;
+        }
+        nw = 3 + 3 * n;
+        flags = LLAMP_TRACE_F_COMM_RUNS;
+      } else {
+        for (int i = 0; i < 4; i++) pl[2 + i] = comms[c][i];
+        nw = 6;
+      }
+      tb_call_st(&tb, r, LLAMP_OP_COMM_CREATE, 0, LLAMP_TRACE_NO_PEER, -1, 0, -1, -1, flags, pl, nw);
+      tb_compute(&tb, r, 0.1 * us * (r + 1));
+      tb_coll(&tb, r, LLAMP_OP_ALLREDUCE, 10 + c, LLAMP_TRACE_NO_PEER, 64, NULL, 0, LLAMP_TRACE_NO_REQ);
+      tb_coll(&tb, r, LLAMP_OP_BCAST, 10 + c, (int32_t)comms[c][2], 4096, NULL, 0, LLAMP_TRACE_NO_REQ);
+      tb_call(&tb, r, LLAMP_OP_COMM_FREE, 10 + c, LLAMP_TRACE_NO_PEER, -1, 0, LLAMP_TRACE_NO_REQ, NULL, 0);
+    }
+  for (uint32_t r = 0; r < P; r++) tb_finalize(&tb, r);
+  llamp_graph_t *g = tb_build(&tb, NULL, st, err, errlen);
+  tb_close(&tb);
+  return g;
+}
+
+static void member_runs(void) {
+  member_runs_helpers();
+  char err[512];
+  llamp_sched_stats_t st[2];
+  llamp_graph_t *g[2];
+  for (int k = 0; k < 2; k++) {
+    g[k] = member_runs_graph(k, &st[k], err, sizeof err);
+    CHECK(g[k] != NULL);
+    if (!g[k]) {
+      fprintf(stderr, "%s\n", err);
+      return;
+    }
+    CHECK(llamp_graph_check(g[k], err, sizeof err) == 0);
+    CHECK(st[k].collectives == 4 * 4 * 2);
+  }
+  uint64_t n = llamp_graph_num_vertices(g[0]);
+  CHECK(n == llamp_graph_num_vertices(g[1]) && llamp_graph_num_edges(g[0]) == llamp_graph_num_edges(g[1]));
+  int same = n == llamp_graph_num_vertices(g[1]);
+  for (uint64_t v = 0; same && v < n; v++)
+    same = llamp_graph_kind(g[0], v) == llamp_graph_kind(g[1], v) &&
+           llamp_graph_rank(g[0], v) == llamp_graph_rank(g[1], v) &&
+           llamp_graph_tag(g[0], v) == llamp_graph_tag(g[1], v) &&
+           (llamp_graph_kind(g[0], v) == LLAMP_VERTEX_CALC ||
+            llamp_graph_rank(g[0], llamp_graph_partner(g[0], v)) == llamp_graph_rank(g[1], llamp_graph_partner(g[1], v)));
+  CHECK(same);
+  for (int k = 0; k < 2; k++) {
+    llamp_graph_destroy(g[k]);
+    llamp_sched_stats_free(&st[k]);
+  }
+  /* a run that leaves the world is refused, with the communicator named */
+  tb_t tb;
+  tb_open(&tb, 2);
+  for (uint32_t r = 0; r < 2; r++) {
+    tb_init(&tb, r);
+    uint64_t pl[6] = {7, 2, 1, 1, llamp_trace_zigzag(1), 2}; /* ranks 1, 2 of 2 */
+    tb_call_st(&tb, r, LLAMP_OP_COMM_CREATE, 0, LLAMP_TRACE_NO_PEER, -1, 0, -1, -1, LLAMP_TRACE_F_COMM_RUNS, pl, 6);
+    tb_finalize(&tb, r);
+  }
+  llamp_sched_stats_t bst;
+  llamp_graph_t *bad = tb_build(&tb, NULL, &bst, err, sizeof err);
+  CHECK(bad == NULL && strstr(err, "communicator 7: member run 0") != NULL);
+  llamp_graph_destroy(bad);
+  llamp_sched_stats_free(&bst);
+  tb_close(&tb);
+}
+
 int main(void) {
   registry();
   allreduce_2();
   split(0);
   split(1);
   iallreduce();
+  member_runs();
   TEST_DONE();
 }
