@@ -340,7 +340,12 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   p.nic = cfg->nic_mode > 0 ||
           (cfg->nic_mode < 0 && llamp_capture_session_hosts(&nic_hosts) > 1 &&
            llamp_capture_host_links_shared(nic_link, sizeof nic_link));
-  if (cfg->net && cfg->net->active) { /* SimGrid's per-message costs and eager limit */
+  if (cfg->net && (cfg->net->active || (!cfg->L_given && !cfg->G_given))) {
+    /* SimGrid's per-message costs and eager limit; with trivial factors too
+     * unless the user chose L or G (their LogGPS model then): SMPI puts 16
+     * bytes of envelope on the wire with every message, which only shows
+     * where many messages queue on one link (a 4096-rank linear barrier:
+     * 2 x 4095 x 16 B at 10 GB/s = 13 us) */
     p.net = &cfg->net->model;
     p.S = cfg->net->S;
   } else if (!cfg->net && cfg->netfile.have_model) { /* traces analysed outside a simulation */

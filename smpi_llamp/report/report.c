@@ -308,6 +308,8 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
     json_num(f, q->net->L_ref);
     fprintf(f, ", \"G_ref\": ");
     json_num(f, q->net->G_ref);
+    fprintf(f, ", \"envelope\": ");
+    json_num(f, q->net->envelope);
     fprintf(f, "}");
   }
   fprintf(f, "},\n");

@@ -6,9 +6,11 @@
 # as many hosts, and a two-rank blocking ping-pong of 1 M round trips (2 M
 # records per rank, spilled).  Prints wall time and peak memory of each run
 # and the capture's own analysis time; checks the answers, not the times:
-# every run ends with its report, the record and message counts are those of
-# the program, and T(L0) is within 10 % of SimGrid's time (the platform's
-# shared host links queue concurrent messages, which the DAG does not).
+# every run ends with its report, T(L0) is within 10 % of SimGrid's time
+# (the platform's shared host links queue concurrent messages, which the DAG
+# approximates), the trace per rank does not grow with the ranks (at most 2x
+# the smallest run's) and above 1024 hosts routes.txt holds only the pairs
+# the messages use (at most 64 routes per rank).
 set -u
 build=$1
 src=$2
@@ -36,7 +38,8 @@ a=$src/apps
 "$bin/smpi_llamp-cc" -O2 -I"$a/common" "$a/pingpong/pingpong.c" "$a/common/llamp_kernel.c" \
   "$a/common/llamp_app.c" -o pingpong -lm || fail "smpi_llamp-cc pingpong"
 
-echo "ranks records vertices messages wall_s maxrss_MB analysis_s T/SimGrid-1"
+echo "ranks records vertices messages wall_s maxrss_MB analysis_s T/SimGrid-1 trace_B/rank routes"
+first_per_rank=
 for n in $ranks; do
   python3 "$src/tools/llamp-platform" -n "$n" -o "p$n.xml" || fail "llamp-platform"
   /usr/bin/time -f "%e %M" -o "time$n.txt" "$bin/smpi_llamp-run" -np "$n" -platform "p$n.xml" \
@@ -49,7 +52,18 @@ for n in $ranks; do
   d=$(json_num "o$n/report.json" difference)
   awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 0.1 && d >= -0.1) }' || fail "$n ranks: T(L0) differs from SimGrid's time by $d"
   read -r wall rss <"time$n.txt"
-  echo "$n $1 $2 $3 $wall $((rss / 1024)) $4 $d"
+  # nothing quadratic in the ranks on disk: the trace per rank stays flat
+  # (communicator members as runs), the routes grow with the pairs used
+  per_rank=$(( $(cat o$n/trace/rank-*.llt | wc -c) / n ))
+  routes=$(grep -c '^route ' "o$n/routes.txt")
+  [ -n "$first_per_rank" ] || first_per_rank=$per_rank
+  [ "$per_rank" -le $((2 * first_per_rank)) ] ||
+    fail "$n ranks: $per_rank trace bytes per rank, over twice the $first_per_rank of the smallest run"
+  if [ "$n" -gt 1024 ]; then
+    grep -qx subset "o$n/routes.txt" || fail "$n ranks: routes.txt holds every host pair"
+    [ "$routes" -le $((64 * n)) ] || fail "$n ranks: $routes routes (over 64 per rank)"
+  fi
+  echo "$n $1 $2 $3 $wall $((rss / 1024)) $4 $d $per_rank $routes"
 done
 
 # many records per rank: 1 M blocking round trips of 8 bytes

@@ -16,6 +16,7 @@ typedef struct {
   llamp_goal_options_t goal;
   const char *model_path; /* --model FILE: its network / smpi group */
   int set_L, set_G, set_S;  /* given as options: they win over the model file */
+  double envelope;          /* --envelope BYTES (< 0: not given) */
   llamp_netmodel_t net;
 } common_opts_t;
 
@@ -23,7 +24,7 @@ enum {
   OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
   OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
   OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC, OPT_MODEL, OPT_CLASSIFY, OPT_NIC,
-  OPT_ROUTES, OPT_HOSTFILE, OPT_SET, OPT_PAIRS, OPT_PAIRS_CSV, OPT_SWEEP2, OPT_WRT2
+  OPT_ROUTES, OPT_HOSTFILE, OPT_SET, OPT_PAIRS, OPT_PAIRS_CSV, OPT_SWEEP2, OPT_WRT2, OPT_ENVELOPE
 };
 
 #define COMMON_LONG_OPTIONS                                                           \
@@ -34,7 +35,7 @@ enum {
       {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, OPT_VERSION},           \
       {"timing", no_argument, 0, OPT_TIMING},                                          \
       {"rendezvous", required_argument, 0, OPT_RNDV}, {"model", required_argument, 0, OPT_MODEL}, \
-      {"nic", no_argument, 0, OPT_NIC}
+      {"nic", no_argument, 0, OPT_NIC}, {"envelope", required_argument, 0, OPT_ENVELOPE}
 
 extern const char *prog;
 extern const char *params_help;

@@ -102,6 +102,9 @@ const char *params_help =
     "  --model FILE    size-dependent message costs from a model file's smpi (else\n"
     "                  network) group (docs/models.md); its reference latency,\n"
     "                  bandwidth and eager limit are L, G, S unless given above\n"
+    "  --envelope SIZE bytes the network adds to every message (SMPI: 16): the\n"
+    "                  bandwidth term becomes (s + SIZE)*G, as in a capture on a platform\n"
+    "                  whose L and G it took (report.json params.size_dependent.envelope)\n"
     "  --nic           LogGP's NIC rule: a rank's consecutive sends (and receives, in\n"
     "                  their order at these parameters) at least g + (s-1)G apart\n"
     "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
@@ -124,6 +127,10 @@ int common_option(int c, common_opts_t *o) {
   case OPT_S: o->params.S = parse_unit("S", optarg, LLAMP_UNIT_BYTES, "B"); o->set_S = 1; return 1;
   case OPT_MODEL: o->model_path = optarg; return 1;
   case OPT_NIC: o->params.nic = 1; return 1;
+  case OPT_ENVELOPE:
+    o->envelope = parse_unit("envelope", optarg, LLAMP_UNIT_BYTES, "B");
+    if (!(o->envelope <= 1e9)) die("--envelope: '%s' (expected 0 .. 1e9 bytes)", optarg);
+    return 1;
   case OPT_BW_TERM:
     if (strcmp(optarg, "s-1") == 0) o->params.size_g_full = 0;
     else if (strcmp(optarg, "s") == 0) o->params.size_g_full = 1;
@@ -148,11 +155,23 @@ void common_init(common_opts_t *o) {
   memset(o, 0, sizeof *o);
   llamp_params_default(&o->params);
   llamp_goal_options_default(&o->goal);
+  o->envelope = -1;
 }
 
 /* After the options: --model's size-dependent costs; the file's reference
  * values are L0, G0 and its eager limit S unless given as options. */
 void common_finish(common_opts_t *o) {
+  if (!o->model_path && o->envelope >= 0) {
+    /* the scalar model with SMPI's envelope: factors 1, no overheads, so
+     * every message costs L + (s + envelope) G */
+    llamp_netmodel_init(&o->net);
+    o->net.envelope = o->envelope;
+    o->net.L_ref = o->params.L;
+    o->net.G_ref = o->params.G;
+    snprintf(o->net.source, sizeof o->net.source, "--envelope %g", o->envelope);
+    o->params.net = &o->net;
+    return;
+  }
   if (!o->model_path) return;
 #ifdef LLAMP_HAVE_NETMODEL_FILE
   static llamp_netmodel_file_t f;
@@ -164,6 +183,7 @@ void common_finish(common_opts_t *o) {
   if (f.have_G && !o->set_G) o->params.G = f.G;
   if (f.have_S && !o->set_S) o->params.S = f.S;
   o->net = f.model;
+  if (o->envelope >= 0) o->net.envelope = o->envelope;
   o->params.net = &o->net;
 #else
   die("--model: this llamp was built without libconfig");

@@ -365,13 +365,14 @@ typedef struct {
   double o, g, S;
   const char *term, *rndv;
   int nic; /* the capture's DAG had the NIC rule (params.nic) */
+  double envelope; /* params.size_dependent.envelope, < 0: none */
 } model_t;
 
 /* llamp analyze of the base graph with a routes file and extra --set's;
  * the report goes to `json`.  0 when it ran. */
 static int analyze(const opts_t *o, const model_t *m, const char *routes_file, const char *set1,
                    const char *set2, const char *json, const char *log) {
-  char graph[PATH_MAX], ob[64], gb[64], sb[64];
+  char graph[PATH_MAX], ob[64], gb[64], sb[64], eb[64];
   vdir(o, 0, "run/graph.llg", graph, sizeof graph);
   snprintf(ob, sizeof ob, "%.17gs", m->o);
   snprintf(gb, sizeof gb, "%.17gs", m->g);
@@ -396,6 +397,11 @@ static int analyze(const opts_t *o, const model_t *m, const char *routes_file, c
   argv[a++] = "--tolerance";
   argv[a++] = "none";
   if (m->nic) argv[a++] = "--nic";
+  if (m->envelope >= 0) { /* SMPI's 16 bytes per message, as the capture charged them */
+    snprintf(eb, sizeof eb, "%.17gB", m->envelope);
+    argv[a++] = "--envelope";
+    argv[a++] = eb;
+  }
   if (set1) {
     argv[a++] = "--set";
     argv[a++] = (char *)set1;
@@ -425,6 +431,9 @@ static void capture_model(const opts_t *o, const char *report, model_t *m, char 
     die("%s: \"params\": expected o, g and S (a capture's report.json)", report);
   m->nic = 0; /* reports before the NIC rule have no params.nic */
   llamp_json_bool(llamp_json_get(p, "nic"), &m->nic);
+  m->envelope = -1;
+  const llamp_json_t *sd = llamp_json_get(p, "size_dependent");
+  if (sd && llamp_json_get_number(sd, "envelope", &m->envelope)) m->envelope = -1;
   const char *t = llamp_json_string(llamp_json_get(p, "bandwidth_term"));
   m->term = t && !strcmp(t, "s*G") ? "s" : "s-1";
   const char *c = llamp_json_string(llamp_json_get(llamp_json_get(j, "capture"), "config"));
