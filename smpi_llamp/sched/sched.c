@@ -150,6 +150,7 @@ typedef struct {
   vec_t namecache;
   /* the last point-to-point send to each world rank: start time, bytes (< 0 none) */
   double *last_send_t, *last_send_b;
+  vec_t sent_to; /* the peers set in last_send_b: reset per rank in O(peers), not O(ranks) */
 } rank_t;
 
 struct sched {
@@ -1309,7 +1310,8 @@ static void rank_reset(rank_t *k, uint32_t rank) {
   k->namecache.n = 0;
   for (uint32_t i = 0; i < k->nwins; i++) k->wins[i].live = 0;
   if (k->last_send_b)
-    for (uint32_t r = 0; r < k->s->num_ranks; r++) k->last_send_b[r] = -1;
+    for (uint32_t i = 0; i < k->sent_to.n; i++) k->last_send_b[k->sent_to.v[i]] = -1;
+  k->sent_to.n = 0;
 }
 
 static void rank_free(rank_t *k) {
@@ -1324,7 +1326,7 @@ static void rank_free(rank_t *k) {
   free(k->db);
   free(k->dl);
   vec_t *vs[] = {&k->R, &k->I, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
-                 &k->namecache};
+                 &k->namecache, &k->sent_to};
   for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
   llamp_map_free(&k->reqmap);
   llamp_map_free(&k->commmap);
@@ -1420,6 +1422,7 @@ static void note_send(rank_t *k, int32_t peer, uint64_t bytes, double t) {
       k->s->st->burst_time += shared;
     }
   }
+  if (pb < 0 && vec_push(&k->sent_to, (uint32_t)peer)) return; /* out of memory: no count */
   k->last_send_t[peer] = t;
   k->last_send_b[peer] = (double)bytes;
 }
@@ -1699,6 +1702,7 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
     snprintf(err, errlen, "%s: out of memory", s.opt.source);
     goto done;
   }
+  for (uint32_t r = 0; k.last_send_b && r < num_ranks; r++) k.last_send_b[r] = -1;
   for (uint32_t r = 0; r < num_ranks; r++) {
     if (build_rank(&s, &k, ranks[r], r)) goto done;
     if (s.opt.progress) s.opt.progress(s.opt.progress_ctx, r + 1, num_ranks, st->records);
