@@ -241,8 +241,15 @@ static llamp_graph_t *read_v3(FILE *f, const bin_header_t *h, uint64_t size, con
     }
     level[v] = lv;
   }
-  for (uint64_t v = 0; v < n; v++)
+  for (uint64_t v = 0; v < n; v++) {
     if (g->partner[v] != LLAMP_NONE32 && g->partner[v] >= n) goto bad;
+    /* the relayout indexes its rank blocks by rank (found by fuzz_llg) */
+    if (g->rank[v] >= g->num_ranks) {
+      snprintf(err, errlen, "%s: invalid graph: vertex %llu has rank %u of %u", path, (unsigned long long)v,
+               g->rank[v], g->num_ranks);
+      goto fail;
+    }
+  }
   free(pos);
   free(topo);
   pos = topo = NULL;
