@@ -482,6 +482,40 @@ fortran_mixed)
   [ "$(grep -c 'MPI_Barrier comm=0' d2.txt)" = 4 ] || fail "C Barrier"
   ;;
 
+fortran_concurrent)
+  # Runs side by side on one machine (ctest -j, two users): SMPI copies each
+  # rank's libgfortran under a fixed name (0000000tran.so.5 for rank 0) into
+  # its tmpdir and deletes it once loaded; with one /tmp for both runs one
+  # loaded the other's half-deleted copy ("dlopen failed").  Each run has its
+  # own directory under -tmpdir / TMPDIR, removed at the end.
+  need_fortran
+  "$bin/smpi_llamp-ff" -O1 "$here/ring77.f" -o ring77 || fail "smpi_llamp-ff"
+  mkdir -p tmpbase
+  pids=""
+  for k in 1 2 3 4; do
+    TMPDIR="$PWD/tmpbase" "$bin/smpi_llamp-run" -np 4 $SIM -llamp-quiet -llamp-out "c$k" ./ring77 \
+      >"c$k.txt" 2>&1 &
+    pids="$pids $!"
+  done
+  k=0
+  for p in $pids; do
+    k=$((k + 1))
+    wait "$p" || { cat "c$k.txt"; fail "concurrent run $k"; }
+    expect "c$k.txt" "ring77: done, sum 6"
+    cmp c1/graph.llg "c$k/graph.llg" || fail "concurrent run $k captured another graph"
+  done
+  [ -z "$(ls tmpbase)" ] || fail "temporary directories left behind: $(ls tmpbase)"
+  # -tmpdir DIR (smpirun 3.32's own option would take DIR for the program)
+  mkdir -p tmp2
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-quiet -tmpdir "$PWD/tmp2" -llamp-out c5 ./ring77 >c5.txt 2>&1 ||
+    { cat c5.txt; fail "-tmpdir DIR"; }
+  cmp c1/graph.llg c5/graph.llg || fail "-tmpdir run captured another graph"
+  [ -z "$(ls tmp2)" ] || fail "-tmpdir: left behind: $(ls tmp2)"
+  "$bin/smpi_llamp-run" -np 4 $SIM -llamp-quiet -tmpdir "$PWD/no/such/dir" -llamp-out c6 ./ring77 >c6.txt 2>&1 &&
+    fail "a missing -tmpdir was accepted"
+  expect c6.txt "cannot create a temporary directory in '$PWD/no/such/dir'"
+  ;;
+
 kernels_seed)
   # Kernel models (docs/models.md): the same -llamp-seed gives the same
   # simulated time and the same report.json bit for bit (but for the fields
