@@ -15,6 +15,7 @@
 #include "llamp_classify.h"
 #include "llamp_goal.h"
 #include "llamp_graph.h"
+#include "llamp_mem.h"
 #include "llamp_report.h"
 #include "llamp_sched.h"
 #include "llamp_topo.h"
@@ -31,6 +32,16 @@ static double wall(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* LLAMP_TIMING set: each stage of the analysis and its wall time on stderr
+ * (what `llamp analyze --timing` shows for a graph file). */
+static void stage_done(const char *name, double *since) {
+  static int on = -1;
+  if (on < 0) on = getenv("LLAMP_TIMING") && *getenv("LLAMP_TIMING");
+  double now = wall();
+  if (on) fprintf(stderr, "smpi_llamp: timing: %-22s %8.3f s\n", name, now - *since);
+  *since = now;
 }
 
 
@@ -282,6 +293,10 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     llamp_sched_stats_free(&st);
     return -1;
   }
+  /* the engine's passes free and allocate arrays of the graph's size one
+   * after another (not the builder's: it grows
+   * arrays by realloc, whose holes a kept heap would hold): reuse their pages (llamp_mem.h), until the analysis ends */
+  llamp_mem_keep_freed();
   /* large runs: the routes of the pairs the messages use (a subset table) */
   llamp_capture_config_t cfg_routes;
   llamp_topo_t *own_topo = NULL;
@@ -293,6 +308,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
       free(rp);
       llamp_graph_destroy(g);
       llamp_sched_stats_free(&st);
+      llamp_mem_return_freed();
       return -1;
     }
     free(rp);
@@ -375,8 +391,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   ecfg->params.G = p.G;
   cfg_eff = ecfg;
   (void)have_ref;
+  double ts = t1;
+  stage_done("graph files", &ts);
   e = llamp_engine_create(g, &p, err, errlen);
   if (!e) goto out;
+  stage_done("engine", &ts);
 
   llamp_analysis_t a;
   memset(&a, 0, sizeof a);
@@ -390,9 +409,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     seterr(err, errlen, "out of memory evaluating the graph");
     goto out;
   }
+  stage_done("point (T, lambdas)", &ts);
   /* which ranks the critical path runs on: a study's "hosts that matter" */
   by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
   if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
+  stage_done("path by rank", &ts);
   /* C1-C5 (docs/classify.md): 19 more evaluations, so by default only up to
    * 2 M events; any other setting is the user's */
   llamp_classification_t cls;
@@ -405,8 +426,10 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     else
       fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
   }
+  stage_done("classification", &ts);
   /* per-pair latency sensitivities: report.json's "pair_sensitivities" (docs/topology.md) */
   if (llamp_engine_pair_lambda(e, &p, &pair_lam, &a.num_pair_lambda) == 0) a.pair_lambda = pair_lam;
+  stage_done("pair lambdas", &ts);
   double lo, hi;
   llamp_capture_config_range(cfg_eff, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
@@ -429,6 +452,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     have_env = llamp_engine_eval(e, &q, LLAMP_PARAM_L, &r0) == 0 &&
                llamp_engine_breakpoint_lines(bps, nb, lo, r0.T, r0.slope_right, &lines, &nl) == 0;
   }
+  stage_done(have_env && a.breakpoint_evaluations == 1 ? "critical latencies" : "critical latencies (ES)", &ts);
   a.have_range = 1;
   a.range_lo = lo;
   a.range_hi = hi;
@@ -444,6 +468,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     }
     tol[i] = (llamp_tolerance_t){cfg->tolerance[i], x, unb};
   }
+  stage_done("tolerances", &ts);
   a.tolerance[LLAMP_PARAM_L] = tol;
   a.num_tolerance = cfg->num_tolerance;
   size_t k = cfg->sweep_points < 2 ? 2 : cfg->sweep_points;
@@ -463,6 +488,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     goto out;
   }
   free(lines);
+  stage_done("sweep", &ts);
   double t2 = wall();
   res.analysis_seconds = t2 - t1;
   res.T = a.point.T;
@@ -597,6 +623,7 @@ out:
   llamp_topo_destroy(own_topo);
   llamp_graph_destroy(g);
   llamp_sched_stats_free(&st);
+  llamp_mem_return_freed();
   if (result) *result = res;
   return rc;
 }

@@ -9,13 +9,19 @@
  * a no-op for small blocks or where unsupported. */
 void llamp_mem_advise_huge(void *p, size_t bytes);
 
-/* For a command-line process that frees and reallocates arrays of gigabytes
- * (one engine pass after another): keep freed memory in the heap instead of
- * returning it to the kernel, whose fresh pages must be zeroed again at the
- * next first touch (glibc maps blocks above 32 MiB and unmaps them on free;
- * measured on a 101 M-event graph: 16-19 s -> 14 s, the same peak).  Not
- * for libraries loaded into someone else's process (the capture), nor for
- * builders whose arrays grow by realloc (the holes they leave raised
- * `llamp generate`'s peak from 48 to 72 B/event). */
+/* Keep freed memory in the heap instead of returning it to the kernel,
+ * whose fresh pages must be zeroed again at the next first touch (glibc maps
+ * blocks above 32 MiB and unmaps them on free).  For a command-line process
+ * that frees and reallocates arrays of gigabytes (one engine pass after
+ * another; a 101 M-event graph: 16-19 s -> 14 s, the same peak), and for the
+ * capture's analysis at MPI_Finalize between llamp_mem_keep_freed and
+ * llamp_mem_return_freed (a first touch costs 16 us per 4 KiB page on a VM:
+ * the 600 k-event analysis of bench_capture64 spent a third of its time
+ * faulting in the same arrays again).  Not for builders whose arrays grow by
+ * realloc (the holes they leave raised `llamp generate`'s peak from 48 to 72
+ * B/event). */
 void llamp_mem_keep_freed(void);
+/* Back to glibc's defaults, and what is free at the heap's top goes back to
+ * the kernel: for a library in someone else's process (the capture). */
+void llamp_mem_return_freed(void);
 #endif

@@ -27,3 +27,11 @@ void llamp_mem_keep_freed(void) {
   mallopt(M_TRIM_THRESHOLD, -1);      /* and the heap never shrinks (mallopt(3)) */
 #endif
 }
+
+void llamp_mem_return_freed(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_MAX, 65536);            /* glibc's default (mallopt(3)) */
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024); /* likewise */
+  malloc_trim(0);
+#endif
+}
