@@ -1259,6 +1259,120 @@ static int point(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt, int e
   return 0;
 }
 
+/* ---- out of core ---------------------------------------------------------------- */
+
+int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, uint64_t window,
+                              llamp_point_t *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (!(p->S >= 0) || !(p->L >= 0) || !(p->o >= 0) || !(p->G >= 0) || !(p->g >= 0)) {
+    snprintf(err, errlen, "model parameters must be non-negative");
+    return -1;
+  }
+  if (p->nic || p->g > 0 || p->net || p->pairs) {
+    snprintf(err, errlen, "the out-of-core evaluation models LogGP with eager messages only (no NIC rule, "
+                          "gap, size-dependent or per-pair costs)");
+    return -1;
+  }
+  uint64_t W = 1;
+  while (W < window && W < ((uint64_t)1 << 40)) W <<= 1;
+  llamp_graph_arrays_t a;
+  llamp_graph_arrays(g, &a);
+  if (W > a.n) W = a.n ? a.n : 1;
+  const uint64_t mask = W & (W - 1) ? UINT64_MAX : W - 1; /* W a power of two, or all of the graph */
+  /* the pass of pass1, for three parameters at once (as passn would): every
+   * tie decision depends on theta only, so each parameter's coefficients are
+   * those of its own pass */
+  enum { NW = 3 };
+  static const llamp_param_t ws[NW] = {LLAMP_PARAM_O, LLAMP_PARAM_G, LLAMP_PARAM_L};
+  double *st = malloc(W * sizeof *st), *co = malloc(W * 2 * NW * sizeof *co);
+  if (!st || !co) {
+    free(st);
+    free(co);
+    snprintf(err, errlen, "out of memory for a window of %llu vertices", (unsigned long long)W);
+    return -1;
+  }
+  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  double T = 0, Tc[2 * NW] = {0};
+  int rc = 0;
+  for (uint64_t v = 0; v < a.n && rc == 0; v++) {
+    unsigned kv = a.kind[v];
+    double valv = a.value[v];
+    if (kv == LLAMP_VERTEX_SEND) {
+      uint64_t r = llamp_graph_partner(g, v);
+      if (valv > p->S || r >= a.n || a.rank[r] == a.rank[v]) {
+        snprintf(err, errlen, "vertex %llu: %s (out of core: eager messages between ranks only)",
+                 (unsigned long long)v, valv > p->S ? "a message above S" : "a message to its own rank");
+        rc = -1;
+        break;
+      }
+    }
+    double b = 0, *bc = co + (v & mask) * 2 * NW;
+    for (int k = 0; k < 2 * NW; k++) bc[k] = 0;
+    for (uint32_t i = a.in_beg[v]; i < a.in_end[v]; i++) {
+      uint64_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK;
+      uint32_t type = a.in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
+      if (u >= v || v - u >= W) {
+        snprintf(err, errlen, "vertex %llu waits for vertex %llu, %llu vertices earlier: %s %llu",
+                 (unsigned long long)v, (unsigned long long)u, (unsigned long long)(v - u),
+                 u >= v ? "not in topological order: the window is" : "more than the window of",
+                 (unsigned long long)W);
+        rc = -1;
+        break;
+      }
+      double vu = a.value[u];
+      unsigned ku = a.kind[u];
+      double c = st[u & mask] + ecost_uv(type, vu, &t, NULL, u, kv, valv, v);
+      int fs = from_start(type);
+      if (!fs) c += vcost(ku, vu, &t, NULL, u);
+      double tol = tie_tol(c > b ? c : b);
+      if (c < b - tol) continue; /* merge() leaves b and the coefficients */
+      int above = c > b + tol;
+      if (c > b) b = c;
+      const double *uc = co + (u & mask) * 2 * NW;
+      for (int k = 0; k < NW; k++) {
+        double ce = ecoef_uv(type, vu, ws[k], &t, NULL, u, kv, valv, v);
+        if (!fs) ce += vcoef(ku, vu, ws[k], &t, NULL, u);
+        double h = uc[2 * k] + ce, l = uc[2 * k + 1] + ce;
+        if (above) {
+          bc[2 * k] = h;
+          bc[2 * k + 1] = l;
+        } else {
+          if (h > bc[2 * k]) bc[2 * k] = h;
+          if (l < bc[2 * k + 1]) bc[2 * k + 1] = l;
+        }
+      }
+    }
+    st[v & mask] = b;
+    double c = b + vcost(kv, valv, &t, NULL, v), tol = tie_tol(c > T ? c : T);
+    if (c >= T - tol) {
+      int above = c > T + tol;
+      if (c > T) T = c;
+      for (int k = 0; k < NW; k++) {
+        double ce = vcoef(kv, valv, ws[k], &t, NULL, v);
+        double h = bc[2 * k] + ce, l = bc[2 * k + 1] + ce;
+        if (above) {
+          Tc[2 * k] = h;
+          Tc[2 * k + 1] = l;
+        } else {
+          if (h > Tc[2 * k]) Tc[2 * k] = h;
+          if (l < Tc[2 * k + 1]) Tc[2 * k + 1] = l;
+        }
+      }
+    }
+  }
+  free(st);
+  free(co);
+  if (rc) return -1;
+  out->T = T;
+  for (int k = 0; k < NW; k++) {
+    out->lambda[ws[k]] = Tc[2 * k];
+    out->lambda_left[ws[k]] = Tc[2 * k + 1];
+  }
+  out->rho_L = T > 0 ? out->lambda[LLAMP_PARAM_L] * p->L / T : 0;
+  out->rho_G = T > 0 ? out->lambda[LLAMP_PARAM_G] * p->G / T : 0;
+  return 0;
+}
+
 /* ---- breakpoints (Eisner-Severance) ---------------------------------------------- */
 
 typedef struct {

@@ -189,6 +189,19 @@ int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t
 int llamp_engine_point_of(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt,
                           llamp_point_t *out);
 
+/* Out of core: T and the right and left derivatives along L, G and o at p
+ * (lambda, lambda_left, rho_L, rho_G; the rest of *out zero) in one pass over
+ * g in its stored order, holding only the last `window` vertices' start
+ * times and coefficients (56 B each): a mapped 10^9-event graph file is read
+ * once from disk and never held in memory.  The same numbers as
+ * llamp_engine_point, bit for bit.  LogGP with eager messages only (no NIC
+ * rule, gap, size-dependent or per-pair costs, no message above p->S or to
+ * oneself), and every in-edge within `window` vertices of its target (the
+ * locality layout of a halo: a few times the ranks); else -1 and a one-line
+ * message in err naming the vertex. */
+int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, uint64_t window,
+                              llamp_point_t *out, char *err, size_t errlen);
+
 /* The critical path as vertex ids from the first to the last vertex
  * (caller frees *path).  Ties are broken toward more latency terms. */
 int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint64_t **path,

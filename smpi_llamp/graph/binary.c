@@ -164,6 +164,169 @@ int llamp_graph_write_binary(const llamp_graph_t *g, const char *path, char *err
   return 0;
 }
 
+/* ---- streaming writer ----------------------------------------------------- */
+
+static int header_ranges(const bin_header_t *h, const char *path, char *err, size_t errlen);
+
+#define STREAM_BUF (1u << 20)
+
+struct llamp_graph_stream {
+  char *path;
+  int fd, failed;
+  uint32_t num_ranks;
+  uint64_t n, m, num_messages, off[NSECT], file_bytes;
+  uint64_t nv, ne, sends; /* given so far */
+  unsigned char *buf[NSECT - 1]; /* every array but rank_first */
+  size_t fill[NSECT - 1];
+  uint64_t written[NSECT - 1];
+};
+
+static int stream_flush(llamp_graph_stream_t *s, int i) {
+  size_t done = 0;
+  while (done < s->fill[i]) {
+    ssize_t w = pwrite(s->fd, s->buf[i] + done, s->fill[i] - done, (off_t)(s->off[i] + s->written[i] + done));
+    if (w <= 0) {
+      if (w < 0 && errno == EINTR) continue;
+      return -1;
+    }
+    done += (size_t)w;
+  }
+  s->written[i] += done;
+  s->fill[i] = 0;
+  return 0;
+}
+
+static int stream_put(llamp_graph_stream_t *s, int i, const void *p, size_t bytes) {
+  if (s->fill[i] + bytes > STREAM_BUF && stream_flush(s, i)) return -1;
+  memcpy(s->buf[i] + s->fill[i], p, bytes);
+  s->fill[i] += bytes;
+  return 0;
+}
+
+void llamp_graph_stream_abort(llamp_graph_stream_t *s) {
+  if (!s) return;
+  if (s->fd >= 0) close(s->fd);
+  if (s->path) unlink(s->path);
+  for (int i = 0; i < NSECT - 1; i++) free(s->buf[i]);
+  free(s->path);
+  free(s);
+}
+
+llamp_graph_stream_t *llamp_graph_stream_create(const char *path, uint32_t num_ranks, uint64_t n,
+                                                uint64_t m, uint64_t num_messages, char *err,
+                                                size_t errlen) {
+  bin_header_t h = {.num_ranks = num_ranks, .n = n, .m = m};
+  if (!little_endian()) {
+    snprintf(err, errlen, "%s: binary graphs are little-endian only", path);
+    return NULL;
+  }
+  if (header_ranges(&h, path, err, errlen)) return NULL;
+  llamp_graph_stream_t *s = calloc(1, sizeof *s);
+  if (!s || !(s->path = strdup(path))) {
+    free(s);
+    snprintf(err, errlen, "%s: out of memory", path);
+    return NULL;
+  }
+  s->fd = -1;
+  for (int i = 0; i < NSECT - 1; i++)
+    if (!(s->buf[i] = malloc(STREAM_BUF))) {
+      snprintf(err, errlen, "%s: out of memory", path);
+      free(s->path);
+      s->path = NULL; /* nothing written yet: nothing to remove */
+      llamp_graph_stream_abort(s);
+      return NULL;
+    }
+  s->num_ranks = num_ranks;
+  s->n = n;
+  s->m = m;
+  s->num_messages = num_messages;
+  s->file_bytes = layout4(num_ranks, n, m, s->off);
+  /* the padding stays the zeros of a file extended by ftruncate */
+  s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (s->fd < 0 || ftruncate(s->fd, (off_t)s->file_bytes) != 0) {
+    snprintf(err, errlen, "%s: cannot create a %llu-byte file: %s", path, (unsigned long long)s->file_bytes,
+             strerror(errno));
+    llamp_graph_stream_abort(s);
+    return NULL;
+  }
+  return s;
+}
+
+int llamp_graph_stream_vertex(llamp_graph_stream_t *s, unsigned kind, uint32_t rank, double value,
+                              int32_t tag, uint32_t partner, uint32_t id, uint32_t nin,
+                              const uint32_t *in_src) {
+  if (s->failed) return -1;
+  uint8_t k = (uint8_t)kind;
+  uint32_t at = (uint32_t)s->ne;
+  if (s->nv >= s->n || s->ne + nin > s->m || kind > LLAMP_VERTEX_RECV) s->failed = 1;
+  else if (stream_put(s, 0, &k, 1) || stream_put(s, 1, &rank, 4) || stream_put(s, 2, &value, 8) ||
+           stream_put(s, 3, &tag, 4) || stream_put(s, 4, &partner, 4) || stream_put(s, 5, &id, 4) ||
+           stream_put(s, 6, &at, 4) || (nin && stream_put(s, 7, in_src, 4 * (size_t)nin)))
+    s->failed = 2;
+  s->nv++;
+  s->ne += nin;
+  s->sends += kind == LLAMP_VERTEX_SEND;
+  return s->failed ? -1 : 0;
+}
+
+int llamp_graph_stream_close(llamp_graph_stream_t *s, const uint64_t *rank_first, char *err,
+                             size_t errlen) {
+  uint32_t end = (uint32_t)s->ne;
+  if (s->failed == 1) {
+    snprintf(err, errlen, "%s: more vertices or edges than announced, or a vertex kind above %d", s->path,
+             LLAMP_VERTEX_RECV);
+    llamp_graph_stream_abort(s);
+    return -1;
+  }
+  if (!s->failed && (s->nv != s->n || s->ne != s->m || s->sends != s->num_messages)) {
+    snprintf(err, errlen, "%s: %llu vertices, %llu edges and %llu sends given, %llu, %llu and %llu announced",
+             s->path, (unsigned long long)s->nv, (unsigned long long)s->ne, (unsigned long long)s->sends,
+             (unsigned long long)s->n, (unsigned long long)s->m, (unsigned long long)s->num_messages);
+    llamp_graph_stream_abort(s);
+    return -1;
+  }
+  int ok = !s->failed && stream_put(s, 6, &end, 4) == 0;
+  for (int i = 0; ok && i < NSECT - 1; i++) ok = stream_flush(s, i) == 0;
+  size_t rf = 8 * ((size_t)s->num_ranks + 1);
+  ok = ok && pwrite(s->fd, rank_first, rf, (off_t)s->off[8]) == (ssize_t)rf;
+  /* the checksum over the header's fields and the arrays, as written */
+  bin_header4_t h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.h.magic, LLAMP_BIN_MAGIC, 8);
+  h.h.version = BIN_VERSION;
+  h.h.num_ranks = s->num_ranks;
+  h.h.n = s->n;
+  h.h.m = s->m;
+  h.h.num_messages = s->num_messages;
+  void *map = ok ? mmap(NULL, s->file_bytes, PROT_READ, MAP_SHARED, s->fd, 0) : MAP_FAILED;
+  if (map != MAP_FAILED) {
+    uint64_t bytes[NSECT] = {s->n, 4 * s->n, 8 * s->n, 4 * s->n, 4 * s->n, 4 * s->n, 4 * (s->n + 1), 4 * s->m, rf};
+    madvise(map, s->file_bytes, MADV_SEQUENTIAL);
+    uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, &h, offsetof(bin_header_t, checksum));
+    for (int i = 0; i < NSECT; i++) {
+      sum = sum_bytes4(sum, (unsigned char *)map + s->off[i], bytes[i]);
+      /* pages already summed leave this process (a file larger than memory) */
+      madvise(map, (s->off[i] + bytes[i]) & ~(uint64_t)4095, MADV_DONTNEED);
+    }
+    munmap(map, s->file_bytes);
+    h.h.checksum = sum;
+    ok = pwrite(s->fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
+  } else {
+    ok = 0;
+  }
+  if (close(s->fd) != 0) ok = 0;
+  s->fd = -1;
+  if (!ok) {
+    snprintf(err, errlen, "%s: write failed: %s", s->path, strerror(errno));
+    llamp_graph_stream_abort(s);
+    return -1;
+  }
+  free(s->path);
+  s->path = NULL;
+  llamp_graph_stream_abort(s);
+  return 0;
+}
+
 int llamp_graph_is_binary(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return -1;

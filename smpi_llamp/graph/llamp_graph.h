@@ -158,6 +158,29 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
 /* Does the file start with the binary magic? (1 yes, 0 no, -1 unreadable) */
 int llamp_graph_is_binary(const char *path);
 
+/* A binary graph written vertex by vertex, for graphs larger than memory
+ * (10^9 events: 36 GB): the caller gives the vertices in a topological
+ * order (every in-edge's source already given) with their final numbers,
+ * and the counts up front; each array goes to its place in the file through
+ * a small buffer.  Closing writes the rank blocks, reads the file back once
+ * for the checksum and writes the header: the file is then the one
+ * llamp_graph_write_binary writes for the same arrays, byte for byte.
+ * in_src[i] = source | kind << LLAMP_EDGE_KIND_SHIFT; partner and id as
+ * llamp_graph_partner / llamp_graph_id (UINT32_MAX: no partner). */
+typedef struct llamp_graph_stream llamp_graph_stream_t;
+llamp_graph_stream_t *llamp_graph_stream_create(const char *path, uint32_t num_ranks, uint64_t n,
+                                                uint64_t m, uint64_t num_messages, char *err,
+                                                size_t errlen);
+int llamp_graph_stream_vertex(llamp_graph_stream_t *s, unsigned kind, uint32_t rank, double value,
+                              int32_t tag, uint32_t partner, uint32_t id, uint32_t nin,
+                              const uint32_t *in_src);
+/* rank_first: num_ranks + 1 builder ids (llamp_graph.h); checks that n
+ * vertices, m edges and num_messages sends were given.  Frees s. */
+int llamp_graph_stream_close(llamp_graph_stream_t *s, const uint64_t *rank_first, char *err,
+                             size_t errlen);
+/* Without closing (an error on the caller's side): the file is removed. */
+void llamp_graph_stream_abort(llamp_graph_stream_t *s);
+
 #ifdef __cplusplus
 }
 #endif
