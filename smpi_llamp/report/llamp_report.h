@@ -27,6 +27,7 @@ typedef struct {
   llamp_params_t params;
   /* at the given parameters */
   llamp_point_t point;
+  int out_of_core; /* T and lambdas by llamp_engine_stream_point: no critical path was traced */
   /* optional parts: counts of 0 mean "not asked" */
   int have_range;
   double range_lo, range_hi;

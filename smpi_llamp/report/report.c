@@ -166,14 +166,18 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
           100 * p->rho_G);
   fprintf(f, "overhead            λ_o = %g\n", p->lambda[LLAMP_PARAM_O]);
   if (q->g > 0) fprintf(f, "gap                 λ_g = %g\n", p->lambda[LLAMP_PARAM_GAP]);
-  fprintf(f,
-          "critical path: %llu vertices, %llu message(s); compute %.1f %%, overhead %.1f %%, "
-          "latency %.1f %%, bandwidth %.1f %%",
-          (unsigned long long)p->path_vertices, (unsigned long long)p->path_messages,
-          pct(p->t_compute, p->T), pct(p->t_overhead, p->T), pct(p->t_latency, p->T),
-          pct(p->t_bandwidth, p->T));
-  if (q->g > 0) fprintf(f, ", gap %.1f %%", pct(p->t_gap, p->T));
-  fprintf(f, "\n");
+  if (a->out_of_core) {
+    fprintf(f, "critical path: not traced (out of core: one pass over the graph file)\n");
+  } else {
+    fprintf(f,
+            "critical path: %llu vertices, %llu message(s); compute %.1f %%, overhead %.1f %%, "
+            "latency %.1f %%, bandwidth %.1f %%",
+            (unsigned long long)p->path_vertices, (unsigned long long)p->path_messages,
+            pct(p->t_compute, p->T), pct(p->t_overhead, p->T), pct(p->t_latency, p->T),
+            pct(p->t_bandwidth, p->T));
+    if (q->g > 0) fprintf(f, ", gap %.1f %%", pct(p->t_gap, p->T));
+    fprintf(f, "\n");
+  }
   for (int w = 0; w < LLAMP_NUM_PARAMS; w++) text_tolerance(f, a, (llamp_param_t)w);
   text_xparams(f, a);
   text_pairs(f, a);
@@ -329,33 +333,37 @@ void llamp_report_json(FILE *f, const llamp_analysis_t *a) {
     json_num(f, scalars[i].v);
     fprintf(f, ",\n");
   }
-  fprintf(f, "  \"critical_path\": {\"vertices\": %llu, \"messages\": %llu, \"compute\": ",
-          (unsigned long long)p->path_vertices, (unsigned long long)p->path_messages);
-  json_num(f, p->t_compute);
-  fprintf(f, ", \"overhead\": ");
-  json_num(f, p->t_overhead);
-  fprintf(f, ", \"latency\": ");
-  json_num(f, p->t_latency);
-  fprintf(f, ", \"bandwidth\": ");
-  json_num(f, p->t_bandwidth);
-  fprintf(f, ", \"gap\": ");
-  json_num(f, p->t_gap);
-  if (a->path_len) {
-    fprintf(f, ", \"path\": [");
-    for (size_t i = 0; i < a->path_len; i++)
-      fprintf(f, "%s{\"vertex\": %llu, \"rank\": %u, \"kind\": \"%s\"}", i ? ", " : "",
-              (unsigned long long)a->path[i], a->path_ranks[i], kind_name(a->path_kinds[i]));
-    fprintf(f, "]");
-  }
-  if (a->path_by_rank) {
-    fprintf(f, ", \"by_rank\": [");
-    for (uint32_t r = 0; r < a->ranks; r++) {
-      if (r) fprintf(f, ", ");
-      json_num(f, a->path_by_rank[r]);
+  if (a->out_of_core) {
+    fprintf(f, "  \"out_of_core\": true,\n  \"critical_path\": null,\n");
+  } else {
+    fprintf(f, "  \"critical_path\": {\"vertices\": %llu, \"messages\": %llu, \"compute\": ",
+            (unsigned long long)p->path_vertices, (unsigned long long)p->path_messages);
+    json_num(f, p->t_compute);
+    fprintf(f, ", \"overhead\": ");
+    json_num(f, p->t_overhead);
+    fprintf(f, ", \"latency\": ");
+    json_num(f, p->t_latency);
+    fprintf(f, ", \"bandwidth\": ");
+    json_num(f, p->t_bandwidth);
+    fprintf(f, ", \"gap\": ");
+    json_num(f, p->t_gap);
+    if (a->path_len) {
+      fprintf(f, ", \"path\": [");
+      for (size_t i = 0; i < a->path_len; i++)
+        fprintf(f, "%s{\"vertex\": %llu, \"rank\": %u, \"kind\": \"%s\"}", i ? ", " : "",
+                (unsigned long long)a->path[i], a->path_ranks[i], kind_name(a->path_kinds[i]));
+      fprintf(f, "]");
     }
-    fprintf(f, "]");
+    if (a->path_by_rank) {
+      fprintf(f, ", \"by_rank\": [");
+      for (uint32_t r = 0; r < a->ranks; r++) {
+        if (r) fprintf(f, ", ");
+        json_num(f, a->path_by_rank[r]);
+      }
+      fprintf(f, "]");
+    }
+    fprintf(f, "},\n");
   }
-  fprintf(f, "},\n");
   if (a->have_range) {
     fprintf(f, "  \"range\": {\"L_min\": ");
     json_num(f, a->range_lo);

@@ -24,7 +24,8 @@ enum {
   OPT_L = 1000, OPT_O, OPT_SMALLG, OPT_G, OPT_S, OPT_BW_TERM, OPT_TIME_UNIT, OPT_RANGE, OPT_TOL,
   OPT_TOL_OF, OPT_BUDGET, OPT_SWEEP, OPT_WRT, OPT_PATH, OPT_FORMAT, OPT_OBJECTIVE, OPT_LIST,
   OPT_VERSION, OPT_TIMING, OPT_RNDV, OPT_COLL, OPT_REDUCE_COST, OPT_MIN_CALC, OPT_MODEL, OPT_CLASSIFY, OPT_NIC,
-  OPT_ROUTES, OPT_HOSTFILE, OPT_SET, OPT_PAIRS, OPT_PAIRS_CSV, OPT_SWEEP2, OPT_WRT2, OPT_ENVELOPE
+  OPT_ROUTES, OPT_HOSTFILE, OPT_SET, OPT_PAIRS, OPT_PAIRS_CSV, OPT_SWEEP2, OPT_WRT2, OPT_ENVELOPE,
+  OPT_OUT_OF_CORE, OPT_WINDOW
 };
 
 #define COMMON_LONG_OPTIONS                                                           \
@@ -66,5 +67,8 @@ int cmd_classify(int argc, char **argv);
 /* --classify / --at ANCHOR: here, e1g, e10g, qdr or BW@L (classify_cmd.c) */
 void classify_anchor(const char *opt, const char *text, llamp_params_t *p);
 int cmd_place(int argc, char **argv); /* place_cmd.c */
+/* llamp analyze --out-of-core: report T and the lambdas (outofcore_cmd.c) */
+int analyze_out_of_core(const llamp_graph_t *g, const char *path, const llamp_params_t *p, uint64_t window,
+                        const char *format, const char *out_path);
 
 #endif

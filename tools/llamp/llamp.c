@@ -388,6 +388,11 @@ static const char *analyze_help =
     "  --critical-path     list the critical path's vertices\n"
     "  --classify ANCHOR   classes C1-C5 (llamp classify) at here (the model), e1g,\n"
     "                      e10g, qdr or BW@L; 19 more evaluations\n"
+    "  --out-of-core       T and the λs only, in one pass over the graph file with a\n"
+    "                      window of it in memory: graphs larger than memory (LogGP,\n"
+    "                      eager messages; docs/graph.md)\n"
+    "  --window N          vertices the --out-of-core pass holds (default 1048576;\n"
+    "                      the longest in-edge must fit)\n"
     "  --format text|json|csv   output format (default text)\n"
     "  -o FILE             write the report to FILE instead of stdout\n";
 
@@ -422,16 +427,26 @@ static int cmd_analyze(int argc, char **argv) {
                                {"critical-path", no_argument, 0, OPT_PATH},
                                {"format", required_argument, 0, OPT_FORMAT},
                                {"classify", required_argument, 0, OPT_CLASSIFY},
+                               {"out-of-core", no_argument, 0, OPT_OUT_OF_CORE},
+                               {"window", required_argument, 0, OPT_WINDOW},
                                TOPO_LONG_OPTIONS,
                                {0, 0, 0, 0}};
   const char *classify_at = NULL;
-  int c;
+  int c, out_of_core = 0, tol_given = 0;
+  uint64_t window = 1u << 20;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
     if (topo_option(c, &to) || common_option(c, &co)) continue;
     switch (c) {
     case 'h': printf(analyze_help, params_help); return 0;
     case OPT_CLASSIFY: classify_at = optarg; break;
+    case OPT_OUT_OF_CORE: out_of_core = 1; break;
+    case OPT_WINDOW: {
+      char *end;
+      window = strtoull(optarg, &end, 10);
+      if (*end || !window || optarg[0] == '-') die("--window: '%s' (expected a number of vertices > 0)", optarg);
+      break;
+    }
     case OPT_PAIRS: {
       char *end;
       pair_top = strtol(optarg, &end, 10);
@@ -443,6 +458,7 @@ static int cmd_analyze(int argc, char **argv) {
     case OPT_RANGE: range_str = optarg; break;
     case OPT_TOL: {
       npercent = 0;
+      tol_given = 1;
       if (strcmp(optarg, "none") == 0) break; /* no tolerance search at all */
       char *dup = strdup(optarg), *save = NULL;
       for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -505,6 +521,20 @@ static int cmd_analyze(int argc, char **argv) {
     wrt2 = resolve_param(&co.params, "wrt2", wrt2_str);
     if (wrt2 == wrt) die("--wrt2: '%s' is the parameter of --wrt too (expected another one)", wrt2_str);
     parse_span("sweep2", sweep2_str, wrt2, &sw2_a, &sw2_b, &sw2_step);
+  }
+  if (out_of_core) {
+    if (range_str || sweep_str || have_budget || pair_top >= 0 || pairs_csv || want_path || classify_at ||
+        to.routes_path || (tol_given && npercent) || tol_of_str)
+      die("--out-of-core gives T and the λs only: not with --range, --sweep, --budget, --tolerance, "
+          "--pairs, --critical-path, --classify or --routes");
+    if (strcmp(format, "csv") == 0) die("--out-of-core: --format text or json");
+    analyze_out_of_core(g, path, &co.params, window, format, out_path);
+    memory_report();
+    topo_free(&to);
+    llamp_graph_destroy(g);
+    return 0;
+  } else if (window != 1u << 20) {
+    die("--window is for --out-of-core");
   }
   llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
   if (!e) die("%s: %s", path, err);
