@@ -116,6 +116,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: bench_outofcore FILE PX PY PZ ITERS [--check] [--keep]\n");
     return 2;
   }
+  setvbuf(stdout, NULL, _IOLBF, 0); /* a log file shows each stage as it ends */
   const char *path = argv[1];
   PX = (uint32_t)atoi(argv[2]);
   PY = (uint32_t)atoi(argv[3]);

@@ -1343,6 +1343,8 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
       }
     }
     st[v & mask] = b;
+    /* the file's pages behind the window leave the resident set */
+    if ((v & ((1u << 22) - 1)) == 0 && v > W) llamp_graph_drop_pages(g, v - W);
     double c = b + vcost(kv, valv, &t, NULL, v), tol = tie_tol(c > T ? c : T);
     if (c >= T - tol) {
       int above = c > T + tol;

@@ -506,7 +506,13 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
    * tags, partners for the engine) then do not count in its peak memory */
   uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, &h, offsetof(bin_header_t, checksum));
   madvise(base, expect, MADV_SEQUENTIAL);
-  for (int i = 0; i < NSECT; i++) sum = sum_bytes4(sum, s[i].ptr, s[i].bytes);
+  /* a file over half the memory: each pass's pages leave as it goes */
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  g->map_big = pages > 0 && psize > 0 && expect > (uint64_t)pages * (uint64_t)psize / 2;
+  for (int i = 0; i < NSECT; i++) {
+    sum = sum_bytes4(sum, s[i].ptr, s[i].bytes);
+    if (g->map_big) madvise(base, (off[i] + s[i].bytes) & ~(uint64_t)4095, MADV_DONTNEED);
+  }
   if (sum != h.checksum) {
     snprintf(err, errlen, "%s: checksum mismatch (corrupt file)", path);
     goto bad;

@@ -798,6 +798,25 @@ fail:
 
 /* ---- accessors -------------------------------------------------------------- */
 
+/* the whole pages inside [p, p + bytes) leave the resident set */
+static void drop_range(const void *p, size_t bytes) {
+  uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+  if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+void llamp_graph_drop_pages(const llamp_graph_t *g, uint64_t v_end) {
+  if (!g->map) return;
+  if (v_end > g->n) v_end = g->n;
+  drop_range(g->kind, v_end);
+  drop_range(g->rank, 4 * v_end);
+  drop_range(g->value, 8 * v_end);
+  drop_range(g->tag, 4 * v_end);
+  drop_range(g->partner, 4 * v_end);
+  drop_range(g->id, 4 * v_end);
+  drop_range(g->in_off, 4 * v_end);
+  drop_range(g->in_src, 4 * (size_t)g->in_off[v_end]);
+}
+
 void llamp_graph_destroy(llamp_graph_t *g) {
   if (!g) return;
   if (g->map) {
@@ -880,6 +899,7 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
   uint32_t acc = 0;
   for (uint64_t v = 0; v < n; v++) acc |= (uint32_t)(g->in_off[v + 1] < g->in_off[v]);
   if (acc) BOUND_FAIL("edge offsets out of order");
+  if (g->map_big) llamp_graph_drop_pages(g, n); /* each pass leaves nothing resident */
   for (uint64_t v = 0; v < n && bad == n; v++) {
     uint32_t lim = (uint32_t)v;
     for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
@@ -890,6 +910,7 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
   if (bad < n)
     BOUND_FAIL("vertex %llu: an in-edge's source is not before it or its kind is bad",
                (unsigned long long)bad);
+  if (g->map_big) llamp_graph_drop_pages(g, n);
   uint64_t sends = 0;
   for (uint64_t v = 0; v < n; v++) {
     unsigned k = g->kind[v];
@@ -900,6 +921,7 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
            (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= n);
     if (acc) BOUND_FAIL("vertex %llu: kind, rank, id or partner out of range", (unsigned long long)v);
   }
+  if (g->map_big) llamp_graph_drop_pages(g, n);
   if (sends != g->num_messages) BOUND_FAIL("message count mismatch");
   double sum = 0; /* NaN or infinity propagate, negatives are caught below */
   for (uint64_t v = 0; v < n; v++) sum += g->value[v] * 0 + (g->value[v] < 0);

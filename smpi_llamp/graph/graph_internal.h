@@ -25,6 +25,7 @@ struct llamp_graph {
   uint64_t *rank_first; /* num_ranks+1: a rank's builder ids start here */
   void *map;            /* non-NULL: the arrays point into this read-only mapping */
   size_t map_len;
+  int map_big; /* the file is over half the memory: reading drops each pass's pages */
 };
 
 llamp_graph_t *llamp_graph_alloc(uint32_t num_ranks, uint64_t n, uint64_t m);

@@ -180,6 +180,11 @@ int llamp_graph_stream_close(llamp_graph_stream_t *s, const uint64_t *rank_first
                              size_t errlen);
 /* Without closing (an error on the caller's side): the file is removed. */
 void llamp_graph_stream_abort(llamp_graph_stream_t *s);
+/* A graph read from a file: drop the pages of vertices [0, v_end) and of
+ * their in-edges from the process's resident set (the page cache keeps
+ * them; reading them again maps them again).  For one pass over a file
+ * larger than memory; a no-op for graphs built in memory. */
+void llamp_graph_drop_pages(const llamp_graph_t *g, uint64_t v_end);
 
 #ifdef __cplusplus
 }
