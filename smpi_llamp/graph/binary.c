@@ -61,12 +61,20 @@ static uint64_t sum_bytes(uint64_t h, const void *p, size_t len) {
  * that came before, so a change anywhere (one word, or the header summed
  * before) always changes the sum.  (Lanes seeded from h cancelled when
  * folded: h ^ (h ^ 1).) */
-static uint64_t sum_bytes4(uint64_t h, const void *p, size_t len) {
+static uint64_t sum_bytes4_drop(uint64_t h, const void *p, size_t len, int drop);
+static uint64_t sum_bytes4(uint64_t h, const void *p, size_t len) { return sum_bytes4_drop(h, p, len, 0); }
+/* drop: the mapped pages already summed leave the resident set every 256
+ * MiB (a file larger than memory) */
+static uint64_t sum_bytes4_drop(uint64_t h, const void *p, size_t len, int drop) {
   const unsigned char *c = p;
   if (len < 32) return sum_bytes(h, c, len);
   uint64_t l0 = 0xcbf29ce484222325ULL, l1 = l0 ^ 1, l2 = l0 ^ 2, l3 = l0 ^ 3;
   size_t i = 0;
   for (; i + 32 <= len; i += 32) {
+    if (drop && i && (i & ((1u << 28) - 1)) == 0) {
+      uintptr_t a = ((uintptr_t)c + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)c + i) & ~(uintptr_t)4095;
+      if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+    }
     uint64_t w[4];
     memcpy(w, c + i, 32);
     l0 = (l0 ^ w[0]) * 0x100000001b3ULL;
@@ -304,7 +312,7 @@ int llamp_graph_stream_close(llamp_graph_stream_t *s, const uint64_t *rank_first
     madvise(map, s->file_bytes, MADV_SEQUENTIAL);
     uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, &h, offsetof(bin_header_t, checksum));
     for (int i = 0; i < NSECT; i++) {
-      sum = sum_bytes4(sum, (unsigned char *)map + s->off[i], bytes[i]);
+      sum = sum_bytes4_drop(sum, (unsigned char *)map + s->off[i], bytes[i], 1);
       /* pages already summed leave this process (a file larger than memory) */
       madvise(map, (s->off[i] + bytes[i]) & ~(uint64_t)4095, MADV_DONTNEED);
     }
@@ -510,7 +518,7 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   g->map_big = pages > 0 && psize > 0 && expect > (uint64_t)pages * (uint64_t)psize / 2;
   for (int i = 0; i < NSECT; i++) {
-    sum = sum_bytes4(sum, s[i].ptr, s[i].bytes);
+    sum = sum_bytes4_drop(sum, s[i].ptr, s[i].bytes, g->map_big);
     if (g->map_big) madvise(base, (off[i] + s[i].bytes) & ~(uint64_t)4095, MADV_DONTNEED);
   }
   if (sum != h.checksum) {

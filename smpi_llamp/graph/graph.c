@@ -897,10 +897,16 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
     if (g->rank_first[r] > n) BOUND_FAIL("rank %u: first vertex out of range", r);
   /* branch-free accumulations per array; the offender is searched after */
   uint32_t acc = 0;
-  for (uint64_t v = 0; v < n; v++) acc |= (uint32_t)(g->in_off[v + 1] < g->in_off[v]);
+  /* a file over half the memory: every 2^24 vertices the pages behind leave */
+#define DROP_BEHIND(v)                                                               \
+  if (g->map_big && ((v) & (((uint64_t)1 << 24) - 1)) == 0) llamp_graph_drop_pages(g, v)
+  for (uint64_t v = 0; v < n; v++) {
+    DROP_BEHIND(v);
+    acc |= (uint32_t)(g->in_off[v + 1] < g->in_off[v]);
+  }
   if (acc) BOUND_FAIL("edge offsets out of order");
-  if (g->map_big) llamp_graph_drop_pages(g, n); /* each pass leaves nothing resident */
   for (uint64_t v = 0; v < n && bad == n; v++) {
+    DROP_BEHIND(v);
     uint32_t lim = (uint32_t)v;
     for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
       uint32_t w = g->in_src[e];
@@ -910,9 +916,9 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
   if (bad < n)
     BOUND_FAIL("vertex %llu: an in-edge's source is not before it or its kind is bad",
                (unsigned long long)bad);
-  if (g->map_big) llamp_graph_drop_pages(g, n);
   uint64_t sends = 0;
   for (uint64_t v = 0; v < n; v++) {
+    DROP_BEHIND(v);
     unsigned k = g->kind[v];
     uint32_t pr = g->partner[v];
     sends += k == LLAMP_VERTEX_SEND;
@@ -921,10 +927,14 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
            (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= n);
     if (acc) BOUND_FAIL("vertex %llu: kind, rank, id or partner out of range", (unsigned long long)v);
   }
-  if (g->map_big) llamp_graph_drop_pages(g, n);
   if (sends != g->num_messages) BOUND_FAIL("message count mismatch");
   double sum = 0; /* NaN or infinity propagate, negatives are caught below */
-  for (uint64_t v = 0; v < n; v++) sum += g->value[v] * 0 + (g->value[v] < 0);
+  for (uint64_t v = 0; v < n; v++) {
+    DROP_BEHIND(v);
+    sum += g->value[v] * 0 + (g->value[v] < 0);
+  }
+  if (g->map_big) llamp_graph_drop_pages(g, n);
+#undef DROP_BEHIND
   if (!(sum == 0))
     BOUND_FAIL("a cost or size is not finite and non-negative");
   return 0;
