@@ -81,6 +81,29 @@ llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source) {
   return b;
 }
 
+int llamp_builder_reserve(llamp_builder_t *b, uint64_t ops, uint64_t deps) {
+  if (ops > LLAMP_MAX_VERTICES) ops = LLAMP_MAX_VERTICES;
+  if (deps > UINT32_MAX) deps = UINT32_MAX;
+  if (ops > b->cap) {
+    if (grow((void **)&b->kind, 1, ops) || grow((void **)&b->rank, 4, ops) || grow((void **)&b->value, 8, ops) ||
+        grow((void **)&b->peer, 4, ops) || grow((void **)&b->tag, 4, ops) || grow((void **)&b->line, 4, ops) ||
+        grow((void **)&b->in_off, 4, ops + 1))
+      return -1; /* the arrays that grew keep the old contents: cap stays */
+    b->cap = ops;
+  }
+  if (deps > b->capd) {
+    if (grow((void **)&b->dep_after, 4, deps) || grow((void **)&b->dep_before, 4, deps)) return -1;
+    b->capd = deps;
+  }
+  /* the in-edges: the dependencies and a message edge per receive */
+  uint64_t edges = deps + ops < UINT32_MAX ? deps + ops : UINT32_MAX;
+  if (edges > b->capm) {
+    if (grow((void **)&b->in_src, 4, edges)) return -1;
+    b->capm = edges;
+  }
+  return 0;
+}
+
 void llamp_builder_destroy(llamp_builder_t *b) {
   if (!b) return;
   free(b->kind);

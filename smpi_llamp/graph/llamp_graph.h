@@ -63,6 +63,12 @@ typedef struct llamp_builder llamp_builder_t;
  * messages (a file name, "capture", ...). */
 llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source);
 void llamp_builder_destroy(llamp_builder_t *b);
+/* Room for `ops` operations and `deps` dependencies before the arrays grow
+ * (a hint: more still works).  Growing by doubling copies each array into
+ * fresh pages (a quarter of a trace's DAG construction); room that is never
+ * used is never touched, so a generous hint costs address space only.
+ * Returns 0, or -1 when out of memory (the builder is then unchanged). */
+int llamp_builder_reserve(llamp_builder_t *b, uint64_t ops, uint64_t deps);
 
 /* Append an operation to `rank`.  Returns the builder-wide operation id (>=0)
  * or -1.  All operations of one rank must be added contiguously (rank blocks

@@ -1690,6 +1690,11 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
     }
   }
   s.b = llamp_builder_create(num_ranks, s.opt.source);
+  if (s.b) { /* room up front (a hint): up to 3 vertices and 6 dependencies per record; what is not used is never touched */
+    uint64_t records = 0;
+    for (uint32_t r = 0; r < num_ranks; r++) records += llamp_trace_reader_records(ranks[r]);
+    (void)llamp_builder_reserve(s.b, 3 * records + 1024, 6 * records + 1024);
+  }
   if (!s.b || llamp_map_init(&s.cidx, 64) || llamp_map_init(&s.tags, 1024) || llamp_map_init(&k.reqmap, 1024) ||
       llamp_map_init(&k.commmap, 64)) {
     snprintf(err, errlen, "%s: out of memory", s.opt.source);
