@@ -286,17 +286,19 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   so.reduce_cost = cfg->reduce_cost;
   so.source = "capture";
   so.burst_G = cfg->params.G;
+  /* the builder's arrays (reserved up front, so they do not grow and leave
+   * holes) and then the engine's, freed and allocated pass after pass: all
+   * from the heap, whose pages are reused instead of faulted in again
+   * (llamp_mem.h), until the analysis ends */
+  llamp_mem_keep_freed();
   llamp_sched_stats_t st;
   memset(&st, 0, sizeof st);
   llamp_graph_t *g = llamp_sched_build(readers, nranks, &so, &st, err, errlen);
   if (!g) {
     llamp_sched_stats_free(&st);
+    llamp_mem_return_freed();
     return -1;
   }
-  /* the engine's passes free and allocate arrays of the graph's size one
-   * after another (not the builder's: it grows
-   * arrays by realloc, whose holes a kept heap would hold): reuse their pages (llamp_mem.h), until the analysis ends */
-  llamp_mem_keep_freed();
   /* large runs: the routes of the pairs the messages use (a subset table) */
   llamp_capture_config_t cfg_routes;
   llamp_topo_t *own_topo = NULL;
