@@ -1261,6 +1261,23 @@ static int point(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt, int e
 
 /* ---- out of core ---------------------------------------------------------------- */
 
+/* merge()'s coefficient half for nw (right, left) pairs, once the time has
+ * decided: above = the candidate is later (its coefficients from + ce
+ * replace to's), else a tie (the right ones' maximum, the left ones'
+ * minimum). */
+static inline void merge_coefs(int above, const double *from, const double *ce, double *to, int nw) {
+  for (int k = 0; k < nw; k++) {
+    double h = from[2 * k] + ce[k], l = from[2 * k + 1] + ce[k];
+    if (above) {
+      to[2 * k] = h;
+      to[2 * k + 1] = l;
+    } else {
+      if (h > to[2 * k]) to[2 * k] = h;
+      if (l < to[2 * k + 1]) to[2 * k + 1] = l;
+    }
+  }
+}
+
 int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, uint64_t window,
                               llamp_point_t *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
@@ -1273,15 +1290,14 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
                           "gap, size-dependent or per-pair costs)");
     return -1;
   }
-  uint64_t W = 1;
-  while (W < window && W < ((uint64_t)1 << 40)) W <<= 1;
   llamp_graph_arrays_t a;
   llamp_graph_arrays(g, &a);
-  if (W > a.n) W = a.n ? a.n : 1;
-  const uint64_t mask = W & (W - 1) ? UINT64_MAX : W - 1; /* W a power of two, or all of the graph */
-  /* the pass of pass1, for three parameters at once (as passn would): every
-   * tie decision depends on theta only, so each parameter's coefficients are
-   * those of its own pass */
+  uint64_t W = 1; /* a power of two: slot v & (W - 1) */
+  while (W < window && W < a.n) W <<= 1;
+  const uint64_t mask = W - 1;
+  /* pass1's pass for three parameters at once: the start times and every
+   * tie decision depend on theta only, so each parameter's coefficients are
+   * those of its own pass1 */
   enum { NW = 3 };
   static const llamp_param_t ws[NW] = {LLAMP_PARAM_O, LLAMP_PARAM_G, LLAMP_PARAM_L};
   double *st = malloc(W * sizeof *st), *co = malloc(W * 2 * NW * sizeof *co);
@@ -1328,19 +1344,12 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
       if (c < b - tol) continue; /* merge() leaves b and the coefficients */
       int above = c > b + tol;
       if (c > b) b = c;
-      const double *uc = co + (u & mask) * 2 * NW;
+      double ce[NW];
       for (int k = 0; k < NW; k++) {
-        double ce = ecoef_uv(type, vu, ws[k], &t, NULL, u, kv, valv, v);
-        if (!fs) ce += vcoef(ku, vu, ws[k], &t, NULL, u);
-        double h = uc[2 * k] + ce, l = uc[2 * k + 1] + ce;
-        if (above) {
-          bc[2 * k] = h;
-          bc[2 * k + 1] = l;
-        } else {
-          if (h > bc[2 * k]) bc[2 * k] = h;
-          if (l < bc[2 * k + 1]) bc[2 * k + 1] = l;
-        }
+        ce[k] = ecoef_uv(type, vu, ws[k], &t, NULL, u, kv, valv, v);
+        if (!fs) ce[k] += vcoef(ku, vu, ws[k], &t, NULL, u); /* as pass1 adds them */
       }
+      merge_coefs(above, co + (u & mask) * 2 * NW, ce, bc, NW);
     }
     st[v & mask] = b;
     /* the file's pages behind the window leave the resident set */
@@ -1349,17 +1358,9 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     if (c >= T - tol) {
       int above = c > T + tol;
       if (c > T) T = c;
-      for (int k = 0; k < NW; k++) {
-        double ce = vcoef(kv, valv, ws[k], &t, NULL, v);
-        double h = bc[2 * k] + ce, l = bc[2 * k + 1] + ce;
-        if (above) {
-          Tc[2 * k] = h;
-          Tc[2 * k + 1] = l;
-        } else {
-          if (h > Tc[2 * k]) Tc[2 * k] = h;
-          if (l < Tc[2 * k + 1]) Tc[2 * k + 1] = l;
-        }
-      }
+      double ce[NW];
+      for (int k = 0; k < NW; k++) ce[k] = vcoef(kv, valv, ws[k], &t, NULL, v);
+      merge_coefs(above, bc, ce, Tc, NW);
     }
   }
   free(st);

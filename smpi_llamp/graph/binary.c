@@ -61,27 +61,26 @@ static uint64_t sum_bytes(uint64_t h, const void *p, size_t len) {
  * that came before, so a change anywhere (one word, or the header summed
  * before) always changes the sum.  (Lanes seeded from h cancelled when
  * folded: h ^ (h ^ 1).) */
-static uint64_t sum_bytes4_drop(uint64_t h, const void *p, size_t len, int drop);
-static uint64_t sum_bytes4(uint64_t h, const void *p, size_t len) { return sum_bytes4_drop(h, p, len, 0); }
-/* drop: the mapped pages already summed leave the resident set every 256
- * MiB (a file larger than memory) */
-static uint64_t sum_bytes4_drop(uint64_t h, const void *p, size_t len, int drop) {
+static uint64_t sum_bytes4(uint64_t h, const void *p, size_t len, int drop) {
   const unsigned char *c = p;
   if (len < 32) return sum_bytes(h, c, len);
   uint64_t l0 = 0xcbf29ce484222325ULL, l1 = l0 ^ 1, l2 = l0 ^ 2, l3 = l0 ^ 3;
-  size_t i = 0;
-  for (; i + 32 <= len; i += 32) {
-    if (drop && i && (i & ((1u << 28) - 1)) == 0) {
-      uintptr_t a = ((uintptr_t)c + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)c + i) & ~(uintptr_t)4095;
-      if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+  size_t i = 0, whole = len - len % 32;
+  /* drop (a file larger than memory): in chunks of 256 MiB, the pages
+   * summed so far leave the resident set */
+  for (size_t chunk = drop ? (size_t)1 << 28 : whole; i < whole;) {
+    size_t end = whole - i > chunk ? i + chunk : whole;
+    for (; i < end; i += 32) {
+      uint64_t w[4];
+      memcpy(w, c + i, 32);
+      l0 = (l0 ^ w[0]) * 0x100000001b3ULL;
+      l1 = (l1 ^ w[1]) * 0x100000001b3ULL;
+      l2 = (l2 ^ w[2]) * 0x100000001b3ULL;
+      l3 = (l3 ^ w[3]) * 0x100000001b3ULL;
     }
-    uint64_t w[4];
-    memcpy(w, c + i, 32);
-    l0 = (l0 ^ w[0]) * 0x100000001b3ULL;
-    l1 = (l1 ^ w[1]) * 0x100000001b3ULL;
-    l2 = (l2 ^ w[2]) * 0x100000001b3ULL;
-    l3 = (l3 ^ w[3]) * 0x100000001b3ULL;
+    if (drop) llamp_graph_drop_range(c, i);
   }
+  if (drop) llamp_graph_drop_range(c, len);
   uint64_t d = sum_bytes(l0, &l1, 8);
   d = sum_bytes(d, &l2, 8);
   d = sum_bytes(d, &l3, 8);
@@ -123,6 +122,27 @@ static uint64_t layout4(uint32_t P, uint64_t n, uint64_t m, uint64_t off[NSECT])
   return at;
 }
 
+/* A version-4 header of these counts, checksum not yet set. */
+static bin_header4_t header4(uint32_t num_ranks, uint64_t n, uint64_t m, uint64_t num_messages) {
+  bin_header4_t h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.h.magic, LLAMP_BIN_MAGIC, 8);
+  h.h.version = BIN_VERSION;
+  h.h.num_ranks = num_ranks;
+  h.h.n = n;
+  h.h.m = m;
+  h.h.num_messages = num_messages;
+  return h;
+}
+
+/* The file's checksum: the header's fields, then each array (version 4;
+ * drop: see sum_bytes4). */
+static uint64_t checksum4(const bin_header_t *h, const section_t s[NSECT], int drop) {
+  uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, h, offsetof(bin_header_t, checksum));
+  for (int i = 0; i < NSECT; i++) sum = sum_bytes4(sum, s[i].ptr, s[i].bytes, drop);
+  return sum;
+}
+
 static int little_endian(void) {
   uint16_t x = 1;
   unsigned char c;
@@ -144,17 +164,8 @@ int llamp_graph_write_binary(const llamp_graph_t *g, const char *path, char *err
   sections((llamp_graph_t *)g, g->id, s);
   uint64_t off[NSECT];
   layout4(g->num_ranks, g->n, g->m, off);
-  bin_header4_t h;
-  memset(&h, 0, sizeof h);
-  memcpy(h.h.magic, LLAMP_BIN_MAGIC, 8);
-  h.h.version = BIN_VERSION;
-  h.h.num_ranks = g->num_ranks;
-  h.h.n = g->n;
-  h.h.m = g->m;
-  h.h.num_messages = g->num_messages;
-  uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, &h, offsetof(bin_header_t, checksum));
-  for (int i = 0; i < NSECT; i++) sum = sum_bytes4(sum, s[i].ptr, s[i].bytes);
-  h.h.checksum = sum;
+  bin_header4_t h = header4(g->num_ranks, g->n, g->m, g->num_messages);
+  h.h.checksum = checksum4(&h.h, s, 0);
   static const unsigned char zeros[BIN_ALIGN];
   int ok = fwrite(&h, sizeof h, 1, f) == 1;
   uint64_t at = sizeof h;
@@ -298,26 +309,15 @@ int llamp_graph_stream_close(llamp_graph_stream_t *s, const uint64_t *rank_first
   size_t rf = 8 * ((size_t)s->num_ranks + 1);
   ok = ok && pwrite(s->fd, rank_first, rf, (off_t)s->off[8]) == (ssize_t)rf;
   /* the checksum over the header's fields and the arrays, as written */
-  bin_header4_t h;
-  memset(&h, 0, sizeof h);
-  memcpy(h.h.magic, LLAMP_BIN_MAGIC, 8);
-  h.h.version = BIN_VERSION;
-  h.h.num_ranks = s->num_ranks;
-  h.h.n = s->n;
-  h.h.m = s->m;
-  h.h.num_messages = s->num_messages;
+  bin_header4_t h = header4(s->num_ranks, s->n, s->m, s->num_messages);
   void *map = ok ? mmap(NULL, s->file_bytes, PROT_READ, MAP_SHARED, s->fd, 0) : MAP_FAILED;
   if (map != MAP_FAILED) {
     uint64_t bytes[NSECT] = {s->n, 4 * s->n, 8 * s->n, 4 * s->n, 4 * s->n, 4 * s->n, 4 * (s->n + 1), 4 * s->m, rf};
+    section_t sec[NSECT];
+    for (int i = 0; i < NSECT; i++) sec[i] = (section_t){(unsigned char *)map + s->off[i], bytes[i]};
     madvise(map, s->file_bytes, MADV_SEQUENTIAL);
-    uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, &h, offsetof(bin_header_t, checksum));
-    for (int i = 0; i < NSECT; i++) {
-      sum = sum_bytes4_drop(sum, (unsigned char *)map + s->off[i], bytes[i], 1);
-      /* pages already summed leave this process (a file larger than memory) */
-      madvise(map, (s->off[i] + bytes[i]) & ~(uint64_t)4095, MADV_DONTNEED);
-    }
+    h.h.checksum = checksum4(&h.h, sec, 1); /* pages summed leave: a file larger than memory */
     munmap(map, s->file_bytes);
-    h.h.checksum = sum;
     ok = pwrite(s->fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
   } else {
     ok = 0;
@@ -512,16 +512,11 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
   /* after the checks every page is dropped from this process's resident
    * set (the page cache keeps them): the arrays a caller never touches (ids,
    * tags, partners for the engine) then do not count in its peak memory */
-  uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, &h, offsetof(bin_header_t, checksum));
   madvise(base, expect, MADV_SEQUENTIAL);
   /* a file over half the memory: each pass's pages leave as it goes */
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   g->map_big = pages > 0 && psize > 0 && expect > (uint64_t)pages * (uint64_t)psize / 2;
-  for (int i = 0; i < NSECT; i++) {
-    sum = sum_bytes4_drop(sum, s[i].ptr, s[i].bytes, g->map_big);
-    if (g->map_big) madvise(base, (off[i] + s[i].bytes) & ~(uint64_t)4095, MADV_DONTNEED);
-  }
-  if (sum != h.checksum) {
+  if (checksum4(&h, s, g->map_big) != h.checksum) {
     snprintf(err, errlen, "%s: checksum mismatch (corrupt file)", path);
     goto bad;
   }

@@ -821,8 +821,7 @@ fail:
 
 /* ---- accessors -------------------------------------------------------------- */
 
-/* the whole pages inside [p, p + bytes) leave the resident set */
-static void drop_range(const void *p, size_t bytes) {
+void llamp_graph_drop_range(const void *p, size_t bytes) {
   uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
   if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
 }
@@ -830,14 +829,14 @@ static void drop_range(const void *p, size_t bytes) {
 void llamp_graph_drop_pages(const llamp_graph_t *g, uint64_t v_end) {
   if (!g->map) return;
   if (v_end > g->n) v_end = g->n;
-  drop_range(g->kind, v_end);
-  drop_range(g->rank, 4 * v_end);
-  drop_range(g->value, 8 * v_end);
-  drop_range(g->tag, 4 * v_end);
-  drop_range(g->partner, 4 * v_end);
-  drop_range(g->id, 4 * v_end);
-  drop_range(g->in_off, 4 * v_end);
-  drop_range(g->in_src, 4 * (size_t)g->in_off[v_end]);
+  llamp_graph_drop_range(g->kind, v_end);
+  llamp_graph_drop_range(g->rank, 4 * v_end);
+  llamp_graph_drop_range(g->value, 8 * v_end);
+  llamp_graph_drop_range(g->tag, 4 * v_end);
+  llamp_graph_drop_range(g->partner, 4 * v_end);
+  llamp_graph_drop_range(g->id, 4 * v_end);
+  llamp_graph_drop_range(g->in_off, 4 * v_end);
+  llamp_graph_drop_range(g->in_src, 4 * (size_t)g->in_off[v_end]);
 }
 
 void llamp_graph_destroy(llamp_graph_t *g) {

@@ -39,4 +39,8 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level);
  * array: offsets, sources before their vertex, kinds, ranks, partners and
  * values in range.  0 / -1 with a message. */
 int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen);
+/* The whole pages inside [p, p + bytes) leave the resident set (mapped
+ * files: the page cache keeps them). */
+void llamp_graph_drop_range(const void *p, size_t bytes);
+
 #endif

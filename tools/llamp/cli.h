@@ -9,6 +9,7 @@
 #include "llamp_goal.h"
 #include "llamp_graph.h"
 #include "llamp_netmodel.h"
+#include "llamp_report.h"
 #include "llamp_units.h"
 
 typedef struct {
@@ -60,6 +61,11 @@ llamp_unit_kind_t param_unit(llamp_param_t w, const char **def);
 void parse_span(const char *opt, const char *text, llamp_param_t w, double *a, double *b,
                 double *step);
 llamp_param_t parse_param_name(const char *opt, const char *s);
+
+/* The analysis of g at p before any pass (the graph's counts), and the
+ * report of it in `format` (text, json, csv) to out_path or stdout. */
+void analysis_init(llamp_analysis_t *a, const llamp_graph_t *g, const char *path, const llamp_params_t *p);
+void report_write(const llamp_analysis_t *a, const char *format, const char *out_path);
 
 /* Subcommands in files of their own. */
 int cmd_plot(int argc, char **argv);

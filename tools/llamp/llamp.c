@@ -357,6 +357,25 @@ static void topo_free(topo_opts_t *t) {
 
 /* ---- analyze ---------------------------------------------------------------------- */
 
+void analysis_init(llamp_analysis_t *a, const llamp_graph_t *g, const char *path, const llamp_params_t *p) {
+  memset(a, 0, sizeof *a);
+  a->graph_name = path;
+  a->ranks = llamp_graph_num_ranks(g);
+  a->vertices = llamp_graph_num_vertices(g);
+  a->edges = llamp_graph_num_edges(g);
+  a->messages = llamp_graph_num_messages(g);
+  a->params = *p;
+}
+
+void report_write(const llamp_analysis_t *a, const char *format, const char *out_path) {
+  FILE *out = stdout;
+  if (out_path && !(out = fopen(out_path, "w"))) die("%s: cannot write: %s", out_path, strerror(errno));
+  if (strcmp(format, "json") == 0) llamp_report_json(out, a);
+  else if (strcmp(format, "csv") == 0) llamp_report_csv(out, a);
+  else llamp_report_text(out, a);
+  if (out != stdout && fclose(out) != 0) die("%s: write failed", out_path);
+}
+
 static const char *analyze_help =
     "usage: llamp analyze GRAPH [options]\n"
     "Predict the runtime of an execution graph (GOAL text or llamp binary) under\n"
@@ -540,13 +559,7 @@ static int cmd_analyze(int argc, char **argv) {
   if (!e) die("%s: %s", path, err);
 
   llamp_analysis_t a;
-  memset(&a, 0, sizeof a);
-  a.graph_name = path;
-  a.ranks = llamp_graph_num_ranks(g);
-  a.vertices = llamp_graph_num_vertices(g);
-  a.edges = llamp_graph_num_edges(g);
-  a.messages = llamp_graph_num_messages(g);
-  a.params = co.params;
+  analysis_init(&a, g, path, &co.params);
   stage_begin("evaluating", "");
   if (llamp_engine_point(e, &co.params, &a.point)) die("out of memory during evaluation");
   stage_end();
@@ -691,12 +704,7 @@ static int cmd_analyze(int argc, char **argv) {
     stage_end();
     a.classification = &cl;
   }
-  FILE *out = stdout;
-  if (out_path && !(out = fopen(out_path, "w"))) die("%s: cannot write: %s", out_path, strerror(errno));
-  if (strcmp(format, "json") == 0) llamp_report_json(out, &a);
-  else if (strcmp(format, "csv") == 0) llamp_report_csv(out, &a);
-  else llamp_report_text(out, &a);
-  if (out != stdout && fclose(out) != 0) die("%s: write failed", out_path);
+  report_write(&a, format, out_path);
   for (size_t w = 0; w < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS; w++) free(tols[w]);
   topo_free(&to);
   free(bps);
