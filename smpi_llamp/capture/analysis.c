@@ -36,7 +36,7 @@ static double wall(void) {
 
 /* LLAMP_TIMING set: each stage of the analysis and its wall time on stderr
  * (what `llamp analyze --timing` shows for a graph file). */
-static void stage_done(const char *name, double *since) {
+void llamp_capture_stage_done(const char *name, double *since) {
   static int on = -1;
   if (on < 0) on = getenv("LLAMP_TIMING") && *getenv("LLAMP_TIMING");
   double now = wall();
@@ -394,10 +394,10 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   cfg_eff = ecfg;
   (void)have_ref;
   double ts = t1;
-  stage_done("graph files", &ts);
+  llamp_capture_stage_done("graph files", &ts);
   e = llamp_engine_create(g, &p, err, errlen);
   if (!e) goto out;
-  stage_done("engine", &ts);
+  llamp_capture_stage_done("engine", &ts);
 
   llamp_analysis_t a;
   memset(&a, 0, sizeof a);
@@ -411,11 +411,11 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     seterr(err, errlen, "out of memory evaluating the graph");
     goto out;
   }
-  stage_done("point (T, lambdas)", &ts);
+  llamp_capture_stage_done("point (T, lambdas)", &ts);
   /* which ranks the critical path runs on: a study's "hosts that matter" */
   by_rank = calloc(a.ranks ? a.ranks : 1, sizeof *by_rank);
   if (by_rank && llamp_engine_path_by_rank(e, &p, by_rank) == 0) a.path_by_rank = by_rank;
-  stage_done("path by rank", &ts);
+  llamp_capture_stage_done("path by rank", &ts);
   /* C1-C5 (docs/classify.md): 19 more evaluations, so by default only up to
    * 2 M events; any other setting is the user's */
   llamp_classification_t cls;
@@ -428,10 +428,10 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     else
       fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
   }
-  stage_done("classification", &ts);
+  llamp_capture_stage_done("classification", &ts);
   /* per-pair latency sensitivities: report.json's "pair_sensitivities" (docs/topology.md) */
   if (llamp_engine_pair_lambda(e, &p, &pair_lam, &a.num_pair_lambda) == 0) a.pair_lambda = pair_lam;
-  stage_done("pair lambdas", &ts);
+  llamp_capture_stage_done("pair lambdas", &ts);
   double lo, hi;
   llamp_capture_config_range(cfg_eff, &lo, &hi);
   /* one parametric pass gives T(L) on [lo, hi]: the critical latencies, the
@@ -454,7 +454,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     have_env = llamp_engine_eval(e, &q, LLAMP_PARAM_L, &r0) == 0 &&
                llamp_engine_breakpoint_lines(bps, nb, lo, r0.T, r0.slope_right, &lines, &nl) == 0;
   }
-  stage_done(have_env && a.breakpoint_evaluations == 1 ? "critical latencies" : "critical latencies (ES)", &ts);
+  llamp_capture_stage_done(have_env && a.breakpoint_evaluations == 1 ? "critical latencies" : "critical latencies (ES)", &ts);
   a.have_range = 1;
   a.range_lo = lo;
   a.range_hi = hi;
@@ -470,7 +470,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     }
     tol[i] = (llamp_tolerance_t){cfg->tolerance[i], x, unb};
   }
-  stage_done("tolerances", &ts);
+  llamp_capture_stage_done("tolerances", &ts);
   a.tolerance[LLAMP_PARAM_L] = tol;
   a.num_tolerance = cfg->num_tolerance;
   size_t k = cfg->sweep_points < 2 ? 2 : cfg->sweep_points;
@@ -490,7 +490,7 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     goto out;
   }
   free(lines);
-  stage_done("sweep", &ts);
+  llamp_capture_stage_done("sweep", &ts);
   double t2 = wall();
   res.analysis_seconds = t2 - t1;
   res.T = a.point.T;

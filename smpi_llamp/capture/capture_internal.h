@@ -17,6 +17,9 @@ size_t llamp_capture_session_locals(const char ***names, const uint64_t **counts
 
 /* `s` as a JSON string, quoted and escaped (collsel.c). */
 void llamp_capture_json_str(FILE *f, const char *s);
+/* LLAMP_TIMING set: "smpi_llamp: timing: NAME  SECONDS" on stderr for the
+ * time since *since, which becomes now (analysis.c). */
+void llamp_capture_stage_done(const char *name, double *since);
 
 /* Each rank's SimGrid host (index = world rank), valid until the session
  * ends; returns the number of ranks (0 before MPI_Init). */

@@ -532,7 +532,7 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
   G.left++;
   if (G.left < G.world) return 0;
   int rc = 0;
-  double t_last = wall(); /* LLAMP_TIMING: what the last rank's MPI_Finalize costs */
+  double t_start = wall(), t_stage = t_start; /* LLAMP_TIMING: what the last MPI_Finalize costs */
   /* the routes between the ranks' hosts, while SimGrid still has the
    * platform: all of them, or on many hosts those the messages use */
   char rpath[2300];
@@ -553,8 +553,7 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
     G.cfg.topo_for_pairs = routes_for_pairs;
   }
   G.cfg.topo = topo;
-  int timing = getenv("LLAMP_TIMING") && *getenv("LLAMP_TIMING");
-  if (timing) fprintf(stderr, "smpi_llamp: timing: %-22s %8.3f s\n", "routes", wall() - t_last);
+  llamp_capture_stage_done("routes", &t_stage);
   if (G.cfg.analyze && !G.analysed) {
     G.analysed = 1;
     rc = run_analysis(simulated_time, err, errlen);
@@ -572,7 +571,7 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
   G.cfg.topo = NULL;
   llamp_topo_destroy(topo);
   session_free();
-  if (timing) fprintf(stderr, "smpi_llamp: timing: %-22s %8.3f s\n", "last MPI_Finalize", wall() - t_last);
+  llamp_capture_stage_done("last MPI_Finalize", &t_start);
   return rc < 0 ? -1 : 1;
 }
 
