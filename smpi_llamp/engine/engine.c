@@ -1807,6 +1807,21 @@ static inline int prunable(const prune_t *pr, uint64_t v, llamp_line_t l, double
   return 1;
 }
 
+/* Room for `need` lines in the arena; the first arena borrows the evaluation
+ * arrays (not owned), so its first growth copies instead of reallocating. */
+static int arena_grow(lines_t *arena, int *owned, size_t need) {
+  size_t cap = arena->cap ? 2 * arena->cap : 1024;
+  while (cap < need) cap *= 2;
+  llamp_line_t *nv = *owned ? realloc(arena->v, cap * sizeof *nv) : malloc(cap * sizeof *nv);
+  if (!nv) return -1;
+  if (!*owned) memcpy(nv, arena->v, arena->n * sizeof *nv);
+  *owned = 1;
+  llamp_mem_advise_huge(nv, cap * sizeof *nv);
+  arena->v = nv;
+  arena->cap = cap;
+  return 0;
+}
+
 static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
                          double hi, size_t max_total, const prune_t *prune, llamp_line_t **out,
                          size_t *count) {
@@ -1824,7 +1839,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
    * arena outgrows n lines and moves to its own allocation. */
   if (ensure_work(e, 1)) return -1;
   uint32_t *off = (uint32_t *)(void *)e->start;
-  lines_t arena = {(llamp_line_t *)(void *)e->cmax, 0, e->n}, total = {0}, tmp = {0};
+  lines_t arena = {(llamp_line_t *)(void *)e->cmax, 0, e->n}, total = {0}, tmp = {0}, scratch = {0};
   int arena_owned = 0;
   size_t *runs = NULL, runs_cap = 0;
   int rc = -1;
@@ -1838,19 +1853,18 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       uint32_t u = e->in_src[i] & e->mask;
       need += off[2 * u + 1] - off[2 * u];
     }
-    if (arena.n + need > arena.cap) {
-      size_t cap = arena.cap ? 2 * arena.cap : 1024;
-      while (cap < arena.n + need) cap *= 2;
-      llamp_line_t *nv = arena_owned ? realloc(arena.v, cap * sizeof *nv) : malloc(cap * sizeof *nv);
-      if (!nv) goto out;
-      if (!arena_owned) memcpy(nv, arena.v, arena.n * sizeof *nv);
-      arena_owned = 1;
-      llamp_mem_advise_huge(nv, cap * sizeof *nv);
-      arena.v = nv;
-      arena.cap = cap;
-    }
-    llamp_line_t *dst = arena.v + arena.n;
     size_t cnt = 0, nruns = 0, deg = e->in_end[v] - e->in_beg[v];
+    /* without room for the candidates at the arena's end they are hulled in
+     * scratch: the hull is usually far shorter, and growing the arena for
+     * candidates that mostly vanish would copy it into fresh pages (on a
+     * graph of one line per vertex, every pass ended that way) */
+    if (need > scratch.cap) {
+      llamp_line_t *ns = realloc(scratch.v, need * 2 * sizeof *ns);
+      if (!ns) goto out;
+      scratch.v = ns;
+      scratch.cap = need * 2;
+    }
+    llamp_line_t *dst = arena.n + need <= arena.cap ? arena.v + arena.n : scratch.v;
     if (deg + 1 > runs_cap) {
       size_t *nr = realloc(runs, (deg + 1) * 2 * sizeof *nr);
       if (!nr) goto out;
@@ -1887,6 +1901,11 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     }
     size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol, runs, nruns, tmp.v) : cnt;
     if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
+    if (dst == scratch.v) {
+      if (arena.n + k > arena.cap && arena_grow(&arena, &arena_owned, arena.n + k)) goto out;
+      dst = arena.v + arena.n;
+      memcpy(dst, scratch.v, k * sizeof *dst);
+    }
     /* an unpruned pass gives up as soon as the last 1024 vertices averaged
      * over 1.5 lines each: the pruned pass will be cheaper */
     if (!prune && (i_ & 1023) == 1023) {
@@ -1920,6 +1939,7 @@ out:
   if (arena_owned) free(arena.v);
   free(total.v);
   free(tmp.v);
+  free(scratch.v);
   free(runs);
   return rc;
 }
