@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,21 @@ void llamp_capture_stage_done(const char *name, double *since) {
   *since = now;
 }
 
+
+/* The classification (19 configurations, 2 passes each: the largest stage
+ * of the analysis) starts on a fork of the engine in a second thread, beside
+ * the critical latencies, tolerances and sweep (the simulation is over and
+ * left the second core idle); the main thread then takes what is left. */
+typedef struct {
+  llamp_classify_job_t *job;
+  llamp_engine_t *engine; /* a fork, owned */
+} classify_worker_t;
+
+static void *classify_run(void *arg) {
+  classify_worker_t *w = arg;
+  llamp_classify_job_work(w->job, w->engine);
+  return NULL;
+}
 
 /* What the run says about itself besides the graph: compute, and SimGrid's
  * time against the DAG's with the known causes of a difference. */
@@ -337,6 +353,10 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   snprintf(json_path, sizeof json_path, "%s/report.json", cfg->out_dir);
   snprintf(csv_path, sizeof csv_path, "%s/sweep.csv", cfg->out_dir);
   llamp_engine_t *e = NULL;
+  classify_worker_t cw = {NULL, NULL};
+  pthread_t cthread;
+  int cls_thread = 0;
+  llamp_classification_t cls;
   llamp_pairs_t *pairs = NULL;
   llamp_capture_config_t *cfg_eff = NULL;
   llamp_breakpoint_t *bps = NULL;
@@ -418,17 +438,17 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   llamp_capture_stage_done("path by rank", &ts);
   /* C1-C5 (docs/classify.md): 19 more evaluations, so by default only up to
    * 2 M events; any other setting is the user's */
-  llamp_classification_t cls;
   int auto_cls = strcmp(cfg->classify, "auto") == 0;
   if (strcmp(cfg->classify, "off") && (!auto_cls || res.vertices <= 2000000)) {
     llamp_params_t at = p;
     if ((auto_cls || llamp_classify_anchor(cfg->classify, &at, err, errlen) == 0) &&
-        llamp_classify(e, g, &at, NULL, &cls, err, errlen) == 0)
-      a.classification = &cls;
-    else
+        (cw.job = llamp_classify_job_create(g, &at, err, errlen)) && (cw.engine = llamp_engine_fork(e)) &&
+        pthread_create(&cthread, NULL, classify_run, &cw) == 0)
+      cls_thread = 1;
+    else if (!cw.job)
       fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
+    /* without a thread the main one evaluates every configuration below */
   }
-  llamp_capture_stage_done("classification", &ts);
   /* per-pair latency sensitivities: report.json's "pair_sensitivities" (docs/topology.md) */
   if (llamp_engine_pair_lambda(e, &p, &pair_lam, &a.num_pair_lambda) == 0) a.pair_lambda = pair_lam;
   llamp_capture_stage_done("pair lambdas", &ts);
@@ -491,6 +511,16 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   }
   free(lines);
   llamp_capture_stage_done("sweep", &ts);
+  if (cw.job) {
+    double t_cls = ts;
+    llamp_classify_job_work(cw.job, e);
+    if (cls_thread) pthread_join(cthread, NULL);
+    cls_thread = 0;
+    if (llamp_classify_job_finish(cw.job, NULL, &cls, err, errlen) == 0) a.classification = &cls;
+    else fprintf(stderr, "smpi_llamp: no classification: %s\n", err);
+    llamp_capture_stage_done("classification (rest)", &t_cls);
+    ts = t_cls;
+  }
   double t2 = wall();
   res.analysis_seconds = t2 - t1;
   res.T = a.point.T;
@@ -619,6 +649,9 @@ out:
   free(by_rank);
   free(pair_lam);
   free(bps);
+  if (cls_thread) pthread_join(cthread, NULL); /* an error left the classification running */
+  llamp_engine_destroy(cw.engine);
+  llamp_classify_job_free(cw.job);
   if (e) llamp_engine_destroy(e);
   llamp_pairs_free(pairs);
   free(cfg_eff);

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,18 +103,15 @@ static int mean_compute(const llamp_graph_t *g, double *out, char *err, size_t e
   return 0;
 }
 
+/* One configuration: T, lambda_L, lambda_G and the path's breakdown (two
+ * passes, not one per parameter), split into the shares Tong et al. read. */
 static int eval(llamp_engine_t *e, const llamp_params_t *p, double L, double G, double compute,
-                llamp_class_point_t *out, int *evals, char *err, size_t errlen) {
+                llamp_class_point_t *out) {
   llamp_params_t q = *p;
   q.L = L;
   q.G = G;
   llamp_point_t pt;
-  /* T, lambda_L, lambda_G and the path's breakdown: two passes, not one per parameter */
-  if (llamp_engine_point_of(e, &q, 1u << LLAMP_PARAM_G, &pt)) {
-    seterr(err, errlen, "classify: evaluation at L = %g s, G = %g s/B failed", L, G);
-    return -1;
-  }
-  (*evals)++;
+  if (llamp_engine_point_of(e, &q, 1u << LLAMP_PARAM_G, &pt)) return -1;
   out->L = L;
   out->G = G;
   out->T = pt.T;
@@ -137,31 +135,85 @@ static double rel(double x, double ref) {
 }
 static double ratio(double a, double b) { return b > 0 ? a / b : (a > 0 ? INFINITY : 1); }
 
+/* The 19 distinct configurations: the anchor, then per factor K[i] the
+ * latency set (L K), the bandwidth set (G / K) and both (L / K, G / K). */
+enum { NUM_CONFIGS = 1 + 3 * (LLAMP_CLASSIFY_K - 1) };
+
+struct llamp_classify_job {
+  llamp_params_t p;
+  double compute;
+  llamp_class_point_t *slot[NUM_CONFIGS];
+  double L[NUM_CONFIGS], G[NUM_CONFIGS];
+  int failed[NUM_CONFIGS];
+  atomic_int next;
+  llamp_classification_t c;
+};
+
+llamp_classify_job_t *llamp_classify_job_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
+                                                size_t errlen) {
+  if (!(p->L >= 0) || !(p->G > 0)) {
+    seterr(err, errlen, "classify: the anchor needs L >= 0 and G > 0 (a finite bandwidth), got L = %g s, G = %g s/B",
+           p->L, p->G);
+    return NULL;
+  }
+  llamp_classify_job_t *j = calloc(1, sizeof *j);
+  if (!j) {
+    seterr(err, errlen, "classify: out of memory");
+    return NULL;
+  }
+  if (mean_compute(g, &j->compute, err, errlen)) {
+    free(j);
+    return NULL;
+  }
+  j->p = *p;
+  llamp_classification_t *c = &j->c;
+  int k = 0;
+  j->slot[k] = &c->lat[ANCHOR], j->L[k] = p->L, j->G[k++] = p->G;
+  for (int i = 0; i < LLAMP_CLASSIFY_K; i++) {
+    if (i == ANCHOR) continue;
+    j->slot[k] = &c->lat[i], j->L[k] = p->L * K[i], j->G[k++] = p->G;
+    j->slot[k] = &c->bw[i], j->L[k] = p->L, j->G[k++] = p->G / K[i];
+    j->slot[k] = &c->both[i], j->L[k] = p->L / K[i], j->G[k++] = p->G / K[i];
+  }
+  atomic_init(&j->next, 0);
+  return j;
+}
+
+void llamp_classify_job_work(llamp_classify_job_t *j, llamp_engine_t *e) {
+  for (int k; (k = atomic_fetch_add(&j->next, 1)) < NUM_CONFIGS;)
+    j->failed[k] = eval(e, &j->p, j->L[k], j->G[k], j->compute, j->slot[k]) != 0;
+}
+
+void llamp_classify_job_free(llamp_classify_job_t *j) { free(j); }
+
 int llamp_classify(llamp_engine_t *e, const llamp_graph_t *g, const llamp_params_t *p,
                    const llamp_classify_rules_t *rules, llamp_classification_t *c, char *err,
                    size_t errlen) {
+  memset(c, 0, sizeof *c);
+  llamp_classify_job_t *j = llamp_classify_job_create(g, p, err, errlen);
+  if (!j) return -1;
+  llamp_classify_job_work(j, e);
+  int rc = llamp_classify_job_finish(j, rules, c, err, errlen);
+  llamp_classify_job_free(j);
+  return rc;
+}
+
+int llamp_classify_job_finish(llamp_classify_job_t *j, const llamp_classify_rules_t *rules,
+                              llamp_classification_t *c, char *err, size_t errlen) {
   llamp_classify_rules_t def;
   if (!rules) {
     llamp_classify_rules_default(&def);
     rules = &def;
   }
-  memset(c, 0, sizeof *c);
-  if (!(p->L >= 0) || !(p->G > 0)) {
-    seterr(err, errlen, "classify: the anchor needs L >= 0 and G > 0 (a finite bandwidth), got L = %g s, G = %g s/B",
-           p->L, p->G);
-    return -1;
-  }
-  double compute;
-  if (mean_compute(g, &compute, err, errlen)) return -1;
-  if (eval(e, p, p->L, p->G, compute, &c->lat[ANCHOR], &c->evaluations, err, errlen)) return -1;
-  c->bw[ANCHOR] = c->both[ANCHOR] = c->lat[ANCHOR];
-  for (int i = 0; i < LLAMP_CLASSIFY_K; i++) {
-    if (i == ANCHOR) continue;
-    if (eval(e, p, p->L * K[i], p->G, compute, &c->lat[i], &c->evaluations, err, errlen) ||
-        eval(e, p, p->L, p->G / K[i], compute, &c->bw[i], &c->evaluations, err, errlen) ||
-        eval(e, p, p->L / K[i], p->G / K[i], compute, &c->both[i], &c->evaluations, err, errlen))
+  for (int k = 0; k < NUM_CONFIGS; k++)
+    if (j->failed[k] || k >= atomic_load(&j->next)) {
+      seterr(err, errlen, "classify: evaluation at L = %g s, G = %g s/B %s", j->L[k], j->G[k],
+             j->failed[k] ? "failed" : "was never run");
       return -1;
-  }
+    }
+  *c = j->c;
+  c->evaluations = NUM_CONFIGS;
+  c->bw[ANCHOR] = c->both[ANCHOR] = c->lat[ANCHOR];
   const llamp_class_point_t *a = &c->lat[ANCHOR];
   if (!(a->T > 0)) {
     seterr(err, errlen, "classify: T = %g s at the anchor (expected > 0)", a->T);

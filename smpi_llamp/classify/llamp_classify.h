@@ -84,6 +84,20 @@ int llamp_classify(llamp_engine_t *e, const llamp_graph_t *g, const llamp_params
                    const llamp_classify_rules_t *rules, llamp_classification_t *out, char *err,
                    size_t errlen);
 
+/* The same in parts, for evaluating the configurations on several engines
+ * (llamp_engine_fork) in several threads: create the job (checks the
+ * anchor), call llamp_classify_job_work from each thread with its own engine
+ * (each takes the next configuration not yet taken, until none is left),
+ * and once every worker returned, finish (the rules; fails when a
+ * configuration failed) and free. */
+typedef struct llamp_classify_job llamp_classify_job_t;
+llamp_classify_job_t *llamp_classify_job_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
+                                                size_t errlen);
+void llamp_classify_job_work(llamp_classify_job_t *j, llamp_engine_t *e);
+int llamp_classify_job_finish(llamp_classify_job_t *j, const llamp_classify_rules_t *rules,
+                              llamp_classification_t *out, char *err, size_t errlen);
+void llamp_classify_job_free(llamp_classify_job_t *j);
+
 /* "computation-bound", "latency-sensitive", "mixed", ... and "C1".."C5" ("-"). */
 const char *llamp_class_name(llamp_class_t c, int sensitive);
 const char *llamp_class_code(llamp_class_t c);

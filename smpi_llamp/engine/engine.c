@@ -69,6 +69,9 @@ struct llamp_engine {
   const llamp_pairs_t *pairs; /* borrowed, NULL without per-pair costs */
   uint32_t *pk, nk, K;
   double *kl, *kc0, *kcoef, *kg, *kb, *klat;
+  /* a fork (llamp_engine_fork) shares the plan, the costs and the chains of
+   * its parent and owns only its work arrays and klat */
+  const llamp_engine_t *parent;
 };
 
 void llamp_params_default(llamp_params_t *p) {
@@ -837,8 +840,33 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   return e;
 }
 
+llamp_engine_t *llamp_engine_fork(const llamp_engine_t *e) {
+  llamp_engine_t *f = malloc(sizeof *f);
+  if (!f) return NULL;
+  *f = *e;
+  f->parent = e;
+  f->work = f->start = f->cmax = f->cmin = NULL, f->terminal = NULL;
+  f->lane_start = f->lane_coef = NULL, f->lane_alloc = 0, f->tail_buf = NULL;
+  f->klat = NULL;
+  if (e->klat && !(f->klat = malloc((e->nk ? e->nk : 1) * sizeof *f->klat))) {
+    free(f);
+    return NULL;
+  }
+  return f;
+}
+
 void llamp_engine_destroy(llamp_engine_t *e) {
   if (!e) return;
+  if (e->parent) { /* a fork: its own arrays only */
+    free(e->work);
+    free(e->terminal);
+    free(e->lane_start);
+    free(e->lane_coef);
+    free(e->tail_buf);
+    free(e->klat);
+    free(e);
+    return;
+  }
   drop_plan(e);
   free(e->gap_prev);
   free(e->burst_from);

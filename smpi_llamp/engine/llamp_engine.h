@@ -131,6 +131,12 @@ typedef struct llamp_engine llamp_engine_t;
 llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
                                     size_t errlen);
 void llamp_engine_destroy(llamp_engine_t *e);
+/* A second engine on e's plan with its own work arrays, for evaluations in
+ * another thread at the same time as e's (e.g. the capture's classification
+ * beside its critical latencies).  Cheap: nothing of the plan is copied.
+ * Destroy it before e; do not call llamp_engine_refresh_pairs on either
+ * while both are in use.  NULL when out of memory. */
+llamp_engine_t *llamp_engine_fork(const llamp_engine_t *e);
 
 /* The engine copies the per-pair table's costs (c0, gscale, coef) at
  * creation: after changing them in place (same kinds, same pair_kind; a

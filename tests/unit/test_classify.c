@@ -4,6 +4,7 @@
 #include "llamp_test.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 static const double us = 1e-6;
@@ -56,6 +57,41 @@ static llamp_graph_t *exchange(int n, double bytes, double c0, double c1) {
   return g;
 }
 
+typedef struct {
+  llamp_classify_job_t *job;
+  llamp_engine_t *engine;
+} worker_t;
+
+static void *work(void *arg) {
+  worker_t *w = arg;
+  llamp_classify_job_work(w->job, w->engine);
+  return NULL;
+}
+
+/* The job split over the engine and a fork in a second thread (what the
+ * capture does) gives the one-thread classification bit for bit. */
+static void check_threaded(llamp_engine_t *e, llamp_graph_t *g, const llamp_params_t *p,
+                           const llamp_classification_t *one) {
+  char err[256];
+  worker_t w = {llamp_classify_job_create(g, p, err, sizeof err), llamp_engine_fork(e)};
+  CHECK(w.job && w.engine);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, work, &w) == 0);
+  llamp_classify_job_work(w.job, e);
+  pthread_join(t, NULL);
+  llamp_classification_t two;
+  memset(&two, 0, sizeof two);
+  CHECK(llamp_classify_job_finish(w.job, NULL, &two, err, sizeof err) == 0);
+  CHECK(memcmp(one, &two, sizeof two) == 0);
+  llamp_classify_job_free(w.job);
+  llamp_engine_destroy(w.engine);
+  /* a job nobody worked on is refused, not read */
+  llamp_classify_job_t *idle = llamp_classify_job_create(g, p, err, sizeof err);
+  CHECK(idle && llamp_classify_job_finish(idle, NULL, &two, err, sizeof err) == -1);
+  CHECK(strstr(err, "was never run") != NULL);
+  llamp_classify_job_free(idle);
+}
+
 static void classify(llamp_graph_t *g, double L, double G, double o, llamp_classification_t *c) {
   llamp_params_t p;
   llamp_params_default(&p);
@@ -69,6 +105,7 @@ static void classify(llamp_graph_t *g, double L, double G, double o, llamp_class
   CHECK(llamp_classify(e, g, &p, NULL, c, err, sizeof err) == 0);
   printf("%-26s %s: %s\n", llamp_class_name(c->cls, c->sensitive), llamp_class_code(c->cls), c->reason);
   CHECK(c->evaluations == 19);
+  check_threaded(e, g, &p, c);
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
 }
