@@ -636,8 +636,7 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
              "(at most %d parameters)", q->ranks, q->num_params, P, LLAMP_MAX_XPARAMS);
     return -1;
   }
-  int self = 0;
-  for (uint64_t i = 0; i < e->n && !self; i++) self = to_self(g, e->gv ? e->gv[i] : i);
+  int self = llamp_graph_num_self_messages(g) > 0;
   if (!q && !self) return 0;
   e->pairs = q;
   uint32_t base = q ? q->num_kinds : 1, K = q ? q->num_params : 0;
@@ -1165,6 +1164,10 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
   segbuf_t b = {0};
   for (uint64_t i = 0; i < len && !bad; i++) {
     uint64_t v = path[i], gid = e->gv ? e->gv[v] : v;
+    /* the path's ranks are read a vertex here and there, and the kernel maps
+     * 16 pages around each one read: without dropping them as it goes, a
+     * mapped graph's whole rank array would join the work arrays' peak */
+    if ((i & 255) == 255) llamp_graph_drop_sparse(e->graph);
     uint32_t rank = llamp_graph_rank(e->graph, gid);
     unsigned k = e->kind[v];
     double s = e->value[v];
@@ -1215,6 +1218,7 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
   }
   free(path);
   free(fs);
+  llamp_graph_drop_sparse(e->graph);
   if (bad) {
     free(b.s);
     return -1;

@@ -826,6 +826,14 @@ void llamp_graph_drop_range(const void *p, size_t bytes) {
   if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+void llamp_graph_drop_sparse(const llamp_graph_t *g) {
+  if (!g->map) return;
+  llamp_graph_drop_range(g->rank, 4 * g->n);
+  llamp_graph_drop_range(g->tag, 4 * g->n);
+  llamp_graph_drop_range(g->partner, 4 * g->n);
+  llamp_graph_drop_range(g->id, 4 * g->n);
+}
+
 void llamp_graph_drop_pages(const llamp_graph_t *g, uint64_t v_end) {
   if (!g->map) return;
   if (v_end > g->n) v_end = g->n;
@@ -862,6 +870,16 @@ uint32_t llamp_graph_num_ranks(const llamp_graph_t *g) { return g->num_ranks; }
 uint64_t llamp_graph_num_vertices(const llamp_graph_t *g) { return g->n; }
 uint64_t llamp_graph_num_edges(const llamp_graph_t *g) { return g->m; }
 uint64_t llamp_graph_num_messages(const llamp_graph_t *g) { return g->num_messages; }
+uint64_t llamp_graph_num_self_messages(const llamp_graph_t *g) {
+  if (!g->self_known) {
+    uint64_t c = 0;
+    for (uint64_t v = 0; v < g->n; v++) c += (uint64_t)llamp_graph_self_send(g, v);
+    llamp_graph_t *w = (llamp_graph_t *)g; /* a cache of the graph's own content */
+    w->self_messages = c;
+    w->self_known = 1;
+  }
+  return g->self_messages;
+}
 llamp_vertex_kind_t llamp_graph_kind(const llamp_graph_t *g, uint64_t v) {
   return (llamp_vertex_kind_t)g->kind[v];
 }
@@ -938,7 +956,7 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
   if (bad < n)
     BOUND_FAIL("vertex %llu: an in-edge's source is not before it or its kind is bad",
                (unsigned long long)bad);
-  uint64_t sends = 0;
+  uint64_t sends = 0, self = 0;
   for (uint64_t v = 0; v < n; v++) {
     DROP_BEHIND(v);
     unsigned k = g->kind[v];
@@ -948,8 +966,11 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
            (uint32_t)(g->id[v] >= n) |
            (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= n);
     if (acc) BOUND_FAIL("vertex %llu: kind, rank, id or partner out of range", (unsigned long long)v);
+    self += (uint64_t)llamp_graph_self_send(g, v); /* here, while rank and partner are read anyway */
   }
   if (sends != g->num_messages) BOUND_FAIL("message count mismatch");
+  ((llamp_graph_t *)g)->self_messages = self; /* the cache of llamp_graph_num_self_messages */
+  ((llamp_graph_t *)g)->self_known = 1;
   double sum = 0; /* NaN or infinity propagate, negatives are caught below */
   for (uint64_t v = 0; v < n; v++) {
     DROP_BEHIND(v);

@@ -26,7 +26,19 @@ struct llamp_graph {
   void *map;            /* non-NULL: the arrays point into this read-only mapping */
   size_t map_len;
   int map_big; /* the file is over half the memory: reading drops each pass's pages */
+  /* llamp_graph_num_self_messages, counted once: by the reader's bounds
+   * check (whose pages are dropped after) or on first use */
+  int self_known;
+  uint64_t self_messages;
 };
+
+/* Send vertex v's message goes to its own rank and is not one of sched's
+ * network stand-ins (llamp_graph.h, LLAMP_TAG_NET_SELF). */
+static inline int llamp_graph_self_send(const llamp_graph_t *g, uint64_t v) {
+  uint32_t pr = g->partner[v];
+  if (g->kind[v] != LLAMP_VERTEX_SEND || pr >= g->n || g->rank[pr] != g->rank[v]) return 0;
+  return !(g->tag[v] >= LLAMP_TAG_NET_SELF && g->tag[v] < LLAMP_TAG_NET_SELF_END);
+}
 
 llamp_graph_t *llamp_graph_alloc(uint32_t num_ranks, uint64_t n, uint64_t m);
 

@@ -107,6 +107,10 @@ uint32_t llamp_graph_num_ranks(const llamp_graph_t *g);
 uint64_t llamp_graph_num_vertices(const llamp_graph_t *g);
 uint64_t llamp_graph_num_edges(const llamp_graph_t *g);
 uint64_t llamp_graph_num_messages(const llamp_graph_t *g);
+/* Messages from a rank to itself that cost no L (see LLAMP_TAG_NET_SELF),
+ * counted once (a read graph knows it from its bounds check, so the engine
+ * need not touch every rank and partner again). */
+uint64_t llamp_graph_num_self_messages(const llamp_graph_t *g);
 
 /* Vertices are numbered 0..n-1 in a topological order (every in-edge's
  * source has a smaller number), by level (the longest chain of edges before
@@ -191,6 +195,11 @@ void llamp_graph_stream_abort(llamp_graph_stream_t *s);
  * them; reading them again maps them again).  For one pass over a file
  * larger than memory; a no-op for graphs built in memory. */
 void llamp_graph_drop_pages(const llamp_graph_t *g, uint64_t v_end);
+/* The same for the arrays an analysis reads only a vertex here and there
+ * (ranks, tags, partners, ids; the critical path's few thousand vertices):
+ * the kernel maps 16 pages around each touched one, so a few thousand reads
+ * keep a whole array resident.  Call after such reads; a no-op in memory. */
+void llamp_graph_drop_sparse(const llamp_graph_t *g);
 
 #ifdef __cplusplus
 }
