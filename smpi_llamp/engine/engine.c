@@ -189,11 +189,11 @@ static inline double msg_coef(double n, double b, llamp_param_t w, const theta_t
   return w == LLAMP_PARAM_L ? n * lcf(t, v) : w == LLAMP_PARAM_G ? b * gsc(t, v) : n * xcoef(t, w, v);
 }
 /* bytes charged at G: the size-dependent model's k, else (s-1) or s */
-static inline double msg_bytes(double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
+static inline __attribute__((always_inline)) double msg_bytes(double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
   return pw ? pw[v].k : bw_bytes(val, t->full);
 }
 
-static inline double vcost(unsigned k, double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
+static inline __attribute__((always_inline)) double vcost(unsigned k, double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
   switch (k) {
   case K_CALC: return val;
   case K_RECV_RNDV:
@@ -203,7 +203,7 @@ static inline double vcost(unsigned k, double val, const theta_t *t, const pwv_t
   }
 }
 
-static inline double vcoef(unsigned k, double val, llamp_param_t w, const theta_t *t,
+static inline __attribute__((always_inline)) double vcoef(unsigned k, double val, llamp_param_t w, const theta_t *t,
                            const pwv_t *pw, uint64_t v) {
   switch (k) {
   case K_CALC: return 0;
@@ -217,7 +217,7 @@ static inline int from_start(unsigned type) {
   return type == E_START || type == E_RNDV_DONE || type == E_GAP || type == E_GAPR;
 }
 
-static inline double ecost(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
+static inline __attribute__((always_inline)) double ecost(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
                            uint64_t u) {
   switch (type) {
   case E_EAGER:
@@ -231,7 +231,7 @@ static inline double ecost(unsigned type, double val_u, const theta_t *t, const 
   }
 }
 
-static inline double ecoef(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
+static inline __attribute__((always_inline)) double ecoef(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                            const pwv_t *pw, uint64_t u) {
   switch (type) {
   case E_EAGER:
@@ -252,14 +252,14 @@ static inline double ecoef(unsigned type, double val_u, llamp_param_t w, const t
  * (LogGOPSim's arrival rule, arrivals g + (s_prev - 1) G apart, seen from
  * the end of each transfer); a rendezvous receive starts at the match, its
  * transfer L later: g alone (the previous transfer's end is not tracked). */
-static inline double ecost_uv(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
+static inline __attribute__((always_inline)) double ecost_uv(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
                               uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
   if (type == E_BURST) /* v's own message, leaving when u's does */
     return lterm(t, v) + (pw ? pw[v].c : 0) + msg_bytes(val_v, t, pw, v) * bterm(t, v);
   if (type != E_GAPR) return ecost(type, val_u, t, pw, u);
   return t->g + (kind_v == K_RECV ? msg_bytes(val_v, t, pw, v) * bterm(t, v) : 0);
 }
-static inline double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
+static inline __attribute__((always_inline)) double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                               const pwv_t *pw, uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
   if (type == E_BURST) return msg_coef(1, msg_bytes(val_v, t, pw, v), w, t, v);
   if (type != E_GAPR) return ecoef(type, val_u, w, t, pw, u);
@@ -924,7 +924,7 @@ static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
 }
 
 /* Merge a candidate (time c, right coef hi, left coef lo) into (*b, *bh, *bl). */
-static inline void merge(double c, double hi, double lo, double *b, double *bh, double *bl) {
+static inline __attribute__((always_inline)) void merge(double c, double hi, double lo, double *b, double *bh, double *bl) {
   double tol = tie_tol(c > *b ? c : *b);
   if (c > *b + tol) {
     *b = c;
@@ -1854,6 +1854,36 @@ static int arena_grow(lines_t *arena, int *owned, size_t need) {
   return 0;
 }
 
+/* The common case of the parametric pass: every predecessor of v holds one
+ * line.  v's envelope is then one line when the candidate highest at hi
+ * (then at lo) is also highest at lo within the tie tolerance: what
+ * reduce_lines would keep, found without writing the candidates.  Returns
+ * 0 when the envelope has more lines (the caller hulls them). */
+static inline __attribute__((always_inline)) int
+one_line(const llamp_engine_t *e, const theta_t *t, llamp_param_t w, const pwv_t *pw,
+                           uint64_t v, const llamp_line_t *lines, const uint32_t *off, double lo,
+                           double hi, llamp_line_t *out) {
+  llamp_line_t best = {0, 0};
+  double bhi = 0, blo = 0, maxlo = 0;
+  for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+    uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+    double vu = e->value[u];
+    double b0 = ecost_uv(type, vu, t, pw, u, e->kind[v], e->value[v], v),
+           a0 = ecoef_uv(type, vu, w, t, pw, u, e->kind[v], e->value[v], v);
+    if (!from_start(type)) {
+      b0 += vcost(e->kind[u], vu, t, pw, u);
+      a0 += vcoef(e->kind[u], vu, w, t, pw, u);
+    }
+    llamp_line_t l = {lines[off[2 * u]].a + a0, lines[off[2 * u]].b + b0};
+    double yhi = l.a * hi + l.b, ylo = l.a * lo + l.b;
+    int first = i == e->in_beg[v];
+    if (first || yhi > bhi || (yhi == bhi && ylo > blo)) best = l, bhi = yhi, blo = ylo;
+    if (first || ylo > maxlo) maxlo = ylo;
+  }
+  *out = best;
+  return maxlo <= blo + tie_tol(blo);
+}
+
 static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
                          double hi, size_t max_total, const prune_t *prune, llamp_line_t **out,
                          size_t *count) {
@@ -1885,58 +1915,69 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       uint32_t u = e->in_src[i] & e->mask;
       need += off[2 * u + 1] - off[2 * u];
     }
-    size_t cnt = 0, nruns = 0, deg = e->in_end[v] - e->in_beg[v];
-    /* without room for the candidates at the arena's end they are hulled in
-     * scratch: the hull is usually far shorter, and growing the arena for
-     * candidates that mostly vanish would copy it into fresh pages (on a
-     * graph of one line per vertex, every pass ended that way) */
-    if (need > scratch.cap) {
-      llamp_line_t *ns = realloc(scratch.v, need * 2 * sizeof *ns);
-      if (!ns) goto out;
-      scratch.v = ns;
-      scratch.cap = need * 2;
-    }
-    llamp_line_t *dst = arena.n + need <= arena.cap ? arena.v + arena.n : scratch.v;
-    if (deg + 1 > runs_cap) {
-      size_t *nr = realloc(runs, (deg + 1) * 2 * sizeof *nr);
-      if (!nr) goto out;
-      runs = nr;
-      runs_cap = (deg + 1) * 2;
-    }
-    if (need > tmp.cap) {
-      llamp_line_t *nt = realloc(tmp.v, need * 2 * sizeof *nt);
-      if (!nt) goto out;
-      tmp.v = nt;
-      tmp.cap = need * 2;
-    }
-    if (e->in_beg[v] == e->in_end[v] && !(prune && prunable(prune, v, (llamp_line_t){0, 0}, lo, hi)))
-      dst[cnt++] = (llamp_line_t){0, 0};
-    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
-      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      runs[nruns++] = cnt; /* each predecessor's lines are sorted: a run */
-      double vu = e->value[u];
-      double b0 = ecost_uv(type, vu, &t, pw, u, e->kind[v], e->value[v], v),
-             a0 = ecoef_uv(type, vu, w, &t, pw, u, e->kind[v], e->value[v], v);
-      if (!from_start(type)) {
-        b0 += vcost(e->kind[u], vu, &t, pw, u);
-        a0 += vcoef(e->kind[u], vu, w, &t, pw, u);
+    size_t deg = e->in_end[v] - e->in_beg[v], k;
+    llamp_line_t *dst, one;
+    /* (compiled apart for the scalar model, whose costs then fold to a few operations) */
+    if (!prune && deg && need == deg + 1 &&
+        (pw ? one_line(e, &t, w, pw, v, arena.v, off, lo, hi, &one)
+            : one_line(e, &t, w, NULL, v, arena.v, off, lo, hi, &one))) {
+      dst = &one;
+      k = 1;
+    } else {
+      size_t cnt = 0, nruns = 0;
+      /* without room for the candidates at the arena's end they are hulled in
+       * scratch: the hull is usually far shorter, and growing the arena for
+       * candidates that mostly vanish would copy it into fresh pages (on a
+       * graph of one line per vertex, every pass ended that way) */
+      if (need > scratch.cap) {
+        llamp_line_t *ns = realloc(scratch.v, need * 2 * sizeof *ns);
+        if (!ns) goto out;
+        scratch.v = ns;
+        scratch.cap = need * 2;
       }
-      if (prune) {
-        for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++) {
-          llamp_line_t l = {arena.v[j].a + a0, arena.v[j].b + b0};
-          if (!prunable(prune, v, l, lo, hi)) dst[cnt++] = l;
+      dst = arena.n + need <= arena.cap ? arena.v + arena.n : scratch.v;
+      if (deg + 1 > runs_cap) {
+        size_t *nr = realloc(runs, (deg + 1) * 2 * sizeof *nr);
+        if (!nr) goto out;
+        runs = nr;
+        runs_cap = (deg + 1) * 2;
+      }
+      if (need > tmp.cap) {
+        llamp_line_t *nt = realloc(tmp.v, need * 2 * sizeof *nt);
+        if (!nt) goto out;
+        tmp.v = nt;
+        tmp.cap = need * 2;
+      }
+      if (e->in_beg[v] == e->in_end[v] && !(prune && prunable(prune, v, (llamp_line_t){0, 0}, lo, hi)))
+        dst[cnt++] = (llamp_line_t){0, 0};
+      for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+        uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+        runs[nruns++] = cnt; /* each predecessor's lines are sorted: a run */
+        double vu = e->value[u];
+        double b0 = ecost_uv(type, vu, &t, pw, u, e->kind[v], e->value[v], v),
+               a0 = ecoef_uv(type, vu, w, &t, pw, u, e->kind[v], e->value[v], v);
+        if (!from_start(type)) {
+          b0 += vcost(e->kind[u], vu, &t, pw, u);
+          a0 += vcoef(e->kind[u], vu, w, &t, pw, u);
         }
-      } else {
-        for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++)
-          dst[cnt++] = (llamp_line_t){arena.v[j].a + a0, arena.v[j].b + b0};
+        if (prune) {
+          for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++) {
+            llamp_line_t l = {arena.v[j].a + a0, arena.v[j].b + b0};
+            if (!prunable(prune, v, l, lo, hi)) dst[cnt++] = l;
+          }
+        } else {
+          for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++)
+            dst[cnt++] = (llamp_line_t){arena.v[j].a + a0, arena.v[j].b + b0};
+        }
       }
+      k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol, runs, nruns, tmp.v) : cnt;
     }
-    size_t k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol, runs, nruns, tmp.v) : cnt;
     if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
-    if (dst == scratch.v) {
+    if (dst != arena.v + arena.n) { /* hulled in scratch, or the one line */
+      llamp_line_t *from = dst;
       if (arena.n + k > arena.cap && arena_grow(&arena, &arena_owned, arena.n + k)) goto out;
       dst = arena.v + arena.n;
-      memcpy(dst, scratch.v, k * sizeof *dst);
+      memcpy(dst, from, k * sizeof *dst);
     }
     /* an unpruned pass gives up as soon as the last 1024 vertices averaged
      * over 1.5 lines each: the pruned pass will be cheaper */
