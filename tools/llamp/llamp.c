@@ -566,12 +566,20 @@ static int cmd_analyze(int argc, char **argv) {
   double T0 = a.point.T;
 
   llamp_breakpoint_t *bps = NULL;
+  /* the range's parametric pass (when its envelope stays small): its lines
+   * also give the tolerances and the sweep inside the range, no further pass */
+  llamp_line_t *range_lines = NULL;
+  size_t range_nl = 0;
   if (range_str) {
     stage_begin("finding critical latencies", "");
     size_t nb = 0;
-    if (llamp_engine_breakpoints(e, &co.params, wrt, range_lo, range_hi, &bps, &nb,
-                                 &a.breakpoint_evaluations))
+    if (llamp_engine_envelope(e, &co.params, wrt, range_lo, range_hi, 0, &range_lines, &range_nl) == 0) {
+      a.breakpoint_evaluations = 1;
+      if (llamp_engine_envelope_breakpoints(range_lines, range_nl, &bps, &nb)) die("out of memory");
+    } else if (llamp_engine_breakpoints_es(e, &co.params, wrt, range_lo, range_hi, &bps, &nb,
+                                           &a.breakpoint_evaluations)) {
       die("critical latency search failed (out of memory or no convergence)");
+    }
     stage_end();
     a.have_range = 1;
     a.range_lo = range_lo;
@@ -596,8 +604,10 @@ static int cmd_analyze(int argc, char **argv) {
     size_t nl = 0;
     double hi = slope > 0 ? x0 + (maxp / 100) * T0 / slope : 0;
     hi += fabs(hi) * 1e-9 + 1e-30;
+    int in_range = range_lines && pw == wrt && x0 >= range_lo && hi <= range_hi;
     int have_env = slope > 0 && isfinite(hi) &&
-                   llamp_engine_envelope(e, &co.params, pw, x0, hi, 0, &lines, &nl) == 0;
+                   (in_range || llamp_engine_envelope(e, &co.params, pw, x0, hi, 0, &lines, &nl) == 0);
+    if (in_range) lines = range_lines, nl = range_nl;
     for (size_t i = 0; i < npercent; i++) {
       double x, tmax = (1 + percents[i] / 100) * T0;
       int unb = 0;
@@ -606,7 +616,7 @@ static int cmd_analyze(int argc, char **argv) {
         die("tolerance search for %s failed", llamp_params_name(&co.params, pw));
       tols[w][i] = (llamp_tolerance_t){percents[i], x, unb};
     }
-    free(lines);
+    if (!in_range) free(lines);
     if (w < LLAMP_NUM_PARAMS) a.tolerance[w] = tols[w];
     else a.tolerance_x[w - LLAMP_NUM_PARAMS] = tols[w];
   }
@@ -651,7 +661,11 @@ static int cmd_analyze(int argc, char **argv) {
       a.wrt2 = wrt2;
     } else {
       stage_begin("sweeping", "");
-      if (llamp_engine_sweep(e, &co.params, wrt, sx, k, sT, sl)) die("out of memory during the sweep");
+      if (range_lines && sx[0] >= range_lo && sx[k - 1] <= range_hi) {
+        for (size_t i = 0; i < k; i++) llamp_engine_envelope_eval(range_lines, range_nl, sx[i], &sT[i], &sl[i]);
+      } else if (llamp_engine_sweep(e, &co.params, wrt, sx, k, sT, sl)) {
+        die("out of memory during the sweep");
+      }
       stage_end();
     }
     a.sweep_x = sx;
@@ -708,6 +722,7 @@ static int cmd_analyze(int argc, char **argv) {
   for (size_t w = 0; w < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS; w++) free(tols[w]);
   topo_free(&to);
   free(bps);
+  free(range_lines);
   free(sx);
   free(sx2);
   free(sT);
