@@ -69,8 +69,13 @@ struct llamp_engine {
   const llamp_pairs_t *pairs; /* borrowed, NULL without per-pair costs */
   uint32_t *pk, nk, K;
   double *kl, *kc0, *kcoef, *kg, *kb, *klat;
+  /* the fused point pass (point_fused): the longest in-edge, in vertices
+   * back (UINT64_MAX: not yet measured), and its ring of coefficients */
+  uint64_t reach;
+  double *ring;
+  size_t ring_len;
   /* a fork (llamp_engine_fork) shares the plan, the costs and the chains of
-   * its parent and owns only its work arrays and klat */
+   * its parent and owns only its work arrays, ring and klat */
   const llamp_engine_t *parent;
 };
 
@@ -801,6 +806,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   }
   e->graph = g;
   e->proto = *p;
+  e->reach = UINT64_MAX;
   llamp_graph_arrays_t a;
   llamp_graph_arrays(g, &a);
   int rndv = 0;
@@ -846,6 +852,7 @@ llamp_engine_t *llamp_engine_fork(const llamp_engine_t *e) {
   f->parent = e;
   f->work = f->start = f->cmax = f->cmin = NULL, f->terminal = NULL;
   f->lane_start = f->lane_coef = NULL, f->lane_alloc = 0, f->tail_buf = NULL;
+  f->ring = NULL, f->ring_len = 0;
   f->klat = NULL;
   if (e->klat && !(f->klat = malloc((e->nk ? e->nk : 1) * sizeof *f->klat))) {
     free(f);
@@ -862,11 +869,13 @@ void llamp_engine_destroy(llamp_engine_t *e) {
     free(e->lane_start);
     free(e->lane_coef);
     free(e->tail_buf);
+    free(e->ring);
     free(e->klat);
     free(e);
     return;
   }
   drop_plan(e);
+  free(e->ring);
   free(e->gap_prev);
   free(e->burst_from);
   free(e);
@@ -988,6 +997,129 @@ int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t 
   if (ensure_work(e, 1)) return -1;
   theta_t t = theta_of(e, p);
   pass1(e, &t, w, out);
+  return 0;
+}
+
+/* merge()'s coefficient half for nw (right, left) pairs, once the time has
+ * decided: above = the candidate is later (its coefficients from + ce
+ * replace to's), else a tie (the right ones' maximum, the left ones'
+ * minimum). */
+static inline void merge_coefs(int above, const double *from, const double *ce, double *to, int nw) {
+  for (int k = 0; k < nw; k++) {
+    double h = from[2 * k] + ce[k], l = from[2 * k + 1] + ce[k];
+    if (above) {
+      to[2 * k] = h;
+      to[2 * k + 1] = l;
+    } else {
+      if (h > to[2 * k]) to[2 * k] = h;
+      if (l < to[2 * k + 1]) to[2 * k + 1] = l;
+    }
+  }
+}
+
+/* ---- the point's parameters in one pass ------------------------------------------
+
+ * pass1 for L and, at once, for up to three more parameters: the start times
+ * and every tie decision depend on theta only, so each parameter's
+ * coefficients are those of its own pass1 (as in the out-of-core pass).  L's
+ * go to the work arrays (the critical path reads them after); the others'
+ * live in a ring of the last `W` vertices, W a power of two above the
+ * longest in-edge: one pass over the graph and no fresh memory beyond the
+ * ring, where the separate passes read the graph once per parameter. */
+enum { FUSED_MAX = 3, FUSED_RING_MAX = 1u << 16 };
+
+/* The longest in-edge in vertices back (processing order = numbering). */
+static uint64_t reach_of(llamp_engine_t *e) {
+  if (e->reach == UINT64_MAX) {
+    uint64_t r = 0;
+    for (uint64_t v = 0; v < e->n; v++)
+      for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+        uint64_t d = v - (e->in_src[i] & e->mask);
+        if (d > r) r = d;
+      }
+    e->reach = r;
+  }
+  return e->reach;
+}
+
+static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, const theta_t *t,
+                                                             const llamp_param_t *ws, int nw,
+                                                             uint64_t mask, llamp_eval_t *out,
+                                                             const pwv_t *pw) {
+  const uint8_t *kind = e->kind;
+  const double *val = e->value;
+  const uint32_t *beg = e->in_beg, *end = e->in_end, *src = e->in_src;
+  const uint32_t shift = e->shift, sm = e->mask;
+  double *st = e->start, *ch = e->cmax, *cl = e->cmin, *ring = e->ring;
+  double T = 0, Th = 0, Tl = 0, Tc[2 * FUSED_MAX] = {0};
+  for (uint64_t v = 0; v < e->n; v++) {
+    double b = 0, bh = 0, bl = 0, *bc = ring + (v & mask) * 2 * FUSED_MAX;
+    for (int k = 0; k < 2 * nw; k++) bc[k] = 0;
+    unsigned kv = kind[v];
+    double valv = val[v];
+    for (uint32_t i = beg[v]; i < end[v]; i++) {
+      uint32_t u = src[i] & sm, type = src[i] >> shift;
+      double vu = val[u];
+      int fs = from_start(type);
+      double c = st[u] + ecost_uv(type, vu, t, pw, u, kv, valv, v);
+      if (!fs) c += vcost(kind[u], vu, t, pw, u);
+      double tol = tie_tol(c > b ? c : b);
+      if (c < b - tol) continue; /* merge() leaves b and every coefficient */
+      int above = c > b + tol;
+      double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, t, pw, u, kv, valv, v);
+      if (!fs) ce += vcoef(kind[u], vu, LLAMP_PARAM_L, t, pw, u);
+      merge(c, ch[u] + ce, cl[u] + ce, &b, &bh, &bl);
+      double cw[FUSED_MAX];
+      for (int k = 0; k < nw; k++) {
+        cw[k] = ecoef_uv(type, vu, ws[k], t, pw, u, kv, valv, v);
+        if (!fs) cw[k] += vcoef(kind[u], vu, ws[k], t, pw, u);
+      }
+      merge_coefs(above, ring + (u & mask) * 2 * FUSED_MAX, cw, bc, nw);
+    }
+    st[v] = b;
+    ch[v] = bh;
+    cl[v] = bl;
+    /* v's end, and a rendezvous receive's sender completion, as ends of T */
+    for (int end_kind = 0; end_kind < 2; end_kind++) {
+      if (end_kind == 1 && kv != K_RECV_RNDV) break;
+      double c = b + (end_kind ? ecost(E_RNDV_DONE, valv, t, pw, v) : vcost(kv, valv, t, pw, v));
+      double tol = tie_tol(c > T ? c : T);
+      if (c < T - tol) continue;
+      int above = c > T + tol;
+      double ce = end_kind ? ecoef(E_RNDV_DONE, valv, LLAMP_PARAM_L, t, pw, v)
+                           : vcoef(kv, valv, LLAMP_PARAM_L, t, pw, v);
+      merge(c, bh + ce, bl + ce, &T, &Th, &Tl);
+      double cw[FUSED_MAX];
+      for (int k = 0; k < nw; k++)
+        cw[k] = end_kind ? ecoef(E_RNDV_DONE, valv, ws[k], t, pw, v) : vcoef(kv, valv, ws[k], t, pw, v);
+      merge_coefs(above, bc, cw, Tc, nw);
+    }
+  }
+  out[0] = (llamp_eval_t){T, Th, Tl};
+  for (int k = 0; k < nw; k++) out[1 + k] = (llamp_eval_t){T, Tc[2 * k], Tc[2 * k + 1]};
+}
+
+/* T and the slopes along L and ws[0..nw) in one pass: out[0] for L, out[1 + k]
+ * for ws[k].  1 (nothing done) when an in-edge reaches further back than the
+ * ring allows: the caller makes one pass per parameter. */
+static int point_fused(llamp_engine_t *e, const llamp_params_t *p, const llamp_param_t *ws, int nw,
+                       llamp_eval_t *out) {
+  uint64_t reach = reach_of(e), W = 1;
+  while (W <= reach) W <<= 1;
+  if (getenv("LLAMP_DEBUG_ENVELOPE"))
+    fprintf(stderr, "fused point: longest in-edge %llu vertices back, ring %llu\n", (unsigned long long)reach,
+            (unsigned long long)W);
+  if (nw > FUSED_MAX || W > FUSED_RING_MAX) return 1;
+  if (ensure_work(e, 1)) return -1;
+  if (e->ring_len < W) {
+    free(e->ring);
+    e->ring_len = 0;
+    if (!(e->ring = malloc(W * 2 * FUSED_MAX * sizeof *e->ring))) return -1;
+    e->ring_len = W;
+  }
+  theta_t t = theta_of(e, p);
+  if (e->pw) fused_body(e, &t, ws, nw, W - 1, out, e->pw);
+  else fused_body(e, &t, ws, nw, W - 1, out, NULL);
   return 0;
 }
 
@@ -1266,7 +1398,24 @@ static int point(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt, int e
     out->lambda_x[x] = r.slope_right;
     out->lambda_x_left[x] = r.slope_left;
   }
-  for (int w = LLAMP_NUM_PARAMS - 1; w >= 0; w--) { /* L last: its pass feeds the path */
+  llamp_param_t ws[FUSED_MAX];
+  int nw = 0;
+  for (int w = LLAMP_NUM_PARAMS - 1; w >= 0; w--)
+    if (w != LLAMP_PARAM_L && (wrt >> w & 1) && !(w == LLAMP_PARAM_GAP && !(e->proto.g > 0)))
+      ws[nw++] = (llamp_param_t)w;
+  llamp_eval_t ev[1 + FUSED_MAX];
+  int fused = nw ? point_fused(e, p, ws, nw, ev) : 1;
+  if (fused < 0) return -1;
+  if (fused == 0) {
+    for (int k = 0; k < nw; k++) {
+      out->lambda[ws[k]] = ev[1 + k].slope_right;
+      out->lambda_left[ws[k]] = ev[1 + k].slope_left;
+    }
+    r = ev[0];
+    out->lambda[LLAMP_PARAM_L] = r.slope_right;
+    out->lambda_left[LLAMP_PARAM_L] = r.slope_left;
+  }
+  for (int w = LLAMP_NUM_PARAMS - 1; w >= 0 && fused; w--) { /* L last: its pass feeds the path */
     if (w == LLAMP_PARAM_GAP && !(e->proto.g > 0)) continue;
     if (!(wrt >> w & 1)) continue;
     if (llamp_engine_eval(e, p, (llamp_param_t)w, &r)) return -1;
@@ -1293,22 +1442,6 @@ static int point(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt, int e
 
 /* ---- out of core ---------------------------------------------------------------- */
 
-/* merge()'s coefficient half for nw (right, left) pairs, once the time has
- * decided: above = the candidate is later (its coefficients from + ce
- * replace to's), else a tie (the right ones' maximum, the left ones'
- * minimum). */
-static inline void merge_coefs(int above, const double *from, const double *ce, double *to, int nw) {
-  for (int k = 0; k < nw; k++) {
-    double h = from[2 * k] + ce[k], l = from[2 * k + 1] + ce[k];
-    if (above) {
-      to[2 * k] = h;
-      to[2 * k + 1] = l;
-    } else {
-      if (h > to[2 * k]) to[2 * k] = h;
-      if (l < to[2 * k + 1]) to[2 * k + 1] = l;
-    }
-  }
-}
 
 int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, uint64_t window,
                               llamp_point_t *out, char *err, size_t errlen) {

@@ -12,6 +12,24 @@
 
 static double rel(double a, double b) { return fabs(a - b) / fmax(1e-30, fmax(fabs(a), fabs(b))); }
 
+/* llamp_engine_point's one pass for every parameter against one pass per
+ * parameter (llamp_engine_eval), bit for bit; and the critical path it
+ * leaves behind is the L pass's. */
+static void check_point(llamp_engine_t *e, const llamp_params_t *p) {
+  llamp_point_t pt, again;
+  CHECK(llamp_engine_point(e, p, &pt) == 0);
+  for (int x = 0; x < LLAMP_NUM_PARAMS; x++) {
+    if (x == LLAMP_PARAM_GAP && !(p->g > 0)) continue;
+    llamp_eval_t r;
+    CHECK(llamp_engine_eval(e, p, (llamp_param_t)x, &r) == 0);
+    CHECK(r.T == pt.T && r.slope_right == pt.lambda[x] && r.slope_left == pt.lambda_left[x]);
+  }
+  /* once more after the separate passes (the work arrays in another state):
+   * the same report, breakdown and path included */
+  CHECK(llamp_engine_point(e, p, &again) == 0);
+  CHECK(memcmp(&pt, &again, sizeof pt) == 0);
+}
+
 static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, double lo, double hi,
                         int *nbreak_total, int *pruned_checked) {
   char err[256];
@@ -21,6 +39,7 @@ static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, dou
     CHECK(0);
     return;
   }
+  check_point(e, &p);
   /* sweep: parametric vs lanes vs single evaluations */
   enum { K = 9 };
   double xs[K], T1[K], s1[K], T2[K], s2[K];
@@ -161,6 +180,16 @@ int main(void) {
       fprintf(stderr, "%s\n", err);
       CHECK(0);
       continue;
+    }
+    { /* the NIC rule's plan (gap and burst edges) through the point */
+      llamp_params_t p;
+      llamp_params_default(&p);
+      p.nic = 1;
+      p.S = 4096;
+      llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+      CHECK(e != NULL);
+      if (e) check_point(e, &p);
+      llamp_engine_destroy(e);
     }
     for (int variant = 0; variant < 4; variant++) {
       llamp_params_t p;
