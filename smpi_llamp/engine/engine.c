@@ -365,6 +365,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   llamp_graph_arrays(g, &a);
   uint64_t n = a.n;
   int gap = e->proto.g > 0 || e->proto.nic;
+  int any_self = llamp_graph_num_self_messages(g) > 0; /* else no vertex needs to_self's lookups */
   if (n > PLAN_MASK) {
     snprintf(err, errlen, "graph too large (%llu vertices) for rendezvous/gap modelling",
              (unsigned long long)n);
@@ -408,7 +409,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
         uint32_t nb = 0;
         for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
           uint32_t v = posting[i];
-          if (a.kind[v] != LLAMP_VERTEX_SEND || to_self(g, v)) continue;
+          if (a.kind[v] != LLAMP_VERTEX_SEND || (any_self && to_self(g, v))) continue;
           int eager = a.value[v] <= e->proto.S;
           if (!(nb && eager && bref->binds[v] && a.value[v] == a.value[burst[nb - 1]])) {
             burst_flush(g, bref, burst, nb, burst_from);
@@ -424,7 +425,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
       for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
         uint32_t v = posting[i];
         prev_msg[v] = UINT32_MAX;
-        if (e->proto.nic && to_self(g, v)) continue; /* never on the wire */
+        if (e->proto.nic && any_self && to_self(g, v)) continue; /* never on the wire */
         if (a.kind[v] == LLAMP_VERTEX_SEND) {
           prev_msg[v] = last_send;
           last_send = v;
