@@ -66,6 +66,17 @@ for name in $graphs; do
   BENCH_EVAL_ONLY=1 "$build/bin/bench_engine" "$g" >"$work/eval.out"
   es=$(sed -n 's/^eval_seconds //p' "$work/eval.out")
   printf "one evaluation (best of 20, CPU): %.3f s = %.1f M events/s\n" "$es" "$(echo "$n / $es / 1000000" | bc -l)"
+  if [ -n "${REF_BUILD:-}" ] && "$REF_BUILD/bin/llamp" analyze "$g" --tolerance none >/dev/null 2>&1; then
+    # the same analysis of the same file by the reference build, right after
+    # ours (machines drift: only this ratio compares), and the same report
+    dd if="$g" iflag=nocache count=0 2>/dev/null || true
+    /usr/bin/time -v "$REF_BUILD/bin/llamp" analyze "$g" --range 1us:10us --timing >"$work/ref_an.out" 2>"$work/ref_an.err"
+    same=no
+    cmp -s "$work/an.out" "$work/ref_an.out" && same=yes
+    printf "  the same analysis by %s: %.2f s wall, peak %.1f B/event; this build %.2f x faster; same report: %s\n" \
+      "$REF_BUILD" "$(wall_s "$work/ref_an.err")" "$(echo "$(peak_kb "$work/ref_an.err") * 1024 / $n" | bc -l)" \
+      "$(echo "$(wall_s "$work/ref_an.err") / $(wall_s "$work/an.err")" | bc -l)" "$same"
+  fi
   if [ -n "${REF_BUILD:-}" ]; then
     # the reference build generates the same graph in its own format and
     # layout; one evaluation there and here must give the same doubles
