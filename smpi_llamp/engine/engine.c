@@ -1031,6 +1031,8 @@ enum { FUSED_MAX = 3, FUSED_RING_MAX = 1u << 16 };
 
 /* The longest in-edge in vertices back (processing order = numbering). */
 static uint64_t reach_of(llamp_engine_t *e) {
+  if (e->reach == UINT64_MAX && !e->own_src) /* the graph in place: the graph knows */
+    e->reach = llamp_graph_reach(e->graph);
   if (e->reach == UINT64_MAX) {
     uint64_t r = 0;
     for (uint64_t v = 0; v < e->n; v++)

@@ -870,6 +870,21 @@ uint32_t llamp_graph_num_ranks(const llamp_graph_t *g) { return g->num_ranks; }
 uint64_t llamp_graph_num_vertices(const llamp_graph_t *g) { return g->n; }
 uint64_t llamp_graph_num_edges(const llamp_graph_t *g) { return g->m; }
 uint64_t llamp_graph_num_messages(const llamp_graph_t *g) { return g->num_messages; }
+uint64_t llamp_graph_reach(const llamp_graph_t *g) {
+  if (!g->reach_known) {
+    uint64_t r = 0;
+    for (uint64_t v = 0; v < g->n; v++)
+      for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
+        uint64_t d = v - (g->in_src[e] & LLAMP_EDGE_SRC_MASK);
+        if (d > r) r = d;
+      }
+    llamp_graph_t *w = (llamp_graph_t *)g; /* a cache of the graph's own content */
+    w->reach = r;
+    w->reach_known = 1;
+  }
+  return g->reach;
+}
+
 uint64_t llamp_graph_num_self_messages(const llamp_graph_t *g) {
   if (!g->self_known) {
     uint64_t c = 0;
@@ -945,12 +960,14 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
     acc |= (uint32_t)(g->in_off[v + 1] < g->in_off[v]);
   }
   if (acc) BOUND_FAIL("edge offsets out of order");
+  uint32_t reach = 0; /* the longest in-edge (llamp_graph_reach), while the edges are read anyway */
   for (uint64_t v = 0; v < n && bad == n; v++) {
     DROP_BEHIND(v);
     uint32_t lim = (uint32_t)v;
     for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
-      uint32_t w = g->in_src[e];
+      uint32_t w = g->in_src[e], d = lim - (w & LLAMP_EDGE_SRC_MASK);
       if ((w & LLAMP_EDGE_SRC_MASK) >= lim || (w >> LLAMP_EDGE_KIND_SHIFT) > LLAMP_EDGE_MESSAGE) bad = v;
+      reach = d > reach ? d : reach;
     }
   }
   if (bad < n)
@@ -971,6 +988,8 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
   if (sends != g->num_messages) BOUND_FAIL("message count mismatch");
   ((llamp_graph_t *)g)->self_messages = self; /* the cache of llamp_graph_num_self_messages */
   ((llamp_graph_t *)g)->self_known = 1;
+  ((llamp_graph_t *)g)->reach = reach; /* valid: every source is before its vertex */
+  ((llamp_graph_t *)g)->reach_known = 1;
   double sum = 0; /* NaN or infinity propagate, negatives are caught below */
   for (uint64_t v = 0; v < n; v++) {
     DROP_BEHIND(v);

@@ -30,6 +30,9 @@ struct llamp_graph {
    * check (whose pages are dropped after) or on first use */
   int self_known;
   uint64_t self_messages;
+  /* llamp_graph_reach, the same way */
+  int reach_known;
+  uint64_t reach;
 };
 
 /* Send vertex v's message goes to its own rank and is not one of sched's

@@ -111,6 +111,10 @@ uint64_t llamp_graph_num_messages(const llamp_graph_t *g);
  * counted once (a read graph knows it from its bounds check, so the engine
  * need not touch every rank and partner again). */
 uint64_t llamp_graph_num_self_messages(const llamp_graph_t *g);
+/* The longest in-edge, in vertices back (v - u for an edge u -> v): how far
+ * behind a pass in stored order must remember.  Counted once, like the
+ * self-messages. */
+uint64_t llamp_graph_reach(const llamp_graph_t *g);
 
 /* Vertices are numbered 0..n-1 in a topological order (every in-edge's
  * source has a smaller number), by level (the longest chain of edges before

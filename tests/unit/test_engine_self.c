@@ -187,6 +187,9 @@ int main(void) {
   CHECK(gr != NULL);
   if (gr) {
     CHECK(llamp_graph_num_self_messages(gr) == 1);
+    /* the longest in-edge, from the bounds check, as counted in memory */
+    CHECK(llamp_graph_reach(gr) == llamp_graph_reach(g) && llamp_graph_reach(g) >= 1 &&
+          llamp_graph_reach(g) < llamp_graph_num_vertices(g));
     check(gr, &p, T, 3, 3 * (s - 1), 8, 0);
     llamp_graph_destroy(gr);
   }
