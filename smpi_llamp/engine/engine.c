@@ -1028,6 +1028,11 @@ static inline void merge_coefs(int above, const double *from, const double *ce, 
  * longest in-edge: one pass over the graph and no fresh memory beyond the
  * ring, where the separate passes read the graph once per parameter. */
 enum { FUSED_MAX = 3, FUSED_RING_MAX = 1u << 16 };
+/* a ring slot: L's left coefficient, then (right, left) per other parameter;
+ * L's left coefficients live there too, so that the pass writes two of the
+ * work arrays (start, cmax: the critical path's) and leaves cmin's pages
+ * untouched (the parametric pass can then do without them, see envelope) */
+enum { RING_SLOT = 1 + 2 * FUSED_MAX };
 
 /* The longest in-edge in vertices back (processing order = numbering). */
 static uint64_t reach_of(llamp_engine_t *e) {
@@ -1053,10 +1058,10 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
   const double *val = e->value;
   const uint32_t *beg = e->in_beg, *end = e->in_end, *src = e->in_src;
   const uint32_t shift = e->shift, sm = e->mask;
-  double *st = e->start, *ch = e->cmax, *cl = e->cmin, *ring = e->ring;
+  double *st = e->start, *ch = e->cmax, *ring = e->ring;
   double T = 0, Th = 0, Tl = 0, Tc[2 * FUSED_MAX] = {0};
   for (uint64_t v = 0; v < e->n; v++) {
-    double b = 0, bh = 0, bl = 0, *bc = ring + (v & mask) * 2 * FUSED_MAX;
+    double b = 0, bh = 0, bl = 0, *slot = ring + (v & mask) * RING_SLOT, *bc = slot + 1;
     for (int k = 0; k < 2 * nw; k++) bc[k] = 0;
     unsigned kv = kind[v];
     double valv = val[v];
@@ -1071,17 +1076,18 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
       int above = c > b + tol;
       double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, t, pw, u, kv, valv, v);
       if (!fs) ce += vcoef(kind[u], vu, LLAMP_PARAM_L, t, pw, u);
-      merge(c, ch[u] + ce, cl[u] + ce, &b, &bh, &bl);
+      const double *su = ring + (u & mask) * RING_SLOT;
+      merge(c, ch[u] + ce, su[0] + ce, &b, &bh, &bl);
       double cw[FUSED_MAX];
       for (int k = 0; k < nw; k++) {
         cw[k] = ecoef_uv(type, vu, ws[k], t, pw, u, kv, valv, v);
         if (!fs) cw[k] += vcoef(kind[u], vu, ws[k], t, pw, u);
       }
-      merge_coefs(above, ring + (u & mask) * 2 * FUSED_MAX, cw, bc, nw);
+      merge_coefs(above, su + 1, cw, bc, nw);
     }
     st[v] = b;
     ch[v] = bh;
-    cl[v] = bl;
+    slot[0] = bl;
     /* v's end, and a rendezvous receive's sender completion, as ends of T */
     for (int end_kind = 0; end_kind < 2; end_kind++) {
       if (end_kind == 1 && kv != K_RECV_RNDV) break;
@@ -1117,7 +1123,7 @@ static int point_fused(llamp_engine_t *e, const llamp_params_t *p, const llamp_p
   if (e->ring_len < W) {
     free(e->ring);
     e->ring_len = 0;
-    if (!(e->ring = malloc(W * 2 * FUSED_MAX * sizeof *e->ring))) return -1;
+    if (!(e->ring = malloc(W * RING_SLOT * sizeof *e->ring))) return -1;
     e->ring_len = W;
   }
   theta_t t = theta_of(e, p);
@@ -2010,7 +2016,8 @@ one_line(const llamp_engine_t *e, const theta_t *t, llamp_param_t w, const pwv_t
       b0 += vcost(e->kind[u], vu, t, pw, u);
       a0 += vcoef(e->kind[u], vu, w, t, pw, u);
     }
-    llamp_line_t l = {lines[off[2 * u]].a + a0, lines[off[2 * u]].b + b0};
+    const llamp_line_t *lu = lines + (off ? off[2 * u] : u); /* off NULL: one line per vertex, in order */
+    llamp_line_t l = {lu->a + a0, lu->b + b0};
     double yhi = l.a * hi + l.b, ylo = l.a * lo + l.b;
     int first = i == e->in_beg[v];
     if (first || yhi > bhi || (yhi == bhi && ylo > blo)) best = l, bhi = yhi, blo = ylo;
@@ -2033,11 +2040,15 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   const pwv_t *pw = e->pw;
   const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
   /* off[2v], off[2v+1]: begin and end of v's lines in the arena.  Both live in
-   * the evaluation arrays (start: 2n uint32; cmax + cmin: n lines) until the
-   * arena outgrows n lines and moves to its own allocation. */
+   * the evaluation arrays (start + cmax: n lines; cmin: 2n uint32) until the
+   * arena outgrows n lines and moves to its own allocation.  While every
+   * vertex so far has one line (regular codes: all of them), v's line is
+   * arena[v] and off is not written: the point's fused pass leaves cmin's
+   * pages untouched, and so does this pass then (8 B per event less memory). */
   if (ensure_work(e, 1)) return -1;
-  uint32_t *off = (uint32_t *)(void *)e->start;
-  lines_t arena = {(llamp_line_t *)(void *)e->cmax, 0, e->n}, total = {0}, tmp = {0}, scratch = {0};
+  uint32_t *off = (uint32_t *)(void *)e->cmin;
+  int dense = !e->topo;
+  lines_t arena = {(llamp_line_t *)(void *)e->start, 0, e->n}, total = {0}, tmp = {0}, scratch = {0};
   int arena_owned = 0;
   size_t *runs = NULL, runs_cap = 0;
   int rc = -1;
@@ -2047,16 +2058,18 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     uint64_t v = e->topo ? e->topo[i_] : i_;
     /* candidate lines go straight to the arena's end and are hulled in place */
     size_t need = 1;
-    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
-      uint32_t u = e->in_src[i] & e->mask;
-      need += off[2 * u + 1] - off[2 * u];
-    }
+    if (dense) need += e->in_end[v] - e->in_beg[v];
+    else
+      for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+        uint32_t u = e->in_src[i] & e->mask;
+        need += off[2 * u + 1] - off[2 * u];
+      }
     size_t deg = e->in_end[v] - e->in_beg[v], k;
     llamp_line_t *dst, one;
     /* (compiled apart for the scalar model, whose costs then fold to a few operations) */
     if (!prune && deg && need == deg + 1 &&
-        (pw ? one_line(e, &t, w, pw, v, arena.v, off, lo, hi, &one)
-            : one_line(e, &t, w, NULL, v, arena.v, off, lo, hi, &one))) {
+        (pw ? one_line(e, &t, w, pw, v, arena.v, dense ? NULL : off, lo, hi, &one)
+            : one_line(e, &t, w, NULL, v, arena.v, dense ? NULL : off, lo, hi, &one))) {
       dst = &one;
       k = 1;
     } else {
@@ -2096,13 +2109,14 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
           b0 += vcost(e->kind[u], vu, &t, pw, u);
           a0 += vcoef(e->kind[u], vu, w, &t, pw, u);
         }
+        uint64_t j0 = dense ? u : off[2 * u], j1 = dense ? u + 1 : off[2 * u + 1];
         if (prune) {
-          for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++) {
+          for (uint64_t j = j0; j < j1; j++) {
             llamp_line_t l = {arena.v[j].a + a0, arena.v[j].b + b0};
             if (!prunable(prune, v, l, lo, hi)) dst[cnt++] = l;
           }
         } else {
-          for (uint64_t j = off[2 * u]; j < off[2 * u + 1]; j++)
+          for (uint64_t j = j0; j < j1; j++)
             dst[cnt++] = (llamp_line_t){arena.v[j].a + a0, arena.v[j].b + b0};
         }
       }
@@ -2121,9 +2135,13 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       if (2 * (arena.n + k - window_start) > 3 * 1024) goto out;
       window_start = arena.n + k;
     }
-    off[2 * v] = (uint32_t)arena.n;
+    if (dense && k != 1) { /* the first vertex of another count: offsets from here on */
+      for (uint64_t u = 0; u < v; u++) off[2 * u] = (uint32_t)u, off[2 * u + 1] = (uint32_t)(u + 1);
+      dense = 0;
+    }
+    if (!dense) off[2 * v] = (uint32_t)arena.n;
     arena.n += k;
-    off[2 * v + 1] = (uint32_t)arena.n;
+    if (!dense) off[2 * v + 1] = (uint32_t)arena.n;
     unsigned kv = e->kind[v];
     if (e->terminal[v] || kv == K_RECV_RNDV) {
       double a1 = vcoef(kv, e->value[v], w, &t, pw, v), b1 = vcost(kv, e->value[v], &t, pw, v);
