@@ -453,65 +453,96 @@ out:
  * its own tag: a (pair, tag) table then held one bucket per message, and
  * its cache misses made the build 3x slower).  A destination with a
  * wildcard receive, a scan longer than FAST_SCAN, or anything unmatched
- * is left to match_messages (complex[d] = 1; its partners reset). */
+ * is left to match_messages (complex[d] = 1; its partners reset).
+ *
+ * A rank's operations are one block, so the pair of a send is found in a
+ * table indexed by destination, filled for its source's block alone, and
+ * the pair of a receive in one indexed by source, filled for its
+ * destination's block (a hash lookup per message was a third of the
+ * matching of a collective-heavy trace).  Each pair's sends are in posting
+ * order whatever the order of the blocks, as with one pass over the ids. */
 #define FAST_SCAN 256
 static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
-  uint64_t n = b->n, np = 0;
-  int found = 0, rc = -1;
-  llamp_map_t pairs = {0};
-  uint32_t *pcount = NULL, *poff = NULL, *items = NULL;
-  uint64_t pcap = 1024;
-  if (llamp_map_init(&pairs, 1024) || !(pcount = calloc(pcap, sizeof *pcount))) goto out;
-  for (uint64_t i = 0; i < n; i++) {
-    if (b->kind[i] == LLAMP_VERTEX_RECV && (b->peer[i] < 0 || b->tag[i] < 0)) complex[b->rank[i]] = 1;
-    if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
-    uint32_t *ps = llamp_map_upsert(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)np, &found);
-    if (!ps) goto out;
-    if (*ps == np) {
-      if (++np == pcap) {
-        uint32_t *q = realloc(pcount, 2 * pcap * sizeof *q);
-        if (!q) goto out;
-        memset(q + pcap, 0, pcap * sizeof *q);
-        pcount = q;
-        pcap *= 2;
+  const uint32_t P = b->num_ranks;
+  uint64_t n = b->n, np = 0, pcap = 1024;
+  int rc = -1;
+  /* pairs are numbered source by source: rank r's are [sfirst[r], sfirst[r + 1]) */
+  uint32_t *slot = NULL, *sfirst = NULL, *psrc = NULL, *pdst = NULL, *pcount = NULL, *poff = NULL;
+  uint32_t *items = NULL, *doff = NULL, *dpairs = NULL;
+  if (!(slot = malloc((size_t)P * sizeof *slot)) || !(sfirst = malloc(((size_t)P + 1) * sizeof *sfirst)) ||
+      !(doff = calloc((size_t)P + 1, sizeof *doff)) || !(psrc = malloc(pcap * sizeof *psrc)) ||
+      !(pdst = malloc(pcap * sizeof *pdst)) || !(pcount = malloc(pcap * sizeof *pcount)))
+    goto out;
+  for (uint32_t r = 0; r < P; r++) slot[r] = LLAMP_NONE32;
+  for (uint32_t r = 0; r < P; r++) {
+    sfirst[r] = (uint32_t)np;
+    for (uint64_t i = b->first[r], e = i + b->count[r]; i < e; i++) {
+      if (b->kind[i] == LLAMP_VERTEX_RECV && (b->peer[i] < 0 || b->tag[i] < 0)) complex[r] = 1;
+      if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
+      uint32_t d = (uint32_t)b->peer[i], q = slot[d];
+      if (q == LLAMP_NONE32) {
+        if (np == pcap) {
+          pcap *= 2;
+          if (grow((void **)&psrc, 4, pcap) || grow((void **)&pdst, 4, pcap) || grow((void **)&pcount, 4, pcap))
+            goto out;
+        }
+        q = slot[d] = (uint32_t)np++;
+        psrc[q] = r;
+        pdst[q] = d;
+        pcount[q] = 0;
+        doff[d + 1]++;
       }
+      pcount[q]++;
     }
-    pcount[*ps]++;
+    for (uint64_t q = sfirst[r]; q < np; q++) slot[pdst[q]] = LLAMP_NONE32;
   }
+  sfirst[P] = (uint32_t)np;
   uint64_t nsend = 0;
   if (!(poff = malloc((np + 1) * sizeof *poff))) goto out;
   for (uint64_t q = 0; q < np; q++) poff[q] = (uint32_t)nsend, nsend += pcount[q];
   poff[np] = (uint32_t)nsend;
   if (!(items = malloc((nsend ? nsend : 1) * sizeof *items))) goto out;
   memcpy(pcount, poff, np * sizeof *pcount); /* pcount: each pair's fill cursor, then its head */
-  for (uint64_t i = 0; i < n; i++)
-    if (b->kind[i] == LLAMP_VERTEX_SEND)
-      items[pcount[*llamp_map_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]))]++] = (uint32_t)i;
+  for (uint32_t r = 0; r < P; r++) {
+    for (uint32_t q = sfirst[r]; q < sfirst[r + 1]; q++) slot[pdst[q]] = q;
+    for (uint64_t i = b->first[r], e = i + b->count[r]; i < e; i++)
+      if (b->kind[i] == LLAMP_VERTEX_SEND) items[pcount[slot[b->peer[i]]]++] = (uint32_t)i;
+    for (uint32_t q = sfirst[r]; q < sfirst[r + 1]; q++) slot[pdst[q]] = LLAMP_NONE32;
+  }
   memcpy(pcount, poff, np * sizeof *pcount);
-  for (uint64_t j = 0; j < n; j++) {
-    if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
-    uint32_t d = b->rank[j];
+  /* the pairs by destination */
+  for (uint32_t d = 0; d < P; d++) doff[d + 1] += doff[d];
+  if (!(dpairs = malloc((np ? np : 1) * sizeof *dpairs))) goto out;
+  for (uint64_t q = 0; q < np; q++) dpairs[doff[pdst[q]]++] = (uint32_t)q;
+  for (uint32_t d = P; d > 0; d--) doff[d] = doff[d - 1];
+  doff[0] = 0;
+  for (uint32_t d = 0; d < P; d++) {
     if (complex[d]) continue;
-    uint32_t *pp = llamp_map_find(&pairs, pair_key((uint32_t)b->peer[j], d));
-    if (!pp) {
-      complex[d] = 1;
-      continue;
-    }
-    uint32_t q = *pp, end = poff[q + 1], k = pcount[q];
-    while (k < end && partner[items[k]] != LLAMP_NONE32) k++;
-    pcount[q] = k;
-    for (uint32_t steps = 0;; k++, steps++) {
-      if (k == end || steps == FAST_SCAN) {
+    for (uint32_t x = doff[d]; x < doff[d + 1]; x++) slot[psrc[dpairs[x]]] = dpairs[x];
+    for (uint64_t j = b->first[d], e = j + b->count[d]; j < e && !complex[d]; j++) {
+      if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
+      uint32_t q = slot[b->peer[j]];
+      if (q == LLAMP_NONE32) {
         complex[d] = 1;
         break;
       }
-      uint32_t i = items[k];
-      if (partner[i] == LLAMP_NONE32 && b->tag[i] == b->tag[j]) {
-        partner[i] = (uint32_t)j;
-        partner[j] = i;
-        break;
+      uint32_t end = poff[q + 1], k = pcount[q];
+      while (k < end && partner[items[k]] != LLAMP_NONE32) k++;
+      pcount[q] = k;
+      for (uint32_t steps = 0;; k++, steps++) {
+        if (k == end || steps == FAST_SCAN) {
+          complex[d] = 1;
+          break;
+        }
+        uint32_t i = items[k];
+        if (partner[i] == LLAMP_NONE32 && b->tag[i] == b->tag[j]) {
+          partner[i] = (uint32_t)j;
+          partner[j] = i;
+          break;
+        }
       }
     }
+    for (uint32_t x = doff[d]; x < doff[d + 1]; x++) slot[psrc[dpairs[x]]] = LLAMP_NONE32;
   }
   for (uint64_t i = 0; i < n; i++) {
     if (b->kind[i] == LLAMP_VERTEX_SEND && partner[i] == LLAMP_NONE32) complex[b->peer[i]] = 1;
@@ -523,10 +554,15 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
   rc = 0;
 out:
   if (rc) berr(b, "%s: out of memory while matching messages", b->source);
-  llamp_map_free(&pairs);
+  free(slot);
+  free(sfirst);
+  free(psrc);
+  free(pdst);
   free(pcount);
   free(poff);
   free(items);
+  free(doff);
+  free(dpairs);
   return rc;
 }
 
