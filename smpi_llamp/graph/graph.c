@@ -64,6 +64,15 @@ static int grow(void **p, size_t elem, uint64_t cap) {
   return 0;
 }
 
+/* An array filled soon after: huge pages where possible.  A first touch of a
+ * fresh 4 KiB page costs ~16 us on a VM (the partner array of a 27 M-vertex
+ * graph: 0.4 s); a 2 MiB page clears the same memory at memory speed. */
+static void *alloc_big(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  llamp_mem_advise_huge(p, bytes);
+  return p;
+}
+
 llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source) {
   if (num_ranks == 0 || num_ranks > (1u << 30)) return NULL;
   llamp_builder_t *b = calloc(1, sizeof *b);
@@ -136,7 +145,7 @@ static int flush_rank(llamp_builder_t *b) {
     b->failed = 1;
     return -1;
   }
-  uint32_t *cursor = malloc((hi - lo ? hi - lo : 1) * sizeof *cursor);
+  uint32_t *cursor = alloc_big((hi - lo) * sizeof *cursor);
   if (!cursor) goto oom;
   if (b->m + add > b->capm) {
     uint64_t cap = b->capm ? b->capm : 1024;
@@ -341,7 +350,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner, const uint8_t *
   }
   boff = malloc((nb + 1) * sizeof *boff);
   cursor = malloc((nb + 1) * sizeof *cursor);
-  items = malloc((nsend ? nsend : 1) * sizeof *items);
+  items = alloc_big(nsend * sizeof *items);
   pair_off = calloc(np + 1, sizeof *pair_off);
   pair_buckets = malloc((nb ? nb : 1) * sizeof *pair_buckets);
   dst_off = calloc((size_t)b->num_ranks + 1, sizeof *dst_off);
@@ -501,7 +510,7 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
   if (!(poff = malloc((np + 1) * sizeof *poff))) goto out;
   for (uint64_t q = 0; q < np; q++) poff[q] = (uint32_t)nsend, nsend += pcount[q];
   poff[np] = (uint32_t)nsend;
-  if (!(items = malloc((nsend ? nsend : 1) * sizeof *items))) goto out;
+  if (!(items = alloc_big(nsend * sizeof *items))) goto out;
   memcpy(pcount, poff, np * sizeof *pcount); /* pcount: each pair's fill cursor, then its head */
   for (uint32_t r = 0; r < P; r++) {
     for (uint32_t q = sfirst[r]; q < sfirst[r + 1]; q++) slot[pdst[q]] = q;
@@ -660,15 +669,15 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   for (uint64_t v = 0; v < n; v++)
     if (level[v] > maxl) maxl = level[v];
   /* position = (level, builder id): a counting sort, stable in builder id */
-  if (!(cnt = calloc((size_t)maxl + 2, sizeof *cnt))) goto oom;
+  if (!(cnt = alloc_big(((size_t)maxl + 2) * sizeof *cnt))) goto oom;
+  memset(cnt, 0, ((size_t)maxl + 2) * sizeof *cnt);
   for (uint64_t v = 0; v < n; v++) cnt[level[v] + 1]++;
   for (uint64_t l = 0; l <= maxl; l++) cnt[l + 1] += cnt[l];
   for (uint64_t v = 0; v < n; v++) level[v] = cnt[level[v]]++;
   free(cnt);
   cnt = NULL;
   uint32_t *pos = level;
-  if (!(inv = malloc((n ? n : 1) * sizeof *inv))) goto oom;
-  llamp_mem_advise_huge(inv, n * sizeof *inv);
+  if (!(inv = alloc_big(n * sizeof *inv))) goto oom;
   for (uint64_t v = 0; v < n; v++) inv[pos[v]] = (uint32_t)v;
   for (uint64_t e = 0; e < m; e++) {
     uint32_t w = g->in_src[e];
@@ -689,8 +698,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   free(g->rank);
   g->rank = NULL;
   size_t sbytes = 8 * n > 4 * m ? 8 * n : 4 * m;
-  if (!(scratch = malloc(sbytes ? sbytes : 1)) || !(off = malloc((n + 1) * sizeof *off))) goto oom;
-  llamp_mem_advise_huge(scratch, sbytes);
+  if (!(scratch = alloc_big(sbytes)) || !(off = alloc_big((n + 1) * sizeof *off))) goto oom;
   uint32_t *src = scratch;
   uint64_t k = 0;
   for (uint64_t p = 0; p < n; p++) {
@@ -777,7 +785,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   free(b->dep_before);
   b->dep_after = b->dep_before = NULL;
   uint64_t n = b->n, m = b->m;
-  partner = malloc((n ? n : 1) * sizeof *partner);
+  partner = alloc_big(n * sizeof *partner);
   if (!partner) goto oom;
   for (uint64_t i = 0; i < n; i++) partner[i] = LLAMP_NONE32;
   uint8_t *complex = calloc(b->num_ranks, 1);
@@ -797,9 +805,8 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
     if (b->kind[i] == LLAMP_VERTEX_RECV)
       b->in_src[b->in_off[i]] = partner[i] | ((uint32_t)LLAMP_EDGE_MESSAGE << LLAMP_EDGE_KIND_SHIFT);
 
-  order = malloc((n ? n : 1) * sizeof *order);
+  order = alloc_big(n * sizeof *order);
   if (!order) goto oom;
-  llamp_mem_advise_huge(order, n * sizeof *order);
   int oom_flag = 0;
   uint64_t cyc = dfs_levels(n, b->in_off, b->in_src, order, &oom_flag);
   if (oom_flag) goto oom;
