@@ -637,6 +637,84 @@ nomem:
   return n;
 }
 
+#define SWEEP_WAIT (LLAMP_NONE32 - 1) /* a receive waiting for its message's level */
+
+/* The level of v, all of whose predecessors have theirs (max + 1, 0 without one). */
+static inline uint32_t level_of(const uint32_t *in_off, const uint32_t *in_src, const uint32_t *level,
+                                uint64_t v) {
+  uint32_t lv = 0;
+  for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++) {
+    uint32_t lu = level[in_src[e] & LLAMP_EDGE_SRC_MASK] + 1;
+    if (lu > lv) lv = lu;
+  }
+  return lv;
+}
+
+/* The levels dfs_levels computes (longest chains are unique), rank by rank
+ * in posting order, each access near a rank's cursor where the depth-first
+ * search jumped between ranks' blocks.  A receive whose message has no level
+ * yet waits aside (SWEEP_WAIT; its rank goes on: an Irecv is posted before
+ * the sends the other rank waits for) and gets its level with its send's; a
+ * vertex needing a waiting receive stops its rank until then.  Needs the
+ * matched partners.  Returns 0; 1 when a vertex needs one that comes later
+ * in its rank, or a cycle (the caller then runs dfs_levels, which also names
+ * a vertex of the cycle); -1 when out of memory. */
+static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint32_t *level) {
+  const uint32_t P = b->num_ranks;
+  const uint32_t *in_off = b->in_off, *in_src = b->in_src;
+  uint64_t *cur = malloc((size_t)P * sizeof *cur);
+  uint32_t *stack = malloc((size_t)P * sizeof *stack), *stopped = malloc((size_t)P * sizeof *stopped);
+  int rc = -1;
+  if (!cur || !stack || !stopped) goto out;
+  for (uint64_t v = 0; v < b->n; v++) level[v] = LLAMP_NONE32;
+  uint32_t sp = 0;
+  for (uint32_t r = P; r-- > 0;) { /* stopped[r]: the vertex r waits for, NONE32 when queued */
+    cur[r] = b->first[r];
+    stopped[r] = LLAMP_NONE32;
+    if (b->count[r]) stack[sp++] = r;
+  }
+  while (sp) {
+    uint32_t r = stack[--sp];
+    uint64_t v = cur[r], end = b->first[r] + b->count[r];
+    for (; v < end; v++) {
+      uint32_t e = in_off[v], e1 = in_off[v + 1], lv = 0, wait = 0;
+      if (b->kind[v] == LLAMP_VERTEX_RECV) { /* the message slot first */
+        uint32_t lm = level[in_src[e++] & LLAMP_EDGE_SRC_MASK];
+        wait = lm >= SWEEP_WAIT;
+        lv = wait ? 0 : lm + 1;
+      }
+      for (; e < e1; e++) {
+        uint32_t lu = level[in_src[e] & LLAMP_EDGE_SRC_MASK];
+        if (lu >= SWEEP_WAIT) break;
+        if (lu + 1 > lv) lv = lu + 1;
+      }
+      if (e < e1) {
+        stopped[r] = in_src[e] & LLAMP_EDGE_SRC_MASK;
+        break;
+      }
+      if (wait) {
+        level[v] = SWEEP_WAIT;
+        continue;
+      }
+      level[v] = lv;
+      if (b->kind[v] == LLAMP_VERTEX_SEND && level[partner[v]] == SWEEP_WAIT) {
+        uint32_t j = partner[v], q = b->rank[j];
+        level[j] = level_of(in_off, in_src, level, j);
+        if (stopped[q] == j) stopped[q] = LLAMP_NONE32, stack[sp++] = q;
+      }
+    }
+    cur[r] = v;
+  }
+  rc = 0;
+  for (uint32_t r = 0; r < P; r++)
+    if (cur[r] < b->first[r] + b->count[r]) rc = 1;
+out:
+  free(cur);
+  free(stack);
+  free(stopped);
+  return rc;
+}
+
 /* a[p] = a[inv[p]] for all p, through `scratch`: the permuted copy goes
  * back into a's own pages (fresh pages cost a kernel page clear each, which
  * on this VM took longer than the gathers themselves). */
@@ -807,8 +885,9 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
 
   order = alloc_big(n * sizeof *order);
   if (!order) goto oom;
-  int oom_flag = 0;
-  uint64_t cyc = dfs_levels(n, b->in_off, b->in_src, order, &oom_flag);
+  int oom_flag = 0, swept = sweep_levels(b, partner, order);
+  if (swept < 0) goto oom;
+  uint64_t cyc = swept ? dfs_levels(n, b->in_off, b->in_src, order, &oom_flag) : n;
   if (oom_flag) goto oom;
   if (cyc < n) {
     berr(b, "%s:%u: dependency cycle (or deadlock) involving rank %u operation %llu", b->source,
