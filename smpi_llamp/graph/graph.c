@@ -763,7 +763,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   }
   for (uint64_t v = 0; v < n; v++)
     if (g->partner[v] != LLAMP_NONE32) g->partner[v] = pos[g->partner[v]];
-  free(level);
+  off = level; /* its pages, already touched, hold the new offsets (n + 1 entries) */
   level = pos = NULL;
   /* the ranks' id blocks (empty ranks left out): rank is rebuilt from the
    * ids at the end, in the old offsets' pages (one array fewer at the peak) */
@@ -776,7 +776,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   free(g->rank);
   g->rank = NULL;
   size_t sbytes = 8 * n > 4 * m ? 8 * n : 4 * m;
-  if (!(scratch = alloc_big(sbytes)) || !(off = alloc_big((n + 1) * sizeof *off))) goto oom;
+  if (!(scratch = alloc_big(sbytes))) goto oom;
   uint32_t *src = scratch;
   uint64_t k = 0;
   for (uint64_t p = 0; p < n; p++) {
@@ -796,14 +796,22 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   free(scratch);
   scratch = NULL;
   g->rank = old_off;
+  /* within a level the ids increase, so the block is mostly the last one
+   * found or the next: a binary search only when the id went back */
+  uint32_t at = 0;
   for (uint64_t p = 0; p < n; p++) {
-    uint32_t lo = 0, hi = nb; /* the last block starting at or before inv[p] */
-    while (hi - lo > 1) {
-      uint32_t mid = (lo + hi) / 2;
-      if (blk[mid].first <= inv[p]) lo = mid;
-      else hi = mid;
+    uint32_t id = inv[p];
+    if (id < blk[at].first) {
+      uint32_t lo = 0, hi = at; /* the last block starting at or before id */
+      while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (blk[mid].first <= id) lo = mid;
+        else hi = mid;
+      }
+      at = lo;
     }
-    g->rank[p] = blk[lo].rank;
+    while (at + 1 < nb && blk[at + 1].first <= id) at++;
+    g->rank[p] = blk[at].rank;
   }
   free(blk);
   g->id = inv;
@@ -877,14 +885,21 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   }
   free(complex);
   if (any < 0) goto fail;
-  free(b->peer);
-  b->peer = NULL;
   for (uint64_t i = 0; i < n; i++)
     if (b->kind[i] == LLAMP_VERTEX_RECV)
       b->in_src[b->in_off[i]] = partner[i] | ((uint32_t)LLAMP_EDGE_MESSAGE << LLAMP_EDGE_KIND_SHIFT);
 
-  order = alloc_big(n * sizeof *order);
-  if (!order) goto oom;
+  /* the levels, then the relayout's offsets (n + 1 entries), in the pages
+   * of the peers (fresh pages cost more than the sweep) */
+  if (b->cap > n) {
+    order = (uint32_t *)b->peer;
+    b->peer = NULL;
+  } else {
+    order = alloc_big((n + 1) * sizeof *order);
+    if (!order) goto oom;
+  }
+  free(b->peer);
+  b->peer = NULL;
   int oom_flag = 0, swept = sweep_levels(b, partner, order);
   if (swept < 0) goto oom;
   uint64_t cyc = swept ? dfs_levels(n, b->in_off, b->in_src, order, &oom_flag) : n;
