@@ -755,7 +755,9 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   free(cnt);
   cnt = NULL;
   uint32_t *pos = level;
-  if (!(inv = alloc_big(n * sizeof *inv))) goto oom;
+  inv = g->id; /* NULL, or n entries of dead pages for it */
+  g->id = NULL;
+  if (!inv && !(inv = alloc_big(n * sizeof *inv))) goto oom;
   for (uint64_t v = 0; v < n; v++) inv[pos[v]] = (uint32_t)v;
   for (uint64_t e = 0; e < m; e++) {
     uint32_t w = g->in_src[e];
@@ -858,7 +860,7 @@ static void fail_copy(llamp_builder_t *b, char *err, size_t errlen) {
 
 llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen) {
   llamp_graph_t *g = NULL;
-  uint32_t *partner = NULL, *order = NULL;
+  uint32_t *partner = NULL, *order = NULL, *g_id = NULL;
   if (!b) {
     if (err && errlen) snprintf(err, errlen, "no builder");
     return NULL;
@@ -909,7 +911,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
          b->line[cyc], b->rank[cyc], (unsigned long long)(cyc - b->first[b->rank[cyc]]));
     goto fail;
   }
-  free(b->line);
+  g_id = b->line; /* dead (n entries or more): its pages take the relayout's ids */
   b->line = NULL;
 
   /* freeze: hand the builder's arrays to the graph, then lay them out */
@@ -922,6 +924,8 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   if (!g->rank_first) goto oom;
   for (uint32_t r = 0; r < b->num_ranks; r++) g->rank_first[r] = b->count[r] ? b->first[r] : 0;
   g->rank_first[b->num_ranks] = n;
+  g->id = g_id;
+  g_id = NULL;
   g->in_src = b->in_src;
   g->in_off = b->in_off;
   b->in_src = NULL;
@@ -951,6 +955,7 @@ fail:
   fail_copy(b, err, errlen);
   free(partner);
   free(order);
+  free(g_id);
   llamp_graph_destroy(g);
   llamp_builder_destroy(b);
   return NULL;
