@@ -133,20 +133,26 @@ void llamp_builder_destroy(llamp_builder_t *b) {
 
 const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
 
+static inline uint32_t dep_word(uint32_t before) {
+  uint32_t kind = (before & DEP_IREQ_BIT) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
+  return (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
+}
+
 /* Close the current rank's block: append its vertices' in-edge segments
  * (message slot first for a receive, then its dependencies in the order
  * they were given) to the CSR, and forget the buffered dependencies. */
 static int flush_rank(llamp_builder_t *b) {
   uint64_t lo = b->flushed, hi = b->n;
   uint64_t add = b->nd;
+  uint32_t *cursor = NULL;
+  int sorted = 1; /* dependencies given vertex by vertex (sched's order) */
   for (uint64_t v = lo; v < hi; v++) add += b->kind[v] == LLAMP_VERTEX_RECV;
+  for (uint64_t d = 1; d < b->nd; d++) sorted &= b->dep_after[d - 1] <= b->dep_after[d];
   if (b->m + add >= UINT32_MAX) {
     berr(b, "%s: more than 2^32 edges are not supported", b->source);
     b->failed = 1;
     return -1;
   }
-  uint32_t *cursor = alloc_big((hi - lo) * sizeof *cursor);
-  if (!cursor) goto oom;
   if (b->m + add > b->capm) {
     uint64_t cap = b->capm ? b->capm : 1024;
     while (cap < b->m + add) cap *= 2;
@@ -154,6 +160,18 @@ static int flush_rank(llamp_builder_t *b) {
     b->capm = cap;
   }
   uint32_t *off = b->in_off;
+  if (sorted) { /* the segments in one pass, in order */
+    uint32_t k = (uint32_t)b->m;
+    uint64_t d = 0;
+    for (uint64_t v = lo; v < hi; v++) {
+      off[v] = k;
+      if (b->kind[v] == LLAMP_VERTEX_RECV) b->in_src[k++] = 0; /* message slot, set after matching */
+      for (; d < b->nd && b->dep_after[d] == v; d++) b->in_src[k++] = dep_word(b->dep_before[d]);
+    }
+    off[hi] = k;
+    goto done;
+  }
+  if (!(cursor = alloc_big((hi - lo) * sizeof *cursor))) goto oom;
   for (uint64_t v = lo; v < hi; v++) off[v + 1] = b->kind[v] == LLAMP_VERTEX_RECV;
   for (uint64_t d = 0; d < b->nd; d++) off[b->dep_after[d] + 1]++;
   off[lo] = (uint32_t)b->m;
@@ -162,12 +180,9 @@ static int flush_rank(llamp_builder_t *b) {
     cursor[v - lo] = off[v] + (b->kind[v] == LLAMP_VERTEX_RECV);
     if (b->kind[v] == LLAMP_VERTEX_RECV) b->in_src[off[v]] = 0; /* message slot, set after matching */
   }
-  for (uint64_t d = 0; d < b->nd; d++) {
-    uint32_t before = b->dep_before[d];
-    uint32_t kind = (before & DEP_IREQ_BIT) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
-    b->in_src[cursor[b->dep_after[d] - lo]++] = (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
-  }
+  for (uint64_t d = 0; d < b->nd; d++) b->in_src[cursor[b->dep_after[d] - lo]++] = dep_word(b->dep_before[d]);
   free(cursor);
+done:
   b->m += add;
   b->flushed = hi;
   b->nd = 0;
