@@ -8,7 +8,10 @@
  *   gap: seconds between consecutive MPI calls (each gap becomes a calc)
  *   allreduce: 8-byte MPI_Allreduce calls per iteration (a CG-like trace:
  *   few ranks, small messages, collectives; e.g. ranks=8 nb=2 allreduce=2)
- *   nb: neighbours per iteration, 2 (a 1-D ring) or 4 */
+ *   nb: neighbours per iteration, 2 (a 1-D ring) or 4
+ *   colls: collective selection ("allreduce=ring"; default: the defaults)
+ *   out: write the first build's graph there (llamp_graph_write_binary) and
+ *   its stats to out.stats, to compare two builds of the code byte for byte */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -34,10 +37,37 @@ static double arg(int argc, char **argv, const char *key, double def) {
   return def;
 }
 
+/* A string argument key=value, or def. */
+static const char *sarg(int argc, char **argv, const char *key, const char *def) {
+  size_t n = strlen(key);
+  for (int i = 1; i < argc; i++)
+    if (!strncmp(argv[i], key, n) && argv[i][n] == '=') return argv[i] + n + 1;
+  return def;
+}
+
 static long peak_rss_kib(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+}
+
+/* The graph at `path`, its stats at path.stats; 0 / -1 (said). */
+static int dump(const llamp_graph_t *g, const llamp_sched_stats_t *st, const char *path) {
+  char err[1024], spath[4096];
+  if (llamp_graph_write_binary(g, path, err, sizeof err)) {
+    fprintf(stderr, "bench_sched: %s\n", err);
+    return -1;
+  }
+  snprintf(spath, sizeof spath, "%s.stats", path);
+  FILE *f = fopen(spath, "w");
+  if (!f) {
+    fprintf(stderr, "bench_sched: cannot write %s\n", spath);
+    return -1;
+  }
+  llamp_sched_stats_print(st, f);
+  fprintf(f, "graph: %llu vertices, %llu edges, %llu messages\n", (unsigned long long)st->vertices,
+          (unsigned long long)st->edges, (unsigned long long)st->messages);
+  return fclose(f) ? -1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -48,6 +78,10 @@ int main(int argc, char **argv) {
   int reps = (int)arg(argc, argv, "reps", 3);
   int nallr = (int)arg(argc, argv, "allreduce", 0);
   int nbs = arg(argc, argv, "nb", 4) == 2 ? 2 : 4;
+  const char *out = sarg(argc, argv, "out", NULL);
+  llamp_sched_options_t opt;
+  llamp_sched_options_default(&opt);
+  opt.collectives = sarg(argc, argv, "colls", NULL);
   uint32_t px = (uint32_t)sqrt((double)P);
   while (P % px) px--;
   uint32_t py = P / px;
@@ -164,13 +198,14 @@ int main(int argc, char **argv) {
     a = now();
     for (uint32_t r = 0; r < P; r++) rd[r] = llamp_trace_reader_from_writer(w[r], err, sizeof err);
     llamp_sched_stats_free(&st);
-    llamp_graph_t *g = llamp_sched_build(rd, P, NULL, &st, err, sizeof err);
+    llamp_graph_t *g = llamp_sched_build(rd, P, &opt, &st, err, sizeof err);
     for (uint32_t r = 0; r < P; r++) llamp_trace_reader_destroy(rd[r]);
     d = now() - a;
     if (!g) {
       fprintf(stderr, "bench_sched: %s\n", err);
       return 1;
     }
+    if (out && rep == 0 && dump(g, &st, out)) return 1;
     llamp_graph_destroy(g);
     if (d < tbuild) tbuild = d;
   }

@@ -391,7 +391,7 @@ static llamp_graph_t *read_v3(FILE *f, const bin_header_t *h, uint64_t size, con
   /* the old checker's rules: topo a permutation that every edge respects */
   uint64_t n = g->n;
   pos = malloc((n ? n : 1) * 4);
-  level = malloc((n ? n : 1) * 4);
+  level = malloc((n + 1) * 4); /* the relayout's offsets after */
   if (!pos || !level) {
     snprintf(err, errlen, "%s: out of memory for %llu vertices", path, (unsigned long long)n);
     goto fail;

@@ -64,6 +64,15 @@ static int grow(void **p, size_t elem, uint64_t cap) {
   return 0;
 }
 
+/* An array filled soon after: huge pages where possible.  A first touch of a
+ * fresh 4 KiB page costs ~16 us on a VM (the partner array of a 27 M-vertex
+ * graph: 0.4 s); a 2 MiB page clears the same memory at memory speed. */
+static void *alloc_big(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  llamp_mem_advise_huge(p, bytes);
+  return p;
+}
+
 llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source) {
   if (num_ranks == 0 || num_ranks > (1u << 30)) return NULL;
   llamp_builder_t *b = calloc(1, sizeof *b);
@@ -124,20 +133,26 @@ void llamp_builder_destroy(llamp_builder_t *b) {
 
 const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
 
+static inline uint32_t dep_word(uint32_t before) {
+  uint32_t kind = (before & DEP_IREQ_BIT) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
+  return (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
+}
+
 /* Close the current rank's block: append its vertices' in-edge segments
  * (message slot first for a receive, then its dependencies in the order
  * they were given) to the CSR, and forget the buffered dependencies. */
 static int flush_rank(llamp_builder_t *b) {
   uint64_t lo = b->flushed, hi = b->n;
   uint64_t add = b->nd;
+  uint32_t *cursor = NULL;
+  int sorted = 1; /* dependencies given vertex by vertex (sched's order) */
   for (uint64_t v = lo; v < hi; v++) add += b->kind[v] == LLAMP_VERTEX_RECV;
+  for (uint64_t d = 1; d < b->nd; d++) sorted &= b->dep_after[d - 1] <= b->dep_after[d];
   if (b->m + add >= UINT32_MAX) {
     berr(b, "%s: more than 2^32 edges are not supported", b->source);
     b->failed = 1;
     return -1;
   }
-  uint32_t *cursor = malloc((hi - lo ? hi - lo : 1) * sizeof *cursor);
-  if (!cursor) goto oom;
   if (b->m + add > b->capm) {
     uint64_t cap = b->capm ? b->capm : 1024;
     while (cap < b->m + add) cap *= 2;
@@ -145,6 +160,18 @@ static int flush_rank(llamp_builder_t *b) {
     b->capm = cap;
   }
   uint32_t *off = b->in_off;
+  if (sorted) { /* the segments in one pass, in order */
+    uint32_t k = (uint32_t)b->m;
+    uint64_t d = 0;
+    for (uint64_t v = lo; v < hi; v++) {
+      off[v] = k;
+      if (b->kind[v] == LLAMP_VERTEX_RECV) b->in_src[k++] = 0; /* message slot, set after matching */
+      for (; d < b->nd && b->dep_after[d] == v; d++) b->in_src[k++] = dep_word(b->dep_before[d]);
+    }
+    off[hi] = k;
+    goto done;
+  }
+  if (!(cursor = alloc_big((hi - lo) * sizeof *cursor))) goto oom;
   for (uint64_t v = lo; v < hi; v++) off[v + 1] = b->kind[v] == LLAMP_VERTEX_RECV;
   for (uint64_t d = 0; d < b->nd; d++) off[b->dep_after[d] + 1]++;
   off[lo] = (uint32_t)b->m;
@@ -153,12 +180,9 @@ static int flush_rank(llamp_builder_t *b) {
     cursor[v - lo] = off[v] + (b->kind[v] == LLAMP_VERTEX_RECV);
     if (b->kind[v] == LLAMP_VERTEX_RECV) b->in_src[off[v]] = 0; /* message slot, set after matching */
   }
-  for (uint64_t d = 0; d < b->nd; d++) {
-    uint32_t before = b->dep_before[d];
-    uint32_t kind = (before & DEP_IREQ_BIT) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
-    b->in_src[cursor[b->dep_after[d] - lo]++] = (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
-  }
+  for (uint64_t d = 0; d < b->nd; d++) b->in_src[cursor[b->dep_after[d] - lo]++] = dep_word(b->dep_before[d]);
   free(cursor);
+done:
   b->m += add;
   b->flushed = hi;
   b->nd = 0;
@@ -341,7 +365,7 @@ static int match_messages(llamp_builder_t *b, uint32_t *partner, const uint8_t *
   }
   boff = malloc((nb + 1) * sizeof *boff);
   cursor = malloc((nb + 1) * sizeof *cursor);
-  items = malloc((nsend ? nsend : 1) * sizeof *items);
+  items = alloc_big(nsend * sizeof *items);
   pair_off = calloc(np + 1, sizeof *pair_off);
   pair_buckets = malloc((nb ? nb : 1) * sizeof *pair_buckets);
   dst_off = calloc((size_t)b->num_ranks + 1, sizeof *dst_off);
@@ -453,65 +477,96 @@ out:
  * its own tag: a (pair, tag) table then held one bucket per message, and
  * its cache misses made the build 3x slower).  A destination with a
  * wildcard receive, a scan longer than FAST_SCAN, or anything unmatched
- * is left to match_messages (complex[d] = 1; its partners reset). */
+ * is left to match_messages (complex[d] = 1; its partners reset).
+ *
+ * A rank's operations are one block, so the pair of a send is found in a
+ * table indexed by destination, filled for its source's block alone, and
+ * the pair of a receive in one indexed by source, filled for its
+ * destination's block (a hash lookup per message was a third of the
+ * matching of a collective-heavy trace).  Each pair's sends are in posting
+ * order whatever the order of the blocks, as with one pass over the ids. */
 #define FAST_SCAN 256
 static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
-  uint64_t n = b->n, np = 0;
-  int found = 0, rc = -1;
-  llamp_map_t pairs = {0};
-  uint32_t *pcount = NULL, *poff = NULL, *items = NULL;
-  uint64_t pcap = 1024;
-  if (llamp_map_init(&pairs, 1024) || !(pcount = calloc(pcap, sizeof *pcount))) goto out;
-  for (uint64_t i = 0; i < n; i++) {
-    if (b->kind[i] == LLAMP_VERTEX_RECV && (b->peer[i] < 0 || b->tag[i] < 0)) complex[b->rank[i]] = 1;
-    if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
-    uint32_t *ps = llamp_map_upsert(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]), (uint32_t)np, &found);
-    if (!ps) goto out;
-    if (*ps == np) {
-      if (++np == pcap) {
-        uint32_t *q = realloc(pcount, 2 * pcap * sizeof *q);
-        if (!q) goto out;
-        memset(q + pcap, 0, pcap * sizeof *q);
-        pcount = q;
-        pcap *= 2;
+  const uint32_t P = b->num_ranks;
+  uint64_t n = b->n, np = 0, pcap = 1024;
+  int rc = -1;
+  /* pairs are numbered source by source: rank r's are [sfirst[r], sfirst[r + 1]) */
+  uint32_t *slot = NULL, *sfirst = NULL, *psrc = NULL, *pdst = NULL, *pcount = NULL, *poff = NULL;
+  uint32_t *items = NULL, *doff = NULL, *dpairs = NULL;
+  if (!(slot = malloc((size_t)P * sizeof *slot)) || !(sfirst = malloc(((size_t)P + 1) * sizeof *sfirst)) ||
+      !(doff = calloc((size_t)P + 1, sizeof *doff)) || !(psrc = malloc(pcap * sizeof *psrc)) ||
+      !(pdst = malloc(pcap * sizeof *pdst)) || !(pcount = malloc(pcap * sizeof *pcount)))
+    goto out;
+  for (uint32_t r = 0; r < P; r++) slot[r] = LLAMP_NONE32;
+  for (uint32_t r = 0; r < P; r++) {
+    sfirst[r] = (uint32_t)np;
+    for (uint64_t i = b->first[r], e = i + b->count[r]; i < e; i++) {
+      if (b->kind[i] == LLAMP_VERTEX_RECV && (b->peer[i] < 0 || b->tag[i] < 0)) complex[r] = 1;
+      if (b->kind[i] != LLAMP_VERTEX_SEND) continue;
+      uint32_t d = (uint32_t)b->peer[i], q = slot[d];
+      if (q == LLAMP_NONE32) {
+        if (np == pcap) {
+          pcap *= 2;
+          if (grow((void **)&psrc, 4, pcap) || grow((void **)&pdst, 4, pcap) || grow((void **)&pcount, 4, pcap))
+            goto out;
+        }
+        q = slot[d] = (uint32_t)np++;
+        psrc[q] = r;
+        pdst[q] = d;
+        pcount[q] = 0;
+        doff[d + 1]++;
       }
+      pcount[q]++;
     }
-    pcount[*ps]++;
+    for (uint64_t q = sfirst[r]; q < np; q++) slot[pdst[q]] = LLAMP_NONE32;
   }
+  sfirst[P] = (uint32_t)np;
   uint64_t nsend = 0;
   if (!(poff = malloc((np + 1) * sizeof *poff))) goto out;
   for (uint64_t q = 0; q < np; q++) poff[q] = (uint32_t)nsend, nsend += pcount[q];
   poff[np] = (uint32_t)nsend;
-  if (!(items = malloc((nsend ? nsend : 1) * sizeof *items))) goto out;
+  if (!(items = alloc_big(nsend * sizeof *items))) goto out;
   memcpy(pcount, poff, np * sizeof *pcount); /* pcount: each pair's fill cursor, then its head */
-  for (uint64_t i = 0; i < n; i++)
-    if (b->kind[i] == LLAMP_VERTEX_SEND)
-      items[pcount[*llamp_map_find(&pairs, pair_key(b->rank[i], (uint32_t)b->peer[i]))]++] = (uint32_t)i;
+  for (uint32_t r = 0; r < P; r++) {
+    for (uint32_t q = sfirst[r]; q < sfirst[r + 1]; q++) slot[pdst[q]] = q;
+    for (uint64_t i = b->first[r], e = i + b->count[r]; i < e; i++)
+      if (b->kind[i] == LLAMP_VERTEX_SEND) items[pcount[slot[b->peer[i]]]++] = (uint32_t)i;
+    for (uint32_t q = sfirst[r]; q < sfirst[r + 1]; q++) slot[pdst[q]] = LLAMP_NONE32;
+  }
   memcpy(pcount, poff, np * sizeof *pcount);
-  for (uint64_t j = 0; j < n; j++) {
-    if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
-    uint32_t d = b->rank[j];
+  /* the pairs by destination */
+  for (uint32_t d = 0; d < P; d++) doff[d + 1] += doff[d];
+  if (!(dpairs = malloc((np ? np : 1) * sizeof *dpairs))) goto out;
+  for (uint64_t q = 0; q < np; q++) dpairs[doff[pdst[q]]++] = (uint32_t)q;
+  for (uint32_t d = P; d > 0; d--) doff[d] = doff[d - 1];
+  doff[0] = 0;
+  for (uint32_t d = 0; d < P; d++) {
     if (complex[d]) continue;
-    uint32_t *pp = llamp_map_find(&pairs, pair_key((uint32_t)b->peer[j], d));
-    if (!pp) {
-      complex[d] = 1;
-      continue;
-    }
-    uint32_t q = *pp, end = poff[q + 1], k = pcount[q];
-    while (k < end && partner[items[k]] != LLAMP_NONE32) k++;
-    pcount[q] = k;
-    for (uint32_t steps = 0;; k++, steps++) {
-      if (k == end || steps == FAST_SCAN) {
+    for (uint32_t x = doff[d]; x < doff[d + 1]; x++) slot[psrc[dpairs[x]]] = dpairs[x];
+    for (uint64_t j = b->first[d], e = j + b->count[d]; j < e && !complex[d]; j++) {
+      if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
+      uint32_t q = slot[b->peer[j]];
+      if (q == LLAMP_NONE32) {
         complex[d] = 1;
         break;
       }
-      uint32_t i = items[k];
-      if (partner[i] == LLAMP_NONE32 && b->tag[i] == b->tag[j]) {
-        partner[i] = (uint32_t)j;
-        partner[j] = i;
-        break;
+      uint32_t end = poff[q + 1], k = pcount[q];
+      while (k < end && partner[items[k]] != LLAMP_NONE32) k++;
+      pcount[q] = k;
+      for (uint32_t steps = 0;; k++, steps++) {
+        if (k == end || steps == FAST_SCAN) {
+          complex[d] = 1;
+          break;
+        }
+        uint32_t i = items[k];
+        if (partner[i] == LLAMP_NONE32 && b->tag[i] == b->tag[j]) {
+          partner[i] = (uint32_t)j;
+          partner[j] = i;
+          break;
+        }
       }
     }
+    for (uint32_t x = doff[d]; x < doff[d + 1]; x++) slot[psrc[dpairs[x]]] = LLAMP_NONE32;
   }
   for (uint64_t i = 0; i < n; i++) {
     if (b->kind[i] == LLAMP_VERTEX_SEND && partner[i] == LLAMP_NONE32) complex[b->peer[i]] = 1;
@@ -523,10 +578,15 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
   rc = 0;
 out:
   if (rc) berr(b, "%s: out of memory while matching messages", b->source);
-  llamp_map_free(&pairs);
+  free(slot);
+  free(sfirst);
+  free(psrc);
+  free(pdst);
   free(pcount);
   free(poff);
   free(items);
+  free(doff);
+  free(dpairs);
   return rc;
 }
 
@@ -592,6 +652,84 @@ nomem:
   return n;
 }
 
+#define SWEEP_WAIT (LLAMP_NONE32 - 1) /* a receive waiting for its message's level */
+
+/* The level of v, all of whose predecessors have theirs (max + 1, 0 without one). */
+static inline uint32_t level_of(const uint32_t *in_off, const uint32_t *in_src, const uint32_t *level,
+                                uint64_t v) {
+  uint32_t lv = 0;
+  for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++) {
+    uint32_t lu = level[in_src[e] & LLAMP_EDGE_SRC_MASK] + 1;
+    if (lu > lv) lv = lu;
+  }
+  return lv;
+}
+
+/* The levels dfs_levels computes (longest chains are unique), rank by rank
+ * in posting order, each access near a rank's cursor where the depth-first
+ * search jumped between ranks' blocks.  A receive whose message has no level
+ * yet waits aside (SWEEP_WAIT; its rank goes on: an Irecv is posted before
+ * the sends the other rank waits for) and gets its level with its send's; a
+ * vertex needing a waiting receive stops its rank until then.  Needs the
+ * matched partners.  Returns 0; 1 when a vertex needs one that comes later
+ * in its rank, or a cycle (the caller then runs dfs_levels, which also names
+ * a vertex of the cycle); -1 when out of memory. */
+static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint32_t *level) {
+  const uint32_t P = b->num_ranks;
+  const uint32_t *in_off = b->in_off, *in_src = b->in_src;
+  uint64_t *cur = malloc((size_t)P * sizeof *cur);
+  uint32_t *stack = malloc((size_t)P * sizeof *stack), *stopped = malloc((size_t)P * sizeof *stopped);
+  int rc = -1;
+  if (!cur || !stack || !stopped) goto out;
+  for (uint64_t v = 0; v < b->n; v++) level[v] = LLAMP_NONE32;
+  uint32_t sp = 0;
+  for (uint32_t r = P; r-- > 0;) { /* stopped[r]: the vertex r waits for, NONE32 when queued */
+    cur[r] = b->first[r];
+    stopped[r] = LLAMP_NONE32;
+    if (b->count[r]) stack[sp++] = r;
+  }
+  while (sp) {
+    uint32_t r = stack[--sp];
+    uint64_t v = cur[r], end = b->first[r] + b->count[r];
+    for (; v < end; v++) {
+      uint32_t e = in_off[v], e1 = in_off[v + 1], lv = 0, wait = 0;
+      if (b->kind[v] == LLAMP_VERTEX_RECV) { /* the message slot first */
+        uint32_t lm = level[in_src[e++] & LLAMP_EDGE_SRC_MASK];
+        wait = lm >= SWEEP_WAIT;
+        lv = wait ? 0 : lm + 1;
+      }
+      for (; e < e1; e++) {
+        uint32_t lu = level[in_src[e] & LLAMP_EDGE_SRC_MASK];
+        if (lu >= SWEEP_WAIT) break;
+        if (lu + 1 > lv) lv = lu + 1;
+      }
+      if (e < e1) {
+        stopped[r] = in_src[e] & LLAMP_EDGE_SRC_MASK;
+        break;
+      }
+      if (wait) {
+        level[v] = SWEEP_WAIT;
+        continue;
+      }
+      level[v] = lv;
+      if (b->kind[v] == LLAMP_VERTEX_SEND && level[partner[v]] == SWEEP_WAIT) {
+        uint32_t j = partner[v], q = b->rank[j];
+        level[j] = level_of(in_off, in_src, level, j);
+        if (stopped[q] == j) stopped[q] = LLAMP_NONE32, stack[sp++] = q;
+      }
+    }
+    cur[r] = v;
+  }
+  rc = 0;
+  for (uint32_t r = 0; r < P; r++)
+    if (cur[r] < b->first[r] + b->count[r]) rc = 1;
+out:
+  free(cur);
+  free(stack);
+  free(stopped);
+  return rc;
+}
+
 /* a[p] = a[inv[p]] for all p, through `scratch`: the permuted copy goes
  * back into a's own pages (fresh pages cost a kernel page clear each, which
  * on this VM took longer than the gathers themselves). */
@@ -624,15 +762,17 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   for (uint64_t v = 0; v < n; v++)
     if (level[v] > maxl) maxl = level[v];
   /* position = (level, builder id): a counting sort, stable in builder id */
-  if (!(cnt = calloc((size_t)maxl + 2, sizeof *cnt))) goto oom;
+  if (!(cnt = alloc_big(((size_t)maxl + 2) * sizeof *cnt))) goto oom;
+  memset(cnt, 0, ((size_t)maxl + 2) * sizeof *cnt);
   for (uint64_t v = 0; v < n; v++) cnt[level[v] + 1]++;
   for (uint64_t l = 0; l <= maxl; l++) cnt[l + 1] += cnt[l];
   for (uint64_t v = 0; v < n; v++) level[v] = cnt[level[v]]++;
   free(cnt);
   cnt = NULL;
   uint32_t *pos = level;
-  if (!(inv = malloc((n ? n : 1) * sizeof *inv))) goto oom;
-  llamp_mem_advise_huge(inv, n * sizeof *inv);
+  inv = g->id; /* NULL, or n entries of dead pages for it */
+  g->id = NULL;
+  if (!inv && !(inv = alloc_big(n * sizeof *inv))) goto oom;
   for (uint64_t v = 0; v < n; v++) inv[pos[v]] = (uint32_t)v;
   for (uint64_t e = 0; e < m; e++) {
     uint32_t w = g->in_src[e];
@@ -640,7 +780,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   }
   for (uint64_t v = 0; v < n; v++)
     if (g->partner[v] != LLAMP_NONE32) g->partner[v] = pos[g->partner[v]];
-  free(level);
+  off = level; /* its pages, already touched, hold the new offsets (n + 1 entries) */
   level = pos = NULL;
   /* the ranks' id blocks (empty ranks left out): rank is rebuilt from the
    * ids at the end, in the old offsets' pages (one array fewer at the peak) */
@@ -653,8 +793,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   free(g->rank);
   g->rank = NULL;
   size_t sbytes = 8 * n > 4 * m ? 8 * n : 4 * m;
-  if (!(scratch = malloc(sbytes ? sbytes : 1)) || !(off = malloc((n + 1) * sizeof *off))) goto oom;
-  llamp_mem_advise_huge(scratch, sbytes);
+  if (!(scratch = alloc_big(sbytes))) goto oom;
   uint32_t *src = scratch;
   uint64_t k = 0;
   for (uint64_t p = 0; p < n; p++) {
@@ -674,14 +813,22 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
   free(scratch);
   scratch = NULL;
   g->rank = old_off;
+  /* within a level the ids increase, so the block is mostly the last one
+   * found or the next: a binary search only when the id went back */
+  uint32_t at = 0;
   for (uint64_t p = 0; p < n; p++) {
-    uint32_t lo = 0, hi = nb; /* the last block starting at or before inv[p] */
-    while (hi - lo > 1) {
-      uint32_t mid = (lo + hi) / 2;
-      if (blk[mid].first <= inv[p]) lo = mid;
-      else hi = mid;
+    uint32_t id = inv[p];
+    if (id < blk[at].first) {
+      uint32_t lo = 0, hi = at; /* the last block starting at or before id */
+      while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (blk[mid].first <= id) lo = mid;
+        else hi = mid;
+      }
+      at = lo;
     }
-    g->rank[p] = blk[lo].rank;
+    while (at + 1 < nb && blk[at + 1].first <= id) at++;
+    g->rank[p] = blk[at].rank;
   }
   free(blk);
   g->id = inv;
@@ -728,7 +875,7 @@ static void fail_copy(llamp_builder_t *b, char *err, size_t errlen) {
 
 llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen) {
   llamp_graph_t *g = NULL;
-  uint32_t *partner = NULL, *order = NULL;
+  uint32_t *partner = NULL, *order = NULL, *g_id = NULL;
   if (!b) {
     if (err && errlen) snprintf(err, errlen, "no builder");
     return NULL;
@@ -741,7 +888,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   free(b->dep_before);
   b->dep_after = b->dep_before = NULL;
   uint64_t n = b->n, m = b->m;
-  partner = malloc((n ? n : 1) * sizeof *partner);
+  partner = alloc_big(n * sizeof *partner);
   if (!partner) goto oom;
   for (uint64_t i = 0; i < n; i++) partner[i] = LLAMP_NONE32;
   uint8_t *complex = calloc(b->num_ranks, 1);
@@ -755,24 +902,31 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   }
   free(complex);
   if (any < 0) goto fail;
-  free(b->peer);
-  b->peer = NULL;
   for (uint64_t i = 0; i < n; i++)
     if (b->kind[i] == LLAMP_VERTEX_RECV)
       b->in_src[b->in_off[i]] = partner[i] | ((uint32_t)LLAMP_EDGE_MESSAGE << LLAMP_EDGE_KIND_SHIFT);
 
-  order = malloc((n ? n : 1) * sizeof *order);
-  if (!order) goto oom;
-  llamp_mem_advise_huge(order, n * sizeof *order);
-  int oom_flag = 0;
-  uint64_t cyc = dfs_levels(n, b->in_off, b->in_src, order, &oom_flag);
+  /* the levels, then the relayout's offsets (n + 1 entries), in the pages
+   * of the peers (fresh pages cost more than the sweep) */
+  if (b->cap > n) {
+    order = (uint32_t *)b->peer;
+    b->peer = NULL;
+  } else {
+    order = alloc_big((n + 1) * sizeof *order);
+    if (!order) goto oom;
+  }
+  free(b->peer);
+  b->peer = NULL;
+  int oom_flag = 0, swept = sweep_levels(b, partner, order);
+  if (swept < 0) goto oom;
+  uint64_t cyc = swept ? dfs_levels(n, b->in_off, b->in_src, order, &oom_flag) : n;
   if (oom_flag) goto oom;
   if (cyc < n) {
     berr(b, "%s:%u: dependency cycle (or deadlock) involving rank %u operation %llu", b->source,
          b->line[cyc], b->rank[cyc], (unsigned long long)(cyc - b->first[b->rank[cyc]]));
     goto fail;
   }
-  free(b->line);
+  g_id = b->line; /* dead (n entries or more): its pages take the relayout's ids */
   b->line = NULL;
 
   /* freeze: hand the builder's arrays to the graph, then lay them out */
@@ -785,6 +939,8 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   if (!g->rank_first) goto oom;
   for (uint32_t r = 0; r < b->num_ranks; r++) g->rank_first[r] = b->count[r] ? b->first[r] : 0;
   g->rank_first[b->num_ranks] = n;
+  g->id = g_id;
+  g_id = NULL;
   g->in_src = b->in_src;
   g->in_off = b->in_off;
   b->in_src = NULL;
@@ -814,6 +970,7 @@ fail:
   fail_copy(b, err, errlen);
   free(partner);
   free(order);
+  free(g_id);
   llamp_graph_destroy(g);
   llamp_builder_destroy(b);
   return NULL;

@@ -101,6 +101,42 @@ int main(void) {
       }
     llamp_graph_destroy(g);
   }
+  /* dependencies given out of vertex order, and one on an operation posted
+   * later: each in-edge list keeps the message first, then the given order */
+  {
+    llamp_builder_t *b = llamp_builder_create(2, "order");
+    int64_t c0 = add(b, 0, LLAMP_VERTEX_CALC, 1e-6, 0, 0, 1);
+    int64_t c1 = add(b, 0, LLAMP_VERTEX_CALC, 2e-6, 0, 0, 2);
+    int64_t r2 = add(b, 0, LLAMP_VERTEX_RECV, 8, 1, 5, 3);
+    int64_t c3 = add(b, 0, LLAMP_VERTEX_CALC, 3e-6, 0, 0, 4);
+    CHECK(llamp_builder_depend(b, c3, c1, LLAMP_EDGE_IREQUIRES, 5) == 0);
+    CHECK(llamp_builder_depend(b, r2, c0, LLAMP_EDGE_REQUIRES, 6) == 0);
+    CHECK(llamp_builder_depend(b, c3, c0, LLAMP_EDGE_REQUIRES, 7) == 0);
+    CHECK(llamp_builder_depend(b, c1, c0, LLAMP_EDGE_REQUIRES, 8) == 0);
+    int64_t s4 = add(b, 1, LLAMP_VERTEX_SEND, 8, 0, 5, 9);
+    int64_t c5 = add(b, 1, LLAMP_VERTEX_CALC, 1e-6, 0, 0, 10);
+    CHECK(llamp_builder_depend(b, s4, c5, LLAMP_EDGE_REQUIRES, 11) == 0); /* the later calc first */
+    llamp_graph_t *g = llamp_builder_finish(b, err, sizeof err);
+    CHECK(g != NULL && llamp_graph_check(g, err, sizeof err) == 0);
+    /* builder id -> (source id, kind) of each in-edge, in order */
+    static const int64_t want[6][3][2] = {
+        {{-1}}, {{0, LLAMP_EDGE_REQUIRES}, {-1}}, {{4, LLAMP_EDGE_MESSAGE}, {0, LLAMP_EDGE_REQUIRES}, {-1}},
+        {{1, LLAMP_EDGE_IREQUIRES}, {0, LLAMP_EDGE_REQUIRES}, {-1}}, {{5, LLAMP_EDGE_REQUIRES}, {-1}}, {{-1}}};
+    for (uint64_t v = 0; g && v < llamp_graph_num_vertices(g); v++) {
+      uint64_t id = llamp_graph_id(g, v), a, e;
+      llamp_graph_in_edges(g, v, &a, &e);
+      for (uint64_t k = 0; k < 3; k++) {
+        if (want[id][k][0] < 0) {
+          CHECK(a + k == e);
+          break;
+        }
+        CHECK(a + k < e && (int64_t)llamp_graph_id(g, llamp_graph_edge_source(g, a + k)) == want[id][k][0] &&
+              llamp_graph_edge_kind(g, a + k) == (llamp_edge_kind_t)want[id][k][1]);
+      }
+    }
+    (void)c5;
+    llamp_graph_destroy(g);
+  }
   /* ANY_SOURCE: the send earliest in its sender's program wins, ties to the lower rank */
   {
     llamp_builder_t *b = llamp_builder_create(3, "anysrc");
