@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -141,6 +142,18 @@ static uint64_t checksum4(const bin_header_t *h, const section_t s[NSECT], int d
   uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, h, offsetof(bin_header_t, checksum));
   for (int i = 0; i < NSECT; i++) sum = sum_bytes4(sum, s[i].ptr, s[i].bytes, drop);
   return sum;
+}
+
+typedef struct {
+  const bin_header_t *h;
+  const section_t *s;
+  uint64_t sum;
+} checksum_job_t;
+
+static void *checksum_run(void *arg) {
+  checksum_job_t *j = arg;
+  j->sum = checksum4(j->h, j->s, 0);
+  return NULL;
 }
 
 static int little_endian(void) {
@@ -516,7 +529,22 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
   /* a file over half the memory: each pass's pages leave as it goes */
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   g->map_big = pages > 0 && psize > 0 && expect > (uint64_t)pages * (uint64_t)psize / 2;
-  if (checksum4(&h, s, g->map_big) != h.checksum) {
+  /* the checksum in a second thread while this one checks the bounds (both
+   * read the whole file; the bounds check is safe on any bytes, and its
+   * verdict waits for the checksum's, reported first as before).  Not for a
+   * file over half the memory, whose passes drop their pages as they go. */
+  checksum_job_t job = {&h, s, 0};
+  pthread_t sum_thread;
+  int bounds_rc = 0, bounds_done = 0;
+  char cerr[256];
+  if (!g->map_big && pthread_create(&sum_thread, NULL, checksum_run, &job) == 0) {
+    bounds_rc = llamp_graph_check_bounds(g, cerr, sizeof cerr);
+    bounds_done = 1;
+    pthread_join(sum_thread, NULL);
+  } else {
+    job.sum = checksum4(&h, s, g->map_big);
+  }
+  if (job.sum != h.checksum) {
     snprintf(err, errlen, "%s: checksum mismatch (corrupt file)", path);
     goto bad;
   }
@@ -530,8 +558,8 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
         goto bad;
       }
   }
-  char cerr[256];
-  if (llamp_graph_check_bounds(g, cerr, sizeof cerr)) {
+  if (!bounds_done) bounds_rc = llamp_graph_check_bounds(g, cerr, sizeof cerr);
+  if (bounds_rc) {
     snprintf(err, errlen, "%s: invalid graph: %s", path, cerr);
     goto bad;
   }
