@@ -697,17 +697,25 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
 
 /* Free the plan and everything numbered by it (work arrays, size-dependent
  * costs, message kinds): for a new plan (the NIC rule's) or the end. */
-static void drop_plan(llamp_engine_t *e) {
-  free(e->gv);
-  free(e->own_kind);
-  free(e->own_value);
-  free(e->own_off);
-  free(e->own_src);
+/* The evaluation arrays, numbered by the plan: what a fork owns besides
+ * its ring and klat. */
+static void drop_work(llamp_engine_t *e) {
   free(e->work);
   free(e->terminal);
   free(e->lane_start);
   free(e->lane_coef);
   free(e->tail_buf);
+  e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
+  e->tail_buf = NULL, e->lane_alloc = 0;
+}
+
+static void drop_plan(llamp_engine_t *e) {
+  drop_work(e);
+  free(e->gv);
+  free(e->own_kind);
+  free(e->own_value);
+  free(e->own_off);
+  free(e->own_src);
   free(e->pw);
   free(e->nonblocking);
   free(e->pk);
@@ -718,8 +726,7 @@ static void drop_plan(llamp_engine_t *e) {
   free(e->klat);
   free(e->kcoef);
   e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
-  e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
-  e->tail_buf = NULL, e->lane_alloc = 0, e->pw = NULL, e->nonblocking = NULL;
+  e->pw = NULL, e->nonblocking = NULL;
   e->pk = NULL, e->kl = e->kc0 = e->kg = e->kb = e->klat = e->kcoef = NULL;
   e->pairs = NULL, e->nk = e->K = 0;
 }
@@ -851,7 +858,7 @@ llamp_engine_t *llamp_engine_fork(const llamp_engine_t *e) {
   if (!f) return NULL;
   *f = *e;
   f->parent = e;
-  f->work = f->start = f->cmax = f->cmin = NULL, f->terminal = NULL;
+  f->work = f->start = f->cmax = f->cmin = NULL, f->terminal = NULL; /* its own, as drop_work frees */
   f->lane_start = f->lane_coef = NULL, f->lane_alloc = 0, f->tail_buf = NULL;
   f->ring = NULL, f->ring_len = 0;
   f->klat = NULL;
@@ -865,11 +872,7 @@ llamp_engine_t *llamp_engine_fork(const llamp_engine_t *e) {
 void llamp_engine_destroy(llamp_engine_t *e) {
   if (!e) return;
   if (e->parent) { /* a fork: its own arrays only */
-    free(e->work);
-    free(e->terminal);
-    free(e->lane_start);
-    free(e->lane_coef);
-    free(e->tail_buf);
+    drop_work(e);
     free(e->ring);
     free(e->klat);
     free(e);
