@@ -624,19 +624,6 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     } else if (facts.compute) {
       fputc('\n', summary);
     }
-    /* replayed 1:1, simulated compute falls short of the measured only by
-     * the bursts SimGrid drops: say so, the DAG leaves them out too */
-    if (facts.compute && facts.compute->inject && !strcmp(facts.compute->kind, "replay") &&
-        facts.measured > 0 && facts.simulated < 0.9 * facts.measured && facts.compute->threshold > 0) {
-      char b2[64], b3[64];
-      fprintf(summary,
-              "smpi_llamp: warning: %s of the measured compute (%.0f %%) came in bursts under "
-              "smpi/cpu-threshold (%s), which SimGrid does not simulate and the DAG leaves out too "
-              "(--cfg=smpi/cpu-threshold:0 keeps them)\n",
-              llamp_units_format_time(facts.measured - facts.simulated, b2, sizeof b2),
-              100 * (1 - facts.simulated / facts.measured),
-              llamp_units_format_time(facts.compute->threshold, b3, sizeof b3));
-    }
     llamp_capture_kernels_summary(summary);
     if (simulated_time >= 0) {
       char b2[64];
