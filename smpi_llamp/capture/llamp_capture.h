@@ -63,6 +63,8 @@ typedef struct {
   int write_goal;          /* also write graph.goal (default 0) */
   int analyze;             /* 0: only write the traces (default 1) */
   size_t spill_bytes;      /* per-rank trace memory before spilling, default 64 MiB */
+  int prefault;            /* fault in the analysis's memory during the simulation on the
+                              idle core (llamp_mem_warm_start; default 1) */
   int quiet;               /* 1: no summary on stdout (files only) */
   int compute;             /* llamp_compute_mode_t (LLAMP_COMPUTE, default auto) */
   double measured_host_speed; /* flop/s of this machine (LLAMP_MEASURED_HOST_SPEED; 0 = unknown) */

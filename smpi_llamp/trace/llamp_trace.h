@@ -174,6 +174,11 @@ typedef struct llamp_trace_writer llamp_trace_writer_t;
 llamp_trace_writer_t *llamp_trace_writer_create(const char *dir, uint32_t rank,
                                                 uint32_t world_size, size_t spill_bytes,
                                                 char *err, size_t errlen);
+/* Records appended by every writer of this process so far: a count another
+ * thread may read while ranks append (the capture's memory prefault sizes
+ * itself by it); approximate if writers run on several threads. */
+uint64_t llamp_trace_records_appended(void);
+
 int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
                        const uint64_t *payload);
 /* Names of unmodelled functions are interned per writer: the id goes in

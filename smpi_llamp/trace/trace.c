@@ -668,6 +668,10 @@ static void release_memory(llamp_trace_writer_t *w) {
   w->mem_first = w->total;
 }
 
+static uint64_t appended;
+
+uint64_t llamp_trace_records_appended(void) { return __atomic_load_n(&appended, __ATOMIC_RELAXED); }
+
 int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
                        const uint64_t *payload) {
   if (rec->op == 0 || rec->op >= LLAMP_OP_COUNT_) {
@@ -704,6 +708,8 @@ int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
   c->nrec++;
   w->mem_used += sz;
   w->total++;
+  /* one writer thread under SMPI's contexts: load + store, not a locked add */
+  __atomic_store_n(&appended, __atomic_load_n(&appended, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
   if (w->spill_bytes && w->mem_used > w->spill_bytes) {
     if (write_pending(w)) return -1;
     release_memory(w);

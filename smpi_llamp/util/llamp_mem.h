@@ -24,4 +24,18 @@ void llamp_mem_keep_freed(void);
 /* Back to glibc's defaults, and what is free at the heap's top goes back to
  * the kernel: for a library in someone else's process (the capture). */
 void llamp_mem_return_freed(void);
+
+/* Pages faulted in ahead of time by a background thread: a process that
+ * will need `want(arg)` bytes of heap later (re-read every 20 ms, so it may
+ * grow) holds them as blocks that llamp_mem_warm_stop frees into the heap,
+ * where keep_freed (set here, with every thread on glibc's main arena)
+ * keeps them faulted in.  The capture's simulation runs on one core: its
+ * analysis at the last MPI_Finalize then allocates pages the idle core
+ * zeroed (bench_capture64: the last MPI_Finalize 0.95 -> 0.60 s).  The
+ * thread runs at SCHED_IDLE, so it takes no CPU that anything else wants.
+ * One reserve per process; 0 when started. */
+int llamp_mem_warm_start(size_t (*want)(void *arg), void *arg);
+/* Stop the thread and free its blocks into the heap (a no-op when not
+ * started); returns the bytes it had faulted in. */
+size_t llamp_mem_warm_stop(void);
 #endif
