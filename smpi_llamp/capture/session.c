@@ -188,12 +188,13 @@ static int check_privatization(char *err, size_t errlen) {
   return 0;
 }
 
-/* Heap the analysis at the last MPI_Finalize allocates per trace record:
- * bench_capture64's halo grew it by 180 MB for 582 k records (309 B), and at
- * 300 B the critical latencies still faulted pages in (0.19 s, 0.08 s at
- * 400).  The prefault follows the records as the simulation appends them, up
- * to a quarter of the memory free at MPI_Init. */
-#define PREFAULT_BYTES_PER_RECORD 400
+/* Heap faulted in per trace record for the analysis at the last
+ * MPI_Finalize.  bench_capture64's halo (582 k records), that MPI_Finalize
+ * and the process's peak RSS: none 0.95 s, 206 MB; 250 B 0.54 s, 242 MB;
+ * 300 B 0.49-0.52 s, 245 MB; 350 B 0.49-0.51 s, 265 MB.  The prefault
+ * follows the records as the simulation appends them, up to a quarter of
+ * the memory free at MPI_Init. */
+#define PREFAULT_BYTES_PER_RECORD 300
 static size_t prefault_cap;
 
 static size_t prefault_want(void *arg) {

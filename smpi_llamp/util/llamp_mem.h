@@ -27,15 +27,15 @@ void llamp_mem_return_freed(void);
 
 /* Pages faulted in ahead of time by a background thread: a process that
  * will need `want(arg)` bytes of heap later (re-read every 20 ms, so it may
- * grow) holds them as blocks that llamp_mem_warm_stop frees into the heap,
- * where keep_freed (set here, with every thread on glibc's main arena)
- * keeps them faulted in.  The capture's simulation runs on one core: its
+ * grow) gets that much free memory at the heap's top with every page
+ * already written once, which keep_freed (set here, with every thread on
+ * glibc's main arena) keeps.  The capture's simulation runs on one core: its
  * analysis at the last MPI_Finalize then allocates pages the idle core
- * zeroed (bench_capture64: the last MPI_Finalize 0.95 -> 0.60 s).  The
- * thread runs at SCHED_IDLE, so it takes no CPU that anything else wants.
- * One reserve per process; 0 when started. */
+ * faulted in (bench_capture64: the last MPI_Finalize 0.95 -> 0.49-0.52 s).
+ * The thread runs at SCHED_IDLE, so it takes no CPU that anything else
+ * wants.  One reserve per process; 0 when started (never under ASan). */
 int llamp_mem_warm_start(size_t (*want)(void *arg), void *arg);
-/* Stop the thread and free its blocks into the heap (a no-op when not
- * started); returns the bytes it had faulted in. */
+/* Stop the thread (a no-op when not started); returns the bytes it had
+ * faulted in. */
 size_t llamp_mem_warm_stop(void);
 #endif

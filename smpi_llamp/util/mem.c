@@ -45,8 +45,8 @@ void llamp_mem_return_freed(void) {
 
 /* ---- the warm reserve ------------------------------------------------------------ */
 
-#define WARM_STEP_MIN ((size_t)4 << 20)   /* grows by half of what it holds, */
-#define WARM_STEP_MAX ((size_t)256 << 20) /* in blocks between these sizes */
+#define WARM_STEP ((size_t)4 << 20) /* grows when `want` grew by this much; faults in
+                                       slices of this size between stop checks */
 
 static struct {
   pthread_t thread;
@@ -56,8 +56,7 @@ static struct {
   int stop; /* under lock */
   size_t (*want)(void *);
   void *arg;
-  void **blocks; /* owned by the thread until it is joined */
-  size_t num_blocks, cap_blocks, bytes;
+  size_t bytes; /* faulted in so far (owned by the thread until it is joined) */
 } warm = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static int warm_stopping(void) {
@@ -67,24 +66,29 @@ static int warm_stopping(void) {
   return s;
 }
 
-/* One more block of `bytes`, each page written once (volatile: a store to
- * memory freed unread may be dropped).  0 when the block was kept. */
+/* Fault in `bytes` of heap.  A block of that size is allocated and freed at
+ * once, which leaves it free at the heap's top (keep_freed: never trimmed),
+ * then each of its pages gets one write that changes nothing: an atomic add
+ * of 0 to its first word, since the other thread may allocate from the range
+ * meanwhile (an atomic read-modify-write never undoes a concurrent store).
+ * The heap's next allocations, the program's and then the analysis's, take
+ * the pages in one piece, in order; blocks held until the stop instead left
+ * holes that the analysis's small allocations split (30 % more memory for the
+ * same time).  A write, not madvise(MADV_POPULATE_WRITE): on this VM the
+ * first user-space write to a page costs 8 us even after the kernel
+ * populated it (200 MB: populate 0.04 s, the memset after it 0.43 s).
+ * 0 on success. */
 static int warm_grow(size_t bytes, size_t page) {
-  if (warm.num_blocks == warm.cap_blocks) {
-    size_t cap = warm.cap_blocks ? 2 * warm.cap_blocks : 64;
-    void **b = realloc(warm.blocks, cap * sizeof *b);
-    if (!b) return -1;
-    warm.blocks = b;
-    warm.cap_blocks = cap;
-  }
-  volatile char *p = malloc(bytes);
+  char *p = malloc(bytes);
   if (!p) return -1;
-  warm.blocks[warm.num_blocks++] = (void *)p;
-  for (size_t i = 0; i < bytes; i += page) {
-    p[i] = 0;
-    if ((i & ((1u << 20) - 1)) == 0 && i && warm_stopping()) break; /* the rest faults in on use */
+  uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+  uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(page - 1);
+  free(p);
+  for (uintptr_t a = lo; a < hi; a += page) {
+    __atomic_fetch_add((volatile uint64_t *)a, 0, __ATOMIC_RELAXED);
+    if (((a - lo) & (WARM_STEP - 1)) == 0 && a > lo && warm_stopping()) return 0; /* the rest on use */
   }
-  warm.bytes += bytes;
+  warm.bytes = bytes;
   return 0;
 }
 
@@ -95,15 +99,16 @@ static void *warm_run(void *arg) {
   (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 #endif
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  if (page == 0 || page > ((size_t)1 << 20)) page = 4096;
+  if (page == 0 || page > WARM_STEP) page = 4096;
   for (;;) {
     size_t want = warm.want(warm.arg);
-    while (warm.bytes < want && !warm_stopping()) {
-      size_t step = warm.bytes / 2;
-      if (step < WARM_STEP_MIN) step = WARM_STEP_MIN;
-      if (step > WARM_STEP_MAX) step = WARM_STEP_MAX;
-      if (step > want - warm.bytes) step = (want - warm.bytes + page - 1) / page * page;
-      if (warm_grow(step, page)) break; /* out of memory: what is there stays */
+    if (want >= warm.bytes + WARM_STEP || (want > warm.bytes && want - warm.bytes >= want / 8)) {
+      want = (want + page - 1) / page * page;
+      if (warm_grow(want, page)) {
+        pthread_mutex_lock(&warm.lock);
+        warm.stop = 1; /* out of memory: what is there stays */
+        pthread_mutex_unlock(&warm.lock);
+      }
     }
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -119,15 +124,18 @@ static void *warm_run(void *arg) {
 
 int llamp_mem_warm_start(size_t (*want)(void *arg), void *arg) {
   if (warm.running || !want) return -1;
+#if defined(__SANITIZE_ADDRESS__)
+  return -1; /* its allocator quarantines what is freed, and would see the writes as use after free */
+#endif
 #ifdef __GLIBC__
-  /* the blocks must be in the arena the later allocations come from */
+  /* the pages must be in the arena the later allocations come from */
   mallopt(M_ARENA_MAX, 1);
 #endif
   llamp_mem_keep_freed();
   warm.want = want;
   warm.arg = arg;
   warm.stop = 0;
-  warm.bytes = warm.num_blocks = 0;
+  warm.bytes = 0;
   if (pthread_create(&warm.thread, NULL, warm_run, NULL)) return -1;
   warm.running = 1;
   return 0;
@@ -141,9 +149,5 @@ size_t llamp_mem_warm_stop(void) {
   pthread_mutex_unlock(&warm.lock);
   pthread_join(warm.thread, NULL);
   warm.running = 0;
-  for (size_t i = warm.num_blocks; i-- > 0;) free(warm.blocks[i]);
-  free(warm.blocks);
-  warm.blocks = NULL;
-  warm.num_blocks = warm.cap_blocks = 0;
   return warm.bytes;
 }
