@@ -1073,19 +1073,20 @@ static inline void merge_coefs(int above, const double *from, const double *ce, 
 
 /* ---- the point's parameters in one pass ------------------------------------------
 
- * pass1 for L and, at once, for up to three more parameters: the start times
+ * pass1 for L and, at once, for the other parameters (o, G, g and the
+ * routes' extra ones, l_wire, d_switch, ...): the start times
  * and every tie decision depend on theta only, so each parameter's
  * coefficients are those of its own pass1 (as in the out-of-core pass).  L's
  * go to the work arrays (the critical path reads them after); the others'
  * live in a ring of the last `W` vertices, W a power of two above the
  * longest in-edge: one pass over the graph and no fresh memory beyond the
  * ring, where the separate passes read the graph once per parameter. */
-enum { FUSED_MAX = 3, FUSED_RING_MAX = 1u << 16 };
-/* a ring slot: L's left coefficient, then (right, left) per other parameter;
- * L's left coefficients live there too, so that the pass writes two of the
- * work arrays (start, cmax: the critical path's) and leaves cmin's pages
- * untouched (the parametric pass can then do without them, see envelope) */
-enum { RING_SLOT = 1 + 2 * FUSED_MAX };
+enum { FUSED_MAX = 3 + LLAMP_MAX_XPARAMS, FUSED_RING_MAX = 1u << 16 };
+/* a ring slot, 1 + 2 nw doubles: L's left coefficient, then (right, left)
+ * per other parameter; L's left coefficients live there too, so that the
+ * pass writes two of the work arrays (start, cmax: the critical path's) and
+ * leaves cmin's pages untouched (the parametric pass can then do without
+ * them, see envelope) */
 
 /* The longest in-edge in vertices back (processing order = numbering). */
 static uint64_t reach_of(llamp_engine_t *e) {
@@ -1112,9 +1113,10 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
   const uint32_t *beg = e->in_beg, *end = e->in_end, *src = e->in_src;
   const uint32_t shift = e->shift, sm = e->mask;
   double *st = e->start, *ch = e->cmax, *ring = e->ring;
+  const uint64_t rs = 1 + 2 * (uint64_t)nw; /* the ring's slot */
   double T = 0, Th = 0, Tl = 0, Tc[2 * FUSED_MAX] = {0};
   for (uint64_t v = 0; v < e->n; v++) {
-    double b = 0, bh = 0, bl = 0, *slot = ring + (v & mask) * RING_SLOT, *bc = slot + 1;
+    double b = 0, bh = 0, bl = 0, *slot = ring + (v & mask) * rs, *bc = slot + 1;
     for (int k = 0; k < 2 * nw; k++) bc[k] = 0;
     unsigned kv = kind[v];
     double valv = val[v];
@@ -1129,7 +1131,7 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
       int above = c > b + tol;
       double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, t, pw, u, kv, valv, v);
       if (!fs) ce += vcoef(kind[u], vu, LLAMP_PARAM_L, t, pw, u);
-      const double *su = ring + (u & mask) * RING_SLOT;
+      const double *su = ring + (u & mask) * rs;
       merge(c, ch[u] + ce, su[0] + ce, &b, &bh, &bl);
       double cw[FUSED_MAX];
       for (int k = 0; k < nw; k++) {
@@ -1173,11 +1175,12 @@ static int point_fused(llamp_engine_t *e, const llamp_params_t *p, const llamp_p
             (unsigned long long)W);
   if (nw > FUSED_MAX || W > FUSED_RING_MAX) return 1;
   if (ensure_work(e, 1)) return -1;
-  if (e->ring_len < W) {
+  size_t need = W * (1 + 2 * (size_t)nw); /* doubles */
+  if (e->ring_len < need) {
     free(e->ring);
     e->ring_len = 0;
-    if (!(e->ring = malloc(W * RING_SLOT * sizeof *e->ring))) return -1;
-    e->ring_len = W;
+    if (!(e->ring = malloc(need * sizeof *e->ring))) return -1;
+    e->ring_len = need;
   }
   theta_t t = theta_of(e, p);
   if (e->pw) fused_body(e, &t, ws, nw, W - 1, out, e->pw);
@@ -1455,27 +1458,33 @@ static int point(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt, int e
                  llamp_point_t *out) {
   memset(out, 0, sizeof *out);
   llamp_eval_t r;
-  for (uint32_t x = 0; extra && e->pairs && x < e->pairs->num_params; x++) {
-    if (llamp_engine_eval(e, p, LLAMP_PARAM_X(x), &r)) return -1;
-    out->lambda_x[x] = r.slope_right;
-    out->lambda_x_left[x] = r.slope_left;
-  }
   llamp_param_t ws[FUSED_MAX];
   int nw = 0;
   for (int w = LLAMP_NUM_PARAMS - 1; w >= 0; w--)
     if (w != LLAMP_PARAM_L && (wrt >> w & 1) && !(w == LLAMP_PARAM_GAP && !(e->proto.g > 0)))
       ws[nw++] = (llamp_param_t)w;
+  int nx = extra && e->pairs ? (int)e->pairs->num_params : 0; /* the routes' parameters, last */
+  for (int x = 0; x < nx; x++) ws[nw + x] = LLAMP_PARAM_X(x);
   llamp_eval_t ev[1 + FUSED_MAX];
-  int fused = nw ? point_fused(e, p, ws, nw, ev) : 1;
+  int fused = nw + nx ? point_fused(e, p, ws, nw + nx, ev) : 1;
   if (fused < 0) return -1;
   if (fused == 0) {
     for (int k = 0; k < nw; k++) {
       out->lambda[ws[k]] = ev[1 + k].slope_right;
       out->lambda_left[ws[k]] = ev[1 + k].slope_left;
     }
+    for (int x = 0; x < nx; x++) {
+      out->lambda_x[x] = ev[1 + nw + x].slope_right;
+      out->lambda_x_left[x] = ev[1 + nw + x].slope_left;
+    }
     r = ev[0];
     out->lambda[LLAMP_PARAM_L] = r.slope_right;
     out->lambda_left[LLAMP_PARAM_L] = r.slope_left;
+  }
+  for (int x = 0; x < nx && fused; x++) {
+    if (llamp_engine_eval(e, p, LLAMP_PARAM_X(x), &r)) return -1;
+    out->lambda_x[x] = r.slope_right;
+    out->lambda_x_left[x] = r.slope_left;
   }
   for (int w = LLAMP_NUM_PARAMS - 1; w >= 0 && fused; w--) { /* L last: its pass feeds the path */
     if (w == LLAMP_PARAM_GAP && !(e->proto.g > 0)) continue;

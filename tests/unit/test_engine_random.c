@@ -24,6 +24,11 @@ static void check_point(llamp_engine_t *e, const llamp_params_t *p) {
     CHECK(llamp_engine_eval(e, p, (llamp_param_t)x, &r) == 0);
     CHECK(r.T == pt.T && r.slope_right == pt.lambda[x] && r.slope_left == pt.lambda_left[x]);
   }
+  for (uint32_t x = 0; p->pairs && x < p->pairs->num_params; x++) { /* the routes' parameters */
+    llamp_eval_t r;
+    CHECK(llamp_engine_eval(e, p, LLAMP_PARAM_X(x), &r) == 0);
+    CHECK(r.T == pt.T && r.slope_right == pt.lambda_x[x] && r.slope_left == pt.lambda_x_left[x]);
+  }
   /* once more after the separate passes (the work arrays in another state):
    * the same report, breakdown and path included */
   CHECK(llamp_engine_point(e, p, &again) == 0);

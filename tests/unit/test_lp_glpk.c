@@ -86,6 +86,13 @@ static int check_min(const llamp_graph_t *g, llamp_engine_t *e, const llamp_para
   }
   llamp_point_t pt;
   CHECK(llamp_engine_point(e, p, &pt) == 0);
+  /* the point's one pass gives the routes' parameters too: bit for bit
+   * their own passes */
+  for (uint32_t x = 0; p->pairs && x < p->pairs->num_params; x++) {
+    llamp_eval_t r;
+    CHECK(llamp_engine_eval(e, p, LLAMP_PARAM_X(x), &r) == 0);
+    CHECK(r.T == pt.T && r.slope_right == pt.lambda_x[x] && r.slope_left == pt.lambda_x_left[x]);
+  }
   if (p->pairs) PS.min_checks++;
   else S.min_checks++;
   double Tus = pt.T * US;
