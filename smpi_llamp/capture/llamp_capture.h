@@ -64,7 +64,8 @@ typedef struct {
   int analyze;             /* 0: only write the traces (default 1) */
   size_t spill_bytes;      /* per-rank trace memory before spilling, default 64 MiB */
   int prefault;            /* fault in the analysis's memory during the simulation on the
-                              idle core (llamp_mem_warm_start; default 1) */
+                              idle core (llamp_mem_warm_start; default 1; only when
+                              compute is not measured for the simulation) */
   int quiet;               /* 1: no summary on stdout (files only) */
   int compute;             /* llamp_compute_mode_t (LLAMP_COMPUTE, default auto) */
   double measured_host_speed; /* flop/s of this machine (LLAMP_MEASURED_HOST_SPEED; 0 = unknown) */
