@@ -745,8 +745,6 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
   return 0;
 }
 
-/* Free the plan and everything numbered by it (work arrays, size-dependent
- * costs, message kinds): for a new plan (the NIC rule's) or the end. */
 /* The evaluation arrays, numbered by the plan: what a fork owns besides
  * its ring and klat. */
 static void drop_work(llamp_engine_t *e) {
@@ -759,6 +757,8 @@ static void drop_work(llamp_engine_t *e) {
   e->tail_buf = NULL, e->lane_alloc = 0;
 }
 
+/* Free the plan and everything numbered by it (work arrays, size-dependent
+ * costs, message kinds): for a new plan (the NIC rule's) or the end. */
 static void drop_plan(llamp_engine_t *e) {
   drop_work(e);
   free(e->gv);
