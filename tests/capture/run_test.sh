@@ -108,29 +108,30 @@ compute_accuracy)
   cc_cap "$here/compute.c" -o compute
   python3 "$src/tools/llamp-platform" -n 4 -L 2us -G 0.1ns -o mesh4.xml || fail "llamp-platform"
   # each run is a measurement: more attempts when one misses (on a loaded
-  # machine, e.g. beside ctest -j2, the code between calls costs more: 11-16 %
-  # was seen in single runs under load 3-5)
+  # machine, e.g. beside ctest -j2, everything costs more)
   for attempt in 1 2 3; do
     "$bin/smpi_llamp-run" -np 4 -platform mesh4.xml --log=root.thres:warning -llamp-out out \
       -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 ./compute 40000 100 >run.txt 2>&1 ||
       { cat run.txt; fail "smpi_llamp-run"; }
-    grep -v '^compute \|^end ' run.txt
+    grep -v '^compute \|^setup \|^end ' run.txt
     expect run.txt "smpi_llamp: compute: measured CPU time replayed 1:1 on hosts of 1 Gflop/s"
     expect out/report.json '"mode": "replay"'
     expect out/report.json '"suspicious": false'
     d=$(json_num out/report.json difference)
     sim=$(json_num out/report.json simulated_seconds)
     kern=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' run.txt)
-    echo "attempt $attempt: T(L0) against SimGrid $d (relative), kernels $kern s, DAG compute $sim s"
-    # the DAG's compute holds the kernels plus the code between calls (one
-    # thread-clock read per burst is taken off; what is left, 2-7 % of the
-    # kernels on a loaded VM, is the code around the calls: 1.5 us per
-    # iteration without the kernel, 6.8 us with its 320 KB, likely cold
-    # caches after the other ranks ran): within the issue's 10 %
-    if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' && within "$kern" "$sim" 0.10; then
+    setup=$(awk '$1 == "setup" { s += $3 } END { printf "%.9g", s }' run.txt)
+    prog=$(awk -v k="$kern" -v s="$setup" 'BEGIN { printf "%.9g", k + s }')
+    echo "attempt $attempt: T(L0) against SimGrid $d (relative), kernels $kern s + set-up $setup s, DAG compute $sim s"
+    # the program's clock reads the simulated time: kernels and set-up are
+    # bursts the capture measured; the DAG also holds the code between the
+    # calls (0.1-0.6 us a gap here, ~1 % of the compute) and after the loop.
+    # The set-up is 0.3-0.6 ms a rank on a VM (SMPI's calloc writes the
+    # array: first page touches), 5-13 % of the kernels: counted on both sides
+    if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' && within "$prog" "$sim" 0.05; then
       break
     fi
-    [ $attempt = 3 ] && fail "T(L0) differs from SimGrid's time by $d (bound 1e-3), or the kernels' $kern s are not within 10 % of the DAG's $sim s"
+    [ $attempt = 3 ] && fail "T(L0) differs from SimGrid's time by $d (bound 1e-3), or the program's own $prog s (kernels and set-up) are not within 5 % of the DAG's $sim s"
   done
   if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
     # two ranks each way: more native processes than cores would inflate
