@@ -245,9 +245,11 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     G.next_comm = 1;
     G.started = 1;
     /* not while the capture measures the program's compute and injects it:
-     * with the thread, capture_compute_accuracy's bursts measured 3-4 % more
-     * CPU time (five paired runs: 1.11-1.13 against 1.09 of the kernels'),
-     * and that time becomes the simulation's */
+     * the program's own first page touches then compete with the thread's
+     * (compute.c, ten paired runs: kernels 28.97 against 29.39 ms, but its
+     * set-up, 80 first touches a rank, took 3.2-3.7 ms in 3 of 10 runs with
+     * the thread, at most 2.4 ms without), and that time becomes the
+     * simulation's */
     if (G.cfg.analyze && G.cfg.prefault && !cm->inject) {
       long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
       prefault_cap = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 4 : 0;
