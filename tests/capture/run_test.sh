@@ -143,10 +143,12 @@ compute_accuracy)
     for attempt in 1 2 3; do # CPU time is robust to load, not immune: retries
       "$bin/smpi_llamp-run" -np 2 -platform mesh4.xml --log=root.thres:warning -llamp-out out2 \
         ./compute 40000 200 >run2.txt 2>&1 || { cat run2.txt; fail "smpi_llamp-run (2 ranks)"; }
-      sim=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' run2.txt)
+      # kernels and set-up together: under SMPI the set-up's calloc writes
+      # the array, natively the first kernel takes those first page touches
+      sim=$(awk '$1 == "compute" || $1 == "setup" { s += $3 } END { printf "%.9g", s }' run2.txt)
       mpiexec -n 2 ./compute_native 40000 200 >native.txt 2>&1 || { cat native.txt; fail "mpiexec"; }
-      nat=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' native.txt)
-      echo "compute: native kernels $nat s, simulated $sim s (attempt $attempt)"
+      nat=$(awk '$1 == "compute" || $1 == "setup" { s += $3 } END { printf "%.9g", s }' native.txt)
+      echo "compute: native kernels and set-up $nat s, simulated $sim s (attempt $attempt)"
       if within "$sim" "$nat" 0.10; then ok=1; break; fi
       # the least time of each side over the attempts (load only adds time)
       simmin=$(awk -v a="$simmin" -v b="$sim" 'BEGIN { print (a == "" || b < a) ? b : a }')
