@@ -2034,23 +2034,32 @@ static int ensure_terminal(llamp_engine_t *e) {
 typedef struct {
   const double *tail_lo, *tail_hi; /* longest path from start(v) to the end, at lo and hi */
   double T_lo, T_hi, slope_lo, slope_hi, tol; /* T and its right (left) slope at lo (hi) */
+  /* prunable()'s constants on [lo, hi] (set by prune_bounds, once a pass):
+   * T's lower bound at lo and hi, and where its tangents cross (has_k) */
+  double b_lo, b_hi, xk, b_k;
+  int has_k;
 } prune_t;
+
+static void prune_bounds(prune_t *pr, double lo, double hi) {
+  pr->b_lo = fmax(pr->T_lo, pr->T_hi - pr->slope_hi * (hi - lo));
+  pr->b_hi = fmax(pr->T_hi, pr->T_lo + pr->slope_lo * (hi - lo));
+  pr->has_k = 0;
+  if (pr->slope_hi > pr->slope_lo && hi > lo) {
+    pr->xk = (pr->T_hi - pr->slope_hi * hi - pr->T_lo + pr->slope_lo * lo) / (pr->slope_lo - pr->slope_hi);
+    pr->has_k = pr->xk > lo && pr->xk < hi;
+    pr->b_k = pr->T_lo + pr->slope_lo * (pr->xk - lo);
+  }
+}
 
 static inline int prunable(const prune_t *pr, uint64_t v, llamp_line_t l, double lo, double hi) {
   /* upper bound through v: the line plus the chord of v's convex tail;
    * lower bound of T: the larger of its tangents at lo and hi.  Their
    * difference is concave: check lo, hi and where the tangents cross. */
   double ulo = l.a * lo + l.b + pr->tail_lo[v], uhi = l.a * hi + l.b + pr->tail_hi[v];
-  double blo = fmax(pr->T_lo, pr->T_hi - pr->slope_hi * (hi - lo));
-  double bhi = fmax(pr->T_hi, pr->T_lo + pr->slope_lo * (hi - lo));
-  if (ulo >= blo - pr->tol || uhi >= bhi - pr->tol) return 0;
-  if (pr->slope_hi > pr->slope_lo && hi > lo) {
-    double xk = (pr->T_hi - pr->slope_hi * hi - pr->T_lo + pr->slope_lo * lo) / (pr->slope_lo - pr->slope_hi);
-    if (xk > lo && xk < hi) {
-      double uk = ulo + (uhi - ulo) * (xk - lo) / (hi - lo);
-      double bk = pr->T_lo + pr->slope_lo * (xk - lo);
-      if (uk >= bk - pr->tol) return 0;
-    }
+  if (ulo >= pr->b_lo - pr->tol || uhi >= pr->b_hi - pr->tol) return 0;
+  if (pr->has_k) {
+    double uk = ulo + (uhi - ulo) * (pr->xk - lo) / (hi - lo);
+    if (uk >= pr->b_k - pr->tol) return 0;
   }
   return 1;
 }
@@ -2323,6 +2332,7 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   pr->slope_lo = Slo;
   pr->slope_hi = Shi;
   pr->tol = 1e-9 * fabs(Thi) + 1e-18; /* generous: pruning must never drop a critical line */
+  prune_bounds(pr, lo, hi);
   return 0;
 }
 
