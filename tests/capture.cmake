@@ -13,3 +13,8 @@ foreach(t paper_example all_calls unchanged_time spill cxx errors count_only non
   set_tests_properties(capture_${t} PROPERTIES LABELS "needs-simgrid;capture" SKIP_RETURN_CODE 77
                        TIMEOUT 120)
 endforeach()
+# It compares CPU time measured under SMPI with MPICH's: with another test
+# beside it (ctest -j2; test_corrupt's reads on the other core) the simulated
+# kernels took 11-24 % more than the native ones, their per-iteration median
+# too, on this 2-core VM; alone, 0.96-1.03.  So it runs alone.
+set_tests_properties(capture_compute_accuracy PROPERTIES RUN_SERIAL TRUE)
