@@ -2079,6 +2079,43 @@ static int arena_grow(lines_t *arena, int *owned, size_t need) {
   return 0;
 }
 
+/* The arena keeps only live lines: those of vertices that a vertex at
+ * position `at` or later still reads.  `last[u]` is the position of u's last
+ * successor (built on first use).  Lines stay in position order, so the
+ * survivors slide down in place and their offsets follow.  Without it every
+ * vertex's envelope stayed to the end: an irregular 600 k-event graph
+ * (measured compute) needed 30-60 lines a vertex and fell back to
+ * Eisner-Severance (213 evaluations, 3.7 s). */
+static int arena_compact(const llamp_engine_t *e, lines_t *arena, uint32_t *off, uint32_t **last,
+                         uint64_t at, uint64_t *live_from) {
+  if (!*last) {
+    if (!(*last = calloc(e->n ? e->n : 1, sizeof **last))) return -1;
+    for (uint64_t i = 0; i < e->n; i++) {
+      uint64_t v = e->topo ? e->topo[i] : i;
+      for (uint32_t j = e->in_beg[v]; j < e->in_end[v]; j++) (*last)[e->in_src[j] & e->mask] = (uint32_t)i;
+    }
+  }
+  size_t to = 0;
+  uint64_t first_kept = at;
+  for (uint64_t i = *live_from; i < at; i++) {
+    uint64_t u = e->topo ? e->topo[i] : i;
+    uint32_t b = off[2 * u], n = off[2 * u + 1] - b;
+    if ((*last)[u] < at) {
+      off[2 * u] = off[2 * u + 1] = (uint32_t)to; /* never read again */
+      continue;
+    }
+    if (first_kept == at) first_kept = i;
+    if (to != b) memmove(arena->v + to, arena->v + b, n * sizeof *arena->v);
+    off[2 * u] = (uint32_t)to;
+    off[2 * u + 1] = (uint32_t)(to + n);
+    to += n;
+  }
+  /* the vertices before *live_from hold no lines any more */
+  arena->n = to;
+  *live_from = first_kept;
+  return 0;
+}
+
 /* The common case of the parametric pass: every predecessor of v holds one
  * line.  v's envelope is then one line when the candidate highest at hi
  * (then at lo) is also highest at lo within the tie tolerance: what
@@ -2137,6 +2174,9 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   int rc = -1;
   size_t window_start = 0;
   size_t total_hulled = 0;
+  uint32_t *last = NULL;  /* arena_compact's successor positions */
+  uint64_t live_from = 0; /* positions before it hold no lines */
+  size_t compacted_n = 0; /* live lines after the last compaction */
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     /* candidate lines go straight to the arena's end and are hulled in place */
@@ -2157,6 +2197,15 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       k = 1;
     } else {
       size_t cnt = 0, nruns = 0;
+      /* out of room or budget: drop the lines nobody reads any more first.
+       * Again only once the arena has doubled since and the positions to
+       * scan are few against the lines added (linear time in all), else the
+       * arena grows or the budget fails as before. */
+      if (!dense && (arena.n + need > arena.cap || arena.n + need > max_total) &&
+          arena.n >= 2 * compacted_n && i_ - live_from <= 8 * (arena.n - compacted_n) + 1024) {
+        if (arena_compact(e, &arena, off, &last, i_, &live_from)) goto out;
+        compacted_n = arena.n;
+      }
       /* without room for the candidates at the arena's end they are hulled in
        * scratch: the hull is usually far shorter, and growing the arena for
        * candidates that mostly vanish would copy it into fresh pages (on a
@@ -2246,6 +2295,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   total.v = NULL;
   rc = 0;
 out:
+  free(last);
   if (arena_owned) free(arena.v);
   free(total.v);
   free(tmp.v);
