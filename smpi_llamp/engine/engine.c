@@ -2047,6 +2047,9 @@ typedef struct {
   const double *tail[PRUNE_MAX_SEG + 1];
   double T[PRUNE_MAX_SEG + 1], slope_r[PRUNE_MAX_SEG + 1], slope_l[PRUNE_MAX_SEG + 1];
   double tol;
+  /* 0, or give up once the kept lines average more than this a vertex: a
+   * coarse pruning that keeps many is redone with more segments */
+  double max_avg;
   /* prunable()'s constants per segment (prune_bounds, once a pass): T's
    * lower bound at both ends, and where the two tangents cross (has_k) */
   double b_lo[PRUNE_MAX_SEG], b_hi[PRUNE_MAX_SEG], xk[PRUNE_MAX_SEG], b_k[PRUNE_MAX_SEG];
@@ -2200,6 +2203,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   uint32_t *last = NULL;  /* arena_compact's successor positions */
   uint64_t live_from = 0; /* positions before it hold no lines */
   size_t compacted_n = 0; /* live lines after the last compaction */
+  size_t kept = 0, window_kept = 0; /* lines kept so far, and before the last 1024 vertices */
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     /* candidate lines go straight to the arena's end and are hulled in place */
@@ -2278,6 +2282,11 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       k = cnt > 1 ? reduce_lines(dst, cnt, lo, hi, xtol, runs, nruns, tmp.v) : cnt;
     }
     if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
+    kept += k;
+    if (prune && prune->max_avg > 0 && (i_ & 1023) == 1023) { /* the last 1024 vertices */
+      if ((double)(kept - window_kept) > prune->max_avg * 1024) goto out;
+      window_kept = kept;
+    }
     if (dst != arena.v + arena.n) { /* hulled in scratch, or the one line */
       llamp_line_t *from = dst;
       if (arena.n + k > arena.cap && arena_grow(&arena, &arena_owned, arena.n + k)) goto out;
@@ -2351,9 +2360,9 @@ static int prune_lanes(uint64_t n) {
 }
 
 static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
-                       double hi, prune_t *pr) {
+                       double hi, int K, prune_t *pr) {
   uint64_t n = e->n;
-  int K = hi > lo ? prune_lanes(n) : 2;
+  if (!(hi > lo)) K = 2;
   size_t words = (size_t)(n ? n : 1) * 2 * (size_t)K;
   if (!e->tail_buf || e->tail_lanes < K) {
     free(e->tail_buf);
@@ -2414,6 +2423,7 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     }
   }
   pr->nseg = K - 1;
+  pr->max_avg = 0;
   for (int j = 0; j < K; j++) {
     pr->tail[j] = A[j];
     pr->T[j] = T[j];
@@ -2431,9 +2441,17 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
   /* plain pass first: cheap when envelopes stay small (regular codes) */
   size_t budget = (size_t)(e->n + 1) * (max_lines ? max_lines : 2);
   if (envelope_pass(e, p, w, lo, hi, budget, NULL, out, count) == 0) return 0;
+  /* then pruned by T's tangents at lo and hi; when that keeps over 8 lines
+   * a vertex (any 1024 in a row), with up to 8 segments (their tails cost 16 B a vertex
+   * each: fresh pages not worth touching when two points prune enough) */
   prune_t pr;
-  if (tail_bounds(e, p, w, lo, hi, &pr)) return -1;
-  return envelope_pass(e, p, w, lo, hi, (size_t)(e->n + 1) * 16, &pr, out, count);
+  int K = prune_lanes(e->n);
+  if (tail_bounds(e, p, w, lo, hi, 2, &pr)) return -1;
+  pr.max_avg = K > 2 && hi > lo ? 8 : 0;
+  size_t live = (size_t)(e->n + 1) * 16;
+  if (envelope_pass(e, p, w, lo, hi, live, &pr, out, count) == 0) return 0;
+  if (!(pr.max_avg > 0) || tail_bounds(e, p, w, lo, hi, K, &pr)) return -1;
+  return envelope_pass(e, p, w, lo, hi, live, &pr, out, count);
 }
 
 void llamp_engine_envelope_eval(const llamp_line_t *l, size_t n, double x, double *T,
