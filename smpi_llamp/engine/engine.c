@@ -2039,8 +2039,9 @@ static int ensure_terminal(llamp_engine_t *e) {
  * stays below T's tangent bound on every segment is never critical.  The
  * bounds' slack grows with the segment's width times the change of slope
  * across it: on [0, 20 us] of an irregular 600 k-event graph one segment kept
- * 54 lines a vertex. */
-#define PRUNE_MAX_SEG 8
+ * 54 lines a vertex, two 47, four 10, eight 4 (four: 0.30 s, 129 MB; eight:
+ * 0.26-0.30 s, 167 MB). */
+#define PRUNE_MAX_SEG 4
 typedef struct {
   int nseg;
   double x[PRUNE_MAX_SEG + 1];
@@ -2442,8 +2443,9 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
   size_t budget = (size_t)(e->n + 1) * (max_lines ? max_lines : 2);
   if (envelope_pass(e, p, w, lo, hi, budget, NULL, out, count) == 0) return 0;
   /* then pruned by T's tangents at lo and hi; when that keeps over 8 lines
-   * a vertex (any 1024 in a row), with up to 8 segments (their tails cost 16 B a vertex
-   * each: fresh pages not worth touching when two points prune enough) */
+   * a vertex (any 1024 in a row), with up to 4 segments (their tails cost
+   * 16 B a vertex each: fresh pages not worth touching when two points prune
+   * enough) */
   prune_t pr;
   int K = prune_lanes(e->n);
   if (tail_bounds(e, p, w, lo, hi, 2, &pr)) return -1;
