@@ -59,6 +59,8 @@ awk -v p="$plain" -v n="$noan" -v f="$full" -v r="$records" -v b="$build_s" -v a
   printf "capture, no analysis          %8.3f s   x%.3f  (+%.1f %%, +%.2f us per record)\n", n, n / p, (n / p - 1) * 100, (n - p) / r * 1e6
   printf "capture + analysis            %8.3f s   x%.3f  (+%.1f %%; DAG %.2f s = %.1f M records/s, engine and report %.2f s)\n", f, f / p, (f / p - 1) * 100, b, r / b / 1e6, a
   printf "target <= 15 %%: %s\n", (f / p <= 1.15 ? "met" : "NOT met")
+  if (f < n)
+    printf "  (noise: capture + analysis ran faster than the capture alone; rerun with more REPS)\n"
 }'
 echo "the analysis at the last MPI_Finalize, by stage (LLAMP_TIMING, a separate run):"
 sed -n 's/^smpi_llamp: timing: /  /p' timing.log
