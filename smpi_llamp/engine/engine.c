@@ -2199,7 +2199,6 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   int arena_owned = 0;
   size_t *runs = NULL, runs_cap = 0;
   int rc = -1;
-  size_t window_start = 0;
   size_t total_hulled = 0;
   uint32_t *last = NULL;  /* arena_compact's successor positions */
   uint64_t live_from = 0; /* positions before it hold no lines */
@@ -2284,8 +2283,12 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     }
     if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
     kept += k;
-    if (prune && prune->max_avg > 0 && (i_ & 1023) == 1023) { /* the last 1024 vertices */
-      if ((double)(kept - window_kept) > prune->max_avg * 1024) goto out;
+    /* the lines of the last 1024 vertices (kept, not the arena: compaction
+     * shrinks it): an unpruned pass gives up over 1.5 each, the pruned pass
+     * is cheaper then; a 2-point pruning over max_avg, more points are */
+    if ((i_ & 1023) == 1023) {
+      size_t wl = kept - window_kept;
+      if (!prune ? 2 * wl > 3 * 1024 : prune->max_avg > 0 && (double)wl > prune->max_avg * 1024) goto out;
       window_kept = kept;
     }
     if (dst != arena.v + arena.n) { /* hulled in scratch, or the one line */
@@ -2293,12 +2296,6 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       if (arena.n + k > arena.cap && arena_grow(&arena, &arena_owned, arena.n + k)) goto out;
       dst = arena.v + arena.n;
       memcpy(dst, from, k * sizeof *dst);
-    }
-    /* an unpruned pass gives up as soon as the last 1024 vertices averaged
-     * over 1.5 lines each: the pruned pass will be cheaper */
-    if (!prune && (i_ & 1023) == 1023) {
-      if (2 * (arena.n + k - window_start) > 3 * 1024) goto out;
-      window_start = arena.n + k;
     }
     if (dense && k != 1) { /* the first vertex of another count: offsets from here on */
       for (uint64_t u = 0; u < v; u++) off[2 * u] = (uint32_t)u, off[2 * u + 1] = (uint32_t)(u + 1);
