@@ -2029,9 +2029,6 @@ static int ensure_terminal(llamp_engine_t *e) {
   return 0;
 }
 
-/* Pruning data (see tail_bounds): a line l at vertex v is dropped when
- * l(x) + chord of tail_v(x) stays below the lower bound of T everywhere on
- * [lo, hi]; such a line cannot reach T, nor can anything derived from it. */
 /* Pruning on [lo, hi] split at PRUNE_MAX_SEG + 1 points at most: at each
  * point x_j the tail of every vertex (the longest path from its start to the
  * run's end) and T with a slope there.  On each segment the tail is below its
@@ -2076,7 +2073,13 @@ static inline int prunable(const prune_t *pr, uint64_t v, llamp_line_t l) {
   /* per segment: upper bound through v, the line plus the chord of v's
    * convex tail; lower bound of T, the larger of its tangents at the ends.
    * Their difference is concave: check both ends and where the tangents
-   * cross. */
+   * cross.  One segment (the common case) without the loop. */
+  if (pr->nseg == 1) {
+    double lo = pr->x[0], hi = pr->x[1];
+    double u0 = l.a * lo + l.b + pr->tail[0][v], u1 = l.a * hi + l.b + pr->tail[1][v];
+    if (u0 >= pr->b_lo[0] - pr->tol || u1 >= pr->b_hi[0] - pr->tol) return 0;
+    return !(pr->has_k[0] && u0 + (u1 - u0) * (pr->xk[0] - lo) / (hi - lo) >= pr->b_k[0] - pr->tol);
+  }
   double u0 = l.a * pr->x[0] + l.b + pr->tail[0][v];
   for (int j = 0; j < pr->nseg; j++) {
     double lo = pr->x[j], hi = pr->x[j + 1];
@@ -2357,6 +2360,48 @@ static int prune_lanes(uint64_t n) {
   return 2 + (int)(k < PRUNE_MAX_SEG - 1 ? k : PRUNE_MAX_SEG - 1);
 }
 
+/* tail_bounds' backward pass over K points (see there). */
+static inline __attribute__((always_inline)) void
+tail_pass(const llamp_engine_t *e, llamp_param_t w, const theta_t *th, double *const *A, double *const *CA,
+          double *T, double *S, int K) {
+  uint64_t n = e->n;
+  const theta_t *tl = &th[0];
+  const pwv_t *pw = e->pw;
+  for (uint64_t i_ = n; i_-- > 0;) {
+    uint64_t v = e->topo ? e->topo[i_] : i_;
+    unsigned k = e->kind[v];
+    double val = e->value[v], vc = vcoef(k, val, w, tl, pw, v);
+    double t[PRUNE_MAX_SEG + 1], c[PRUNE_MAX_SEG + 1];
+    for (int j = 0; j < K; j++) {
+      t[j] = vcost(k, val, &th[j], pw, v) + A[j][v];
+      c[j] = vc + CA[j][v];
+    }
+    if (k == K_RECV_RNDV) {
+      double rc = ecoef(E_RNDV_DONE, val, w, tl, pw, v);
+      for (int j = 0; j < K; j++) tb_merge(ecost(E_RNDV_DONE, val, &th[j], pw, v), rc, &t[j], &c[j], j < K - 1);
+    }
+    for (int j = 0; j < K; j++) A[j][v] = t[j]; /* A now holds the finished tail of v */
+    if (e->in_beg[v] == e->in_end[v])
+      for (int j = 0; j < K; j++) tb_merge(t[j], c[j], &T[j], &S[j], j < K - 1);
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+      double vu = e->value[u];
+      double ec = ecoef_uv(type, vu, w, tl, pw, u, k, val, v);
+      if (from_start(type)) { /* relative to u's end: minus u's own cost */
+        unsigned ku = e->kind[u];
+        double uc = vcoef(ku, vu, w, tl, pw, u);
+        for (int j = 0; j < K; j++)
+          tb_merge(ecost_uv(type, vu, &th[j], pw, u, k, val, v) + t[j] - vcost(ku, vu, &th[j], pw, u),
+                   ec + c[j] - uc, &A[j][u], &CA[j][u], j < K - 1);
+      } else {
+        for (int j = 0; j < K; j++)
+          tb_merge(ecost_uv(type, vu, &th[j], pw, u, k, val, v) + t[j], ec + c[j], &A[j][u], &CA[j][u],
+                   j < K - 1);
+      }
+    }
+  }
+}
+
 static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
                        double hi, int K, prune_t *pr) {
   uint64_t n = e->n;
@@ -2388,38 +2433,9 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     th[j] = theta_of(e, &q);
     T[j] = S[j] = 0;
   }
-  const theta_t *tl = &th[0];
-  const pwv_t *pw = e->pw;
-  for (uint64_t i_ = n; i_-- > 0;) {
-    uint64_t v = e->topo ? e->topo[i_] : i_;
-    unsigned k = e->kind[v];
-    double val = e->value[v], vc = vcoef(k, val, w, tl, pw, v);
-    double t[PRUNE_MAX_SEG + 1], c[PRUNE_MAX_SEG + 1];
-    double rc = k == K_RECV_RNDV ? ecoef(E_RNDV_DONE, val, w, tl, pw, v) : 0;
-    for (int j = 0; j < K; j++) {
-      t[j] = vcost(k, val, &th[j], pw, v) + A[j][v];
-      c[j] = vc + CA[j][v];
-      if (k == K_RECV_RNDV) tb_merge(ecost(E_RNDV_DONE, val, &th[j], pw, v), rc, &t[j], &c[j], j < K - 1);
-      A[j][v] = t[j]; /* A now holds the finished tail of v */
-      if (e->in_beg[v] == e->in_end[v]) tb_merge(t[j], c[j], &T[j], &S[j], j < K - 1);
-    }
-    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
-      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      double vu = e->value[u];
-      double ec = ecoef_uv(type, vu, w, tl, pw, u, k, val, v);
-      if (from_start(type)) { /* relative to u's end: minus u's own cost */
-        unsigned ku = e->kind[u];
-        double uc = vcoef(ku, vu, w, tl, pw, u);
-        for (int j = 0; j < K; j++)
-          tb_merge(ecost_uv(type, vu, &th[j], pw, u, k, val, v) + t[j] - vcost(ku, vu, &th[j], pw, u),
-                   ec + c[j] - uc, &A[j][u], &CA[j][u], j < K - 1);
-      } else {
-        for (int j = 0; j < K; j++)
-          tb_merge(ecost_uv(type, vu, &th[j], pw, u, k, val, v) + t[j], ec + c[j], &A[j][u], &CA[j][u],
-                   j < K - 1);
-      }
-    }
-  }
+  /* two points (the common case) compiled apart: K a constant, its loops unrolled */
+  if (K == 2) tail_pass(e, w, th, A, CA, T, S, 2);
+  else tail_pass(e, w, th, A, CA, T, S, K);
   pr->nseg = K - 1;
   pr->max_avg = 0;
   for (int j = 0; j < K; j++) {
