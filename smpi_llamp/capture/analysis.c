@@ -450,7 +450,8 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
    * 2 M events; any other setting is the user's.  The thread starts now,
    * beside the point, the path and the critical latencies. */
   int auto_cls = strcmp(cfg->classify, "auto") == 0;
-  if (strcmp(cfg->classify, "off") && (!auto_cls || res.vertices <= 2000000)) {
+  int cls_skipped = auto_cls && res.vertices > 2000000; /* said in the summary */
+  if (strcmp(cfg->classify, "off") && !cls_skipped) {
     llamp_params_t at = p;
     if ((auto_cls || llamp_classify_anchor(cfg->classify, &at, err, errlen) == 0) &&
         (cw.job = llamp_classify_job_create(g, &at, err, errlen)) && (cw.engine = llamp_engine_fork(e)) &&
@@ -646,6 +647,9 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     a.num_sweep = 0; /* the sweep is in sweep.csv */
     a.graph_name = path;
     llamp_report_text(summary, &a);
+    if (cls_skipped)
+      fprintf(summary, "class: not computed by default above 2 M events (19 more evaluations); "
+                       "-llamp-classify here computes it (docs/classify.md)\n");
     if (facts.compute)
       fprintf(summary, "smpi_llamp: %s; %s of compute simulated", facts.compute->description,
               llamp_units_format_time(facts.simulated, b1, sizeof b1));
