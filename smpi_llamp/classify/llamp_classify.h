@@ -78,7 +78,7 @@ typedef struct {
 
 /* Classify at the anchor p (its L and G; o, g, S, model as given).  The
  * engine must have been created for g / p (same S and model).  Evaluates
- * the 19 distinct configurations (llamp_engine_point each).  0, or -1 with
+ * the 19 distinct configurations (llamp_engine_points_lg, 10 a pass).  0, or -1 with
  * a message in err. */
 int llamp_classify(llamp_engine_t *e, const llamp_graph_t *g, const llamp_params_t *p,
                    const llamp_classify_rules_t *rules, llamp_classification_t *out, char *err,

@@ -146,6 +146,7 @@ typedef struct {
   const uint32_t *pk;
   const double *kl, *klat, *kg, *kb, *kcoef;
   uint32_t K;
+  const double *lanes_L, *lanes_G; /* llamp_engine_points_lg: each lane's L and G */
 } theta_t;
 
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
@@ -969,7 +970,7 @@ static int proto_flags(const llamp_engine_t *e) {
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
   if (e->pk) {
     for (uint32_t k = 0; k < e->nk; k++) {
       double l = e->kc0[k];
@@ -1455,6 +1456,336 @@ int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double
   return 0;
 }
 
+/* ---- the classification's points in one pass ------------------------------------
+
+ * llamp_engine_point_of with wrt = G at K points (L_k, G_k): each lane's
+ * start times, right coefficients in L and G and tie decisions are those of
+ * point_fused at its theta (the same cost functions, in the same order), and
+ * the critical path's overhead (what timeline() sums) follows the path that
+ * backtrack() would walk: at each vertex the first tight in-edge whose L
+ * coefficient explains the vertex's, and at the end the last vertex whose end
+ * realises T with T's coefficient.  Every lane lives in a ring of the last W
+ * vertices, so K points cost one pass over the graph and no n-sized array. */
+
+/* What seg_split adds to the overhead total for one cost (0 when its
+ * overhead segment is empty), bit for bit: the segment [at, at + len) after
+ * the compute part, summed as t1 - t0. */
+static inline double ov_part(double t0, double total, double nL, double nG, double no, double ng,
+                             const theta_t *t, llamp_seg_kind_t rest_kind, double lat_extra,
+                             double bw_extra) {
+  double parts[LLAMP_NUM_SEGS] = {0};
+  parts[LLAMP_SEG_LATENCY] = nL * t->L + lat_extra;
+  parts[LLAMP_SEG_BANDWIDTH] = nG * t->G + bw_extra;
+  parts[LLAMP_SEG_OVERHEAD] = no * t->o;
+  parts[LLAMP_SEG_GAP] = ng * t->g;
+  parts[rest_kind] += total - (nL * t->L + lat_extra + nG * t->G + bw_extra + no * t->o + ng * t->g);
+  double clip = -1e-15 * (fabs(total) + 1e-30), at = t0;
+  double lc = parts[LLAMP_SEG_COMPUTE], lo = parts[LLAMP_SEG_OVERHEAD];
+  if (lc < 0 && lc > clip) lc = 0;
+  if (lc > 0) at += lc;
+  if (lo < 0 && lo > clip) lo = 0;
+  return lo > 0 ? (at + lo) - at : 0;
+}
+
+/* The overhead of vertex v's own cost on the path, starting at st_v. */
+static inline double ov_vertex(const theta_t *t, const pwv_t *pw, unsigned k, double s, uint64_t v,
+                               double st_v) {
+  return ov_part(st_v, vcost(k, s, t, pw, v), vcoef(k, s, LLAMP_PARAM_L, t, pw, v),
+                 vcoef(k, s, LLAMP_PARAM_G, t, pw, v), vcoef(k, s, LLAMP_PARAM_O, t, pw, v),
+                 vcoef(k, s, LLAMP_PARAM_GAP, t, pw, v), t, k == K_CALC ? LLAMP_SEG_COMPUTE : LLAMP_SEG_OVERHEAD,
+                 k == K_RECV_RNDV ? rndv_recv_l(t->full) * lat(t, v) : 0,
+                 k == K_RECV_RNDV ? msg_bytes(s, t, pw, v) * bconst(t, v) : 0);
+}
+
+/* The same with the kind folded per case: a calc vertex has no overhead part
+ * (its coefficients are 0 and its constant is compute). */
+static inline __attribute__((always_inline)) double ov_vertex_any(const theta_t *t, const pwv_t *pw, unsigned k,
+                                                                 double s, uint64_t v, double st_v) {
+  switch (k) {
+  case K_CALC: return 0;
+  case K_RECV_RNDV: return ov_vertex(t, pw, K_RECV_RNDV, s, v, st_v);
+  default: return ov_vertex(t, pw, K_SEND, s, v, st_v);
+  }
+}
+
+/* The overhead of the edge of `type` from u (leaving at `from`) to v. */
+static inline double ov_edge(const theta_t *t, const pwv_t *pw, unsigned type, double s, uint64_t u,
+                             unsigned kind_v, double val_v, uint64_t v, double from) {
+  return ov_part(from, ecost_uv(type, s, t, pw, u, kind_v, val_v, v),
+                 ecoef_uv(type, s, LLAMP_PARAM_L, t, pw, u, kind_v, val_v, v),
+                 ecoef_uv(type, s, LLAMP_PARAM_G, t, pw, u, kind_v, val_v, v),
+                 ecoef_uv(type, s, LLAMP_PARAM_O, t, pw, u, kind_v, val_v, v),
+                 ecoef_uv(type, s, LLAMP_PARAM_GAP, t, pw, u, kind_v, val_v, v), t,
+                 type == E_START ? LLAMP_SEG_OVERHEAD : LLAMP_SEG_LATENCY, 0,
+                 type == E_EAGER || type == E_RNDV_DONE ? msg_bytes(s, t, pw, u) * bconst(t, u) : 0);
+}
+
+/* An end that may realise T: v's end (done = 0) or its rendezvous
+ * completion (done = 1), with v's start, coefficient and path overhead. */
+typedef struct {
+  double val, coef, st, os;
+  uint64_t v;
+  int done;
+} lane_end_t;
+
+typedef struct {
+  lane_end_t *c;
+  size_t n, cap, kept; /* kept: the count after the last pruning */
+} lane_ends_t;
+
+/* Ends below T - tol(T) can no longer realise the final T (t - tie_tol(t)
+ * grows with t, and T only grows): dropped, in order. */
+static void ends_prune(lane_ends_t *l, double T) {
+  size_t k = 0;
+  for (size_t i = 0; i < l->n; i++)
+    if (l->c[i].val >= T - tie_tol(T)) l->c[k++] = l->c[i];
+  l->n = l->kept = k;
+}
+
+static int ends_push(lane_ends_t *l, lane_end_t x, double T) {
+  if (l->n == l->cap) {
+    if (l->n > 2 * l->kept + 16) ends_prune(l, T);
+    if (l->n == l->cap) {
+      size_t cap = l->cap ? 2 * l->cap : 64;
+      lane_end_t *c = realloc(l->c, cap * sizeof *c);
+      if (!c) return -1;
+      l->c = c;
+      l->cap = cap;
+    }
+  }
+  l->c[l->n++] = x;
+  return 0;
+}
+
+enum { LG_LANES_MAX = 32 };
+
+/* c[k] = su[k] + the edge's cost at lane k (+ u's own cost when the edge
+ * leaves u's end): each call site has the type and u's kind as constants, so
+ * the cost functions fold and the lane loop is straight-line code. */
+static inline __attribute__((always_inline)) void lane_costs(unsigned type, unsigned ku, const theta_t *th,
+                                                            size_t K, const pwv_t *pw, const double *su,
+                                                            double vu, uint64_t u, unsigned kv, double valv,
+                                                            uint64_t v, double *restrict c) {
+  /* one theta whose L and G change per lane: its other fields (the message
+   * kinds' tables) stay loop-invariant, so their loads leave the lane loop */
+  theta_t t = th[0];
+  const double *restrict Ls = th[0].lanes_L, *restrict Gs = th[0].lanes_G;
+  for (size_t k = 0; k < K; k++) {
+    t.L = Ls[k];
+    t.G = Gs[k];
+    double x = su[k] + ecost_uv(type, vu, &t, pw, u, kv, valv, v);
+    if (!from_start(type)) x += vcost(ku, vu, &t, pw, u);
+    c[k] = x;
+  }
+}
+
+static inline __attribute__((always_inline)) void lane_costs_end(unsigned type, unsigned ku, const theta_t *th,
+                                                                size_t K, const pwv_t *pw, const double *su,
+                                                                double vu, uint64_t u, unsigned kv,
+                                                                double valv, uint64_t v, double *c) {
+  switch (ku) {
+  case K_CALC: lane_costs(type, K_CALC, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case K_RECV_RNDV: lane_costs(type, K_RECV_RNDV, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  default: lane_costs(type, K_SEND, th, K, pw, su, vu, u, kv, valv, v, c); break; /* = K_RECV's */
+  }
+}
+
+static inline __attribute__((always_inline)) void lane_edge_costs(unsigned type, unsigned ku, const theta_t *th,
+                                                                 size_t K, const pwv_t *pw, const double *su,
+                                                                 double vu, uint64_t u, unsigned kv,
+                                                                 double valv, uint64_t v, double *c) {
+  switch (type) {
+  case E_END: lane_costs_end(E_END, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case E_START: lane_costs(E_START, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case E_EAGER: lane_costs_end(E_EAGER, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case E_RTS: lane_costs_end(E_RTS, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case E_RNDV_DONE: lane_costs(E_RNDV_DONE, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case E_GAP: lane_costs(E_GAP, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case E_GAPR: lane_costs(E_GAPR, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case E_BURST: lane_costs_end(E_BURST, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  default: lane_costs_end(type, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  }
+}
+
+/* v's own cost at each lane (kind constant per call site). */
+static inline __attribute__((always_inline)) void lane_vcosts(unsigned kv, const theta_t *th, size_t K,
+                                                             const pwv_t *pw, double valv, uint64_t v,
+                                                             const double *sv, double *restrict c) {
+  theta_t t = th[0];
+  const double *restrict Ls = th[0].lanes_L, *restrict Gs = th[0].lanes_G;
+#define LANE_VCOST(KIND) \
+  for (size_t k = 0; k < K; k++) t.L = Ls[k], t.G = Gs[k], c[k] = sv[k] + vcost(KIND, valv, &t, pw, v)
+  switch (kv) {
+  case K_CALC: LANE_VCOST(K_CALC); break;
+  case K_RECV_RNDV: LANE_VCOST(K_RECV_RNDV); break;
+  default: LANE_VCOST(K_SEND); break;
+  }
+#undef LANE_VCOST
+}
+
+/* merge() and merge_coefs() for one lane: the larger time; a candidate above
+ * b's tie band replaces the coefficients, one inside it raises them. */
+static inline void lane_merge2(double c, double h, double g, double *b, double *bh, double *bg) {
+  double x = *b, tol = tie_tol(c > x ? c : x);
+  if (c < x - tol) return; /* the lanes mostly agree here: a predictable branch */
+  if (c > x + tol) {
+    *b = c;
+    *bh = h;
+    *bg = g;
+    return;
+  }
+  if (c > x) *b = c;
+  if (h > *bh) *bh = h;
+  if (g > *bg) *bg = g;
+}
+
+static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, const theta_t *th, size_t K,
+                                                        uint64_t mask, double *ring, double *cbuf,
+                                                        size_t cbuf_edges, lane_ends_t *ends,
+                                                        llamp_lane_point_t *out, const pwv_t *pw) {
+  const uint8_t *kind = e->kind;
+  const double *val = e->value;
+  const uint32_t *beg = e->in_beg, *endp = e->in_end, *src = e->in_src;
+  const uint32_t shift = e->shift, sm = e->mask;
+  const uint64_t rs = 4 * (uint64_t)K; /* a slot: K starts, K L coefs, K G coefs, K path overheads */
+  double T[LG_LANES_MAX] = {0}, Th[LG_LANES_MAX] = {0}, Tg[LG_LANES_MAX] = {0};
+  double ce_e[256], c0[LG_LANES_MAX], c1[LG_LANES_MAX];
+  for (uint64_t v = 0; v < e->n; v++) {
+    double *sv = ring + (v & mask) * rs, *hv = sv + K, *gv = sv + 2 * K, *ov = sv + 3 * K;
+    for (size_t k = 0; k < K; k++) sv[k] = hv[k] = gv[k] = ov[k] = 0;
+    unsigned kv = kind[v];
+    double valv = val[v];
+    uint32_t b0 = beg[v], b1 = endp[v];
+    if (b1 - b0 > cbuf_edges) return 1; /* cannot happen: sized to the longest */
+    for (uint32_t i = b0; i < b1; i++) {
+      uint32_t u = src[i] & sm, type = src[i] >> shift;
+      double vu = val[u];
+      unsigned ku = kind[u];
+      const double *su = ring + (u & mask) * rs, *hu = su + K, *gu = su + 2 * K;
+      double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, th, pw, u, kv, valv, v);
+      double cg = ecoef_uv(type, vu, LLAMP_PARAM_G, th, pw, u, kv, valv, v);
+      if (!from_start(type)) {
+        ce += vcoef(ku, vu, LLAMP_PARAM_L, th, pw, u);
+        cg += vcoef(ku, vu, LLAMP_PARAM_G, th, pw, u);
+      }
+      if (i - b0 < 256) ce_e[i - b0] = ce;
+      double *cb = cbuf + (size_t)(i - b0) * K;
+      lane_edge_costs(type, ku, th, K, pw, su, vu, u, kv, valv, v, cb);
+      for (size_t k = 0; k < K; k++) lane_merge2(cb[k], hu[k] + ce, gu[k] + cg, &sv[k], &hv[k], &gv[k]);
+    }
+    /* the path into v: backtrack's choice, and the overhead timeline sums */
+    for (size_t k = 0; k < K; k++) {
+      for (uint32_t i = b0; i < b1; i++) {
+        uint32_t u = src[i] & sm, type = src[i] >> shift;
+        const double *su = ring + (u & mask) * rs;
+        double ce;
+        if (i - b0 < 256) {
+          ce = ce_e[i - b0];
+        } else {
+          ce = ecoef_uv(type, val[u], LLAMP_PARAM_L, th, pw, u, kv, valv, v);
+          if (!from_start(type)) ce += vcoef(kind[u], val[u], LLAMP_PARAM_L, th, pw, u);
+        }
+        if (!(fabs(cbuf[(size_t)(i - b0) * K + k] - sv[k]) <= tie_tol(sv[k]) && su[K + k] + ce == hv[k]))
+          continue;
+        const theta_t *t = &th[k];
+        double vu = val[u];
+        int fs = from_start(type);
+        double from = fs ? su[k] : su[k] + vcost(kind[u], vu, t, pw, u);
+        double o = su[3 * K + k];
+        if (!fs) o += ov_vertex_any(t, pw, kind[u], vu, u, su[k]);
+        /* of the edges u -> v leaving u alike, the tightest (timeline's);
+         * only an irequires edge has an overhead part: the others' have no
+         * o coefficient and their constant is latency (ov_edge is 0) */
+        if (!fs) {
+          ov[k] = o;
+          break;
+        }
+        uint32_t best = type;
+        if (b1 - b0 > 1) {
+          double miss = INFINITY;
+          for (uint32_t j = b0; j < b1; j++) {
+            uint32_t tj = src[j] >> shift;
+            if ((src[j] & sm) != u || (from_start(tj) != 0) != (fs != 0)) continue;
+            double d = fabs(from + ecost_uv(tj, vu, t, pw, u, kv, valv, v) - sv[k]);
+            if (d < miss) {
+              miss = d;
+              best = tj;
+            }
+          }
+        }
+        ov[k] = best == E_START ? o + ov_edge(t, pw, E_START, vu, u, kv, valv, v, from) : o;
+        break;
+      }
+    }
+    /* v's end, and a rendezvous receive's sender completion, as ends of T */
+    double ve = vcoef(kv, valv, LLAMP_PARAM_L, th, pw, v), vg = vcoef(kv, valv, LLAMP_PARAM_G, th, pw, v);
+    lane_vcosts(kv, th, K, pw, valv, v, sv, c0);
+    for (size_t k = 0; k < K; k++) lane_merge2(c0[k], hv[k] + ve, gv[k] + vg, &T[k], &Th[k], &Tg[k]);
+    if (kv == K_RECV_RNDV) {
+      double re = ecoef(E_RNDV_DONE, valv, LLAMP_PARAM_L, th, pw, v);
+      double rg = ecoef(E_RNDV_DONE, valv, LLAMP_PARAM_G, th, pw, v);
+      for (size_t k = 0; k < K; k++) {
+        c1[k] = sv[k] + ecost(E_RNDV_DONE, valv, &th[k], pw, v);
+        lane_merge2(c1[k], hv[k] + re, gv[k] + rg, &T[k], &Th[k], &Tg[k]);
+      }
+    }
+    /* ends that may realise the final T (backtrack scans from the last
+     * vertex, its end before its completion) */
+    for (size_t k = 0; k < K; k++) {
+      double lim = T[k] - tie_tol(T[k]);
+      if (kv == K_RECV_RNDV && c1[k] >= lim &&
+          ends_push(&ends[k], (lane_end_t){c1[k], hv[k] + 1, sv[k], ov[k], v, 1}, T[k]))
+        return -1;
+      if (c0[k] >= lim && ends_push(&ends[k], (lane_end_t){c0[k], hv[k] + ve, sv[k], ov[k], v, 0}, T[k]))
+        return -1;
+    }
+  }
+  for (size_t k = 0; k < K; k++) {
+    const theta_t *t = &th[k];
+    out[k] = (llamp_lane_point_t){T[k], Th[k], Tg[k], 0};
+    for (size_t i = ends[k].n; i-- > 0;) {
+      const lane_end_t *x = &ends[k].c[i];
+      if (!(fabs(x->val - T[k]) <= tie_tol(T[k]) && x->coef == Th[k])) continue;
+      uint64_t v = x->v;
+      out[k].t_overhead = x->os + (x->done ? ov_edge(t, pw, E_RNDV_DONE, val[v], v, kind[v], val[v], v, x->st)
+                                           : ov_vertex(t, pw, kind[v], val[v], v, x->st));
+      break;
+    }
+  }
+  return 0;
+}
+
+int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const double *L, const double *G,
+                           size_t K, llamp_lane_point_t *out) {
+  if (K == 0) return 0;
+  if (K > LG_LANES_MAX || e->topo) return 1;
+  uint64_t reach = reach_of(e), W = 1;
+  while (W <= reach) W <<= 1;
+  if (W > FUSED_RING_MAX) return 1;
+  uint32_t deg = 1;
+  for (uint64_t v = 0; v < e->n; v++)
+    if (e->in_end[v] - e->in_beg[v] > deg) deg = e->in_end[v] - e->in_beg[v];
+  theta_t th[LG_LANES_MAX];
+  for (size_t k = 0; k < K; k++) {
+    llamp_params_t q = *p;
+    q.L = L[k];
+    q.G = G[k];
+    th[k] = theta_of(e, &q);
+    th[k].lanes_L = L;
+    th[k].lanes_G = G;
+  }
+  double *ring = malloc(W * 4 * K * sizeof *ring), *cbuf = malloc((size_t)deg * K * sizeof *cbuf);
+  lane_ends_t ends[LG_LANES_MAX];
+  memset(ends, 0, sizeof ends);
+  int rc = -1;
+  if (ring && cbuf) rc = e->pw ? lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, e->pw)
+                               : lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, NULL);
+  for (size_t k = 0; k < K; k++) free(ends[k].c);
+  free(ring);
+  free(cbuf);
+  return rc;
+}
+
 static int point(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt, int extra,
                  llamp_point_t *out);
 
@@ -1556,7 +1887,7 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     snprintf(err, errlen, "out of memory for a window of %llu vertices", (unsigned long long)W);
     return -1;
   }
-  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
   double T = 0, Tc[2 * NW] = {0};
   int rc = 0;
   for (uint64_t v = 0; v < a.n && rc == 0; v++) {
@@ -2603,7 +2934,7 @@ typedef struct {
   double kl, klat, kg, kb;
 } kview_t;
 static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv_t *pw) {
-  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
   uint32_t k = e->pk ? vertex_kind(e, gv) : 0;
   if (e->pw) {
     pw_vertex(e, gv, pw);

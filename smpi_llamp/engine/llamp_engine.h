@@ -195,6 +195,18 @@ int llamp_engine_point(llamp_engine_t *e, const llamp_params_t *p, llamp_point_t
 int llamp_engine_point_of(llamp_engine_t *e, const llamp_params_t *p, unsigned wrt,
                           llamp_point_t *out);
 
+/* llamp_engine_point_of(e, p with L = L[k], G = G[k], 1 << LLAMP_PARAM_G) at
+ * K points in one pass (the classification's 19): T, the right derivatives
+ * in L and G and the critical path's overhead (t_overhead), each bit for bit
+ * what point_of gives.  0; 1 when one pass cannot do it (K > 32, or an
+ * in-edge reaching further back than point_of's ring): call point_of per
+ * point; -1 when out of memory. */
+typedef struct {
+  double T, lambda_L, lambda_G, t_overhead;
+} llamp_lane_point_t;
+int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const double *L, const double *G,
+                           size_t K, llamp_lane_point_t *out);
+
 /* Out of core: T and the right and left derivatives along L, G and o at p
  * (lambda, lambda_left, rho_L, rho_G; the rest of *out zero) in one pass over
  * g in its stored order, holding only the last `window` vertices' start

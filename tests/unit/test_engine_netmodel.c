@@ -8,7 +8,9 @@
  *   lat "0:1;500:2"                 s + 16 > 500 (s >= 485): 2, else 1
  *   bw  "0:0.5;2000:1"              s + 16 > 2000 (s >= 1985): 1, else 0.5 */
 #include "llamp_engine.h"
+#include "lanes_check.h"
 #include "llamp_netmodel.h"
+#include "llamp_synth.h"
 #include "llamp_test.h"
 
 #include <string.h>
@@ -58,6 +60,8 @@ static void check_all(const llamp_graph_t *g, llamp_params_t *p, double T, doubl
   llamp_point_t pt;
   CHECK(llamp_engine_point(e, p, &pt) == 0);
   CHECK_CLOSE(pt.T, T, 1e-15);
+  /* the classification's points in one pass: point_of's, bit for bit */
+  if (pt.t_overhead > 0) CHECK(check_points_lg(e, p) > 0);
   CHECK_CLOSE(pt.lambda[LLAMP_PARAM_G], lG, 1e-9);
   CHECK_CLOSE(pt.lambda[LLAMP_PARAM_O], lo, 1e-12);
   CHECK_CLOSE(pt.t_compute + pt.t_overhead + pt.t_latency + pt.t_bandwidth + pt.t_gap, T, 1e-15);
@@ -187,6 +191,28 @@ int main(void) {
   g = pingone(70000, 0);
   check_all(g, &p, 12.0016 * us, 70016, 2);
   llamp_graph_destroy(g);
+
+  /* random trace-like graphs under the piecewise model: the classification's
+   * one-pass points follow the critical path through Isends' ois too */
+  int with_overhead = 0;
+  for (int seed = 1; seed <= 12; seed++) {
+    char params[128];
+    snprintf(params, sizeof params, "ranks=%d,ops=%d,seed=%d,compute=%dus", 2 + seed % 5, 60 + 13 * seed,
+             seed, 1 + seed % 3);
+    g = llamp_synth_graph("random", params, err, sizeof err);
+    CHECK(g != NULL);
+    if (!g) continue;
+    p.o = 0.2 * us * (seed % 2);
+    p.S = seed % 3 ? 65535 : 4096;
+    llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+    CHECK(e != NULL);
+    if (e) with_overhead += check_points_lg(e, &p);
+    llamp_engine_destroy(e);
+    llamp_graph_destroy(g);
+  }
+  CHECK(with_overhead > 40);
+  p.o = 0;
+  p.S = 65535;
 
   /* a fitted one-way curve (the network group): L + (offset - L_ref) +
    * per_byte s / G_ref x G; no factors */

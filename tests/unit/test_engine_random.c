@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanes_check.h"
 #include "llamp_engine.h"
 #include "llamp_synth.h"
 #include "llamp_test.h"
@@ -15,8 +16,13 @@ static double rel(double a, double b) { return fabs(a - b) / fmax(1e-30, fmax(fa
 /* llamp_engine_point's one pass for every parameter against one pass per
  * parameter (llamp_engine_eval), bit for bit; and the critical path it
  * leaves behind is the L pass's. */
+static int lanes_with_overhead, lanes_checked;
+
 static void check_point(llamp_engine_t *e, const llamp_params_t *p) {
   llamp_point_t pt, again;
+  /* the classification's points in one pass, before and after the rest */
+  lanes_with_overhead += check_points_lg(e, p);
+  lanes_checked += 7;
   CHECK(llamp_engine_point(e, p, &pt) == 0);
   for (int x = 0; x < LLAMP_NUM_PARAMS; x++) {
     if (x == LLAMP_PARAM_GAP && !(p->g > 0)) continue;
@@ -33,6 +39,7 @@ static void check_point(llamp_engine_t *e, const llamp_params_t *p) {
    * the same report, breakdown and path included */
   CHECK(llamp_engine_point(e, p, &again) == 0);
   CHECK(memcmp(&pt, &again, sizeof pt) == 0);
+  check_points_lg(e, p);
 }
 
 static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, double lo, double hi,
@@ -212,6 +219,9 @@ int main(void) {
   }
   printf("%d graph/parameter combinations, %d critical latencies confirmed, %d pruned envelopes\n",
          graphs, breaks, pruned);
+  printf("%d classification points in one pass, %d with overhead on the path: bit for bit point_of's\n",
+         lanes_checked, lanes_with_overhead);
+  CHECK(lanes_with_overhead > lanes_checked / 4);
   CHECK(pruned > graphs / 2);
   CHECK(breaks > 50); /* the graphs really exercise breakpoints */
   /* A graph whose vertices hold 30-60 envelope lines each on [0, 20 us] (64 k
