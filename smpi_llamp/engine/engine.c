@@ -1642,7 +1642,8 @@ static inline void lane_merge2(double c, double h, double g, double *b, double *
 static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, const theta_t *th, size_t K,
                                                         uint64_t mask, double *ring, double *cbuf,
                                                         size_t cbuf_edges, lane_ends_t *ends,
-                                                        llamp_lane_point_t *out, const pwv_t *pw) {
+                                                        llamp_lane_point_t *out, const pwv_t *pw,
+                                                        int need_ov) {
   const uint8_t *kind = e->kind;
   const double *val = e->value;
   const uint32_t *beg = e->in_beg, *endp = e->in_end, *src = e->in_src;
@@ -1674,7 +1675,7 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
       for (size_t k = 0; k < K; k++) lane_merge2(cb[k], hu[k] + ce, gu[k] + cg, &sv[k], &hv[k], &gv[k]);
     }
     /* the path into v: backtrack's choice, and the overhead timeline sums */
-    for (size_t k = 0; k < K; k++) {
+    for (size_t k = 0; k < K && need_ov; k++) {
       for (uint32_t i = b0; i < b1; i++) {
         uint32_t u = src[i] & sm, type = src[i] >> shift;
         const double *su = ring + (u & mask) * rs;
@@ -1731,7 +1732,7 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
     }
     /* ends that may realise the final T (backtrack scans from the last
      * vertex, its end before its completion) */
-    for (size_t k = 0; k < K; k++) {
+    for (size_t k = 0; k < K && need_ov; k++) {
       double lim = T[k] - tie_tol(T[k]);
       if (kv == K_RECV_RNDV && c1[k] >= lim &&
           ends_push(&ends[k], (lane_end_t){c1[k], hv[k] + 1, sv[k], ov[k], v, 1}, T[k]))
@@ -1777,9 +1778,19 @@ int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const dou
   double *ring = malloc(W * 4 * K * sizeof *ring), *cbuf = malloc((size_t)deg * K * sizeof *cbuf);
   lane_ends_t ends[LG_LANES_MAX];
   memset(ends, 0, sizeof ends);
+  /* With o = 0, no rendezvous receive and no per-message CPU time every
+   * overhead part timeline() could sum is exactly 0 (a send's or receive's
+   * o + (o - o), an Isend's ois, the edges' none): the path is not needed */
+  int need_ov = p->o != 0;
+  for (uint64_t v = 0; v < e->n && !need_ov; v++)
+    need_ov = e->kind[v] == K_RECV_RNDV || (e->pw && (e->pw[v].cpu != 0 || e->pw[v].sc != 0));
   int rc = -1;
-  if (ring && cbuf) rc = e->pw ? lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, e->pw)
-                               : lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, NULL);
+  if (ring && cbuf) {
+    if (e->pw) rc = need_ov ? lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, e->pw, 1)
+                            : lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, e->pw, 0);
+    else rc = need_ov ? lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, NULL, 1)
+                      : lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, NULL, 0);
+  }
   for (size_t k = 0; k < K; k++) free(ends[k].c);
   free(ring);
   free(cbuf);
