@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "llamp_graph.h"
+#include "llamp_mem.h"
 #include "llamp_sched.h"
 #include "llamp_trace.h"
 
@@ -180,7 +181,14 @@ int main(int argc, char **argv) {
   double tread = INFINITY, tbuild = INFINITY;
   llamp_sched_stats_t st;
   memset(&st, 0, sizeof st);
-  for (int rep = 0; rep < reps; rep++) {
+  /* reps builds on fresh pages (glibc maps blocks this large anew each
+   * time), then reps more on the heap's own pages, kept (as at the capture's
+   * MPI_Finalize, whose memory is faulted in during the simulation:
+   * llamp_mem.h); the first of those faults them in and is not counted */
+  double twarm = INFINITY;
+  for (int rep = 0; rep < 2 * reps + 1; rep++) {
+    int warm = rep >= reps;
+    if (rep == reps) llamp_mem_keep_freed();
     /* decoding alone */
     double a = now();
     uint64_t sum = 0;
@@ -207,7 +215,8 @@ int main(int argc, char **argv) {
     }
     if (out && rep == 0 && dump(g, &st, out)) return 1;
     llamp_graph_destroy(g);
-    if (d < tbuild) tbuild = d;
+    if (!warm && d < tbuild) tbuild = d;
+    if (warm && rep > reps && d < twarm) twarm = d;
   }
   printf("graph: %llu vertices (%llu calc), %llu edges, %llu messages\n",
          (unsigned long long)st.vertices, (unsigned long long)st.calcs,
@@ -215,6 +224,8 @@ int main(int argc, char **argv) {
   printf("read only:  %.3f s, %.1f M records/s\n", tread, records / tread / 1e6);
   printf("sched build: %.3f s, %.2f M records/s, %.2f M vertices/s (best of %d)\n", tbuild,
          records / tbuild / 1e6, st.vertices / tbuild / 1e6, reps);
+  printf("sched build, pages kept: %.3f s, %.2f M records/s (best of %d; the capture's case)\n", twarm,
+         records / twarm / 1e6, reps);
   printf("peak RSS: %.1f MiB\n", peak_rss_kib() / 1024.0);
   llamp_sched_stats_free(&st);
   for (uint32_t r = 0; r < P; r++) llamp_trace_writer_destroy(w[r]);
