@@ -75,6 +75,12 @@ struct llamp_engine {
   uint64_t reach;
   double *ring;
   size_t ring_len;
+  /* the work arrays' start times and right coefficients are those of a pass
+   * in L at work_at (its result work_r): the critical path's callers reuse
+   * them instead of running the pass again */
+  int work_valid;
+  llamp_params_t work_at;
+  llamp_eval_t work_r;
   /* a fork (llamp_engine_fork) shares the plan, the costs and the chains of
    * its parent and owns only its work arrays, ring and klat */
   const llamp_engine_t *parent;
@@ -757,6 +763,7 @@ static void drop_work(llamp_engine_t *e) {
   free(e->tail_buf);
   e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
   e->tail_buf = NULL, e->tail_lanes = 0, e->lane_alloc = 0;
+  e->work_valid = 0;
 }
 
 /* Free the plan and everything numbered by it (work arrays, size-dependent
@@ -913,6 +920,7 @@ llamp_engine_t *llamp_engine_fork(const llamp_engine_t *e) {
   f->work = f->start = f->cmax = f->cmin = NULL, f->terminal = NULL; /* its own, as drop_work frees */
   f->lane_start = f->lane_coef = NULL, f->lane_alloc = 0, f->tail_buf = NULL, f->tail_lanes = 0;
   f->ring = NULL, f->ring_len = 0;
+  f->work_valid = 0;
   f->klat = NULL;
   if (e->klat && !(f->klat = malloc((e->nk ? e->nk : 1) * sizeof *f->klat))) {
     free(f);
@@ -1044,8 +1052,16 @@ static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, 
 
 /* The scalar model's pass is compiled without the size-dependent arrays. */
 static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out) {
+  e->work_valid = 0;
   if (e->pw) pass1_body(e, t, w, out, e->pw);
   else pass1_body(e, t, w, out, NULL);
+}
+
+/* After a pass in L at p: the work arrays hold its start times. */
+static void work_is_L_at(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval_t *r) {
+  e->work_at = *p;
+  e->work_r = *r;
+  e->work_valid = 1;
 }
 
 int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w,
@@ -1053,7 +1069,18 @@ int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t 
   if (ensure_work(e, 1)) return -1;
   theta_t t = theta_of(e, p);
   pass1(e, &t, w, out);
+  if (w == LLAMP_PARAM_L) work_is_L_at(e, p, out);
   return 0;
+}
+
+/* The pass in L at p, unless the work arrays already hold it (a point's
+ * fused pass leaves the same start times and right coefficients). */
+static int eval_L(llamp_engine_t *e, const llamp_params_t *p, llamp_eval_t *out) {
+  if (e->work_valid && memcmp(&e->work_at, p, sizeof *p) == 0) {
+    *out = e->work_r;
+    return 0;
+  }
+  return llamp_engine_eval(e, p, LLAMP_PARAM_L, out);
 }
 
 /* merge()'s coefficient half for nw (right, left) pairs, once the time has
@@ -1185,6 +1212,7 @@ static int point_fused(llamp_engine_t *e, const llamp_params_t *p, const llamp_p
     e->ring_len = need;
   }
   theta_t t = theta_of(e, p);
+  e->work_valid = 0;
   /* T with lambda_L and lambda_G alone (each of the classification's 19
    * configurations) compiled apart: with nw and the parameter known, the
    * coefficient functions' switches and the slot's loops fold away
@@ -1199,6 +1227,7 @@ static int point_fused(llamp_engine_t *e, const llamp_params_t *p, const llamp_p
   } else {
     fused_body(e, &t, ws, nw, W - 1, out, NULL);
   }
+  work_is_L_at(e, p, &out[0]);
   return 0;
 }
 
@@ -1293,7 +1322,7 @@ static int backtrack(llamp_engine_t *e, const theta_t *t, double T, double Th, u
 int llamp_engine_critical_path(llamp_engine_t *e, const llamp_params_t *p, uint64_t **path,
                                uint64_t *len) {
   llamp_eval_t r;
-  if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  if (eval_L(e, p, &r)) return -1;
   theta_t t = theta_of(e, p);
   int done_end;
   if (backtrack(e, &t, r.T, r.slope_right, path, len, &done_end, NULL)) return -1;
@@ -1366,7 +1395,7 @@ static int timeline(llamp_engine_t *e, const llamp_params_t *p, const llamp_eval
   *count = 0;
   *path_messages = 0;
   if (done) r = *done;
-  else if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  else if (eval_L(e, p, &r)) return -1;
   theta_t t = theta_of(e, p);
   const pwv_t *pw = e->pw;
   uint64_t *path = NULL, len = 0;
@@ -2538,6 +2567,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
    * arena[v] and off is not written: the point's fused pass leaves cmin's
    * pages untouched, and so does this pass then (8 B per event less memory). */
   if (ensure_work(e, 1)) return -1;
+  e->work_valid = 0; /* its lines overwrite the start times */
   uint32_t *off = (uint32_t *)(void *)e->cmin;
   int dense = !e->topo;
   lines_t arena = {(llamp_line_t *)(void *)e->start, 0, e->n}, total = {0}, tmp = {0}, scratch = {0};
@@ -3018,7 +3048,7 @@ int llamp_engine_pair_lambda(llamp_engine_t *e, const llamp_params_t *p, llamp_p
   llamp_eval_t r;
   *out = NULL;
   *count = 0;
-  if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  if (eval_L(e, p, &r)) return -1;
   theta_t t = theta_of(e, p), raw = t;
   raw.pk = NULL; /* coefficients in L and G of the pair's own L_ij and G_ij */
   uint64_t *path = NULL, len = 0;

@@ -18,11 +18,36 @@ static double rel(double a, double b) { return fabs(a - b) / fmax(1e-30, fmax(fa
  * leaves behind is the L pass's. */
 static int lanes_with_overhead, lanes_checked;
 
-static void check_point(llamp_engine_t *e, const llamp_params_t *p) {
+/* The critical path right after a point (its pass reused) and after a pass
+ * in another parameter (run again): the same per-rank times and pairs. */
+static void check_path_reuse(llamp_engine_t *e, const llamp_graph_t *g, const llamp_params_t *p) {
+  uint32_t P = llamp_graph_num_ranks(g);
+  double *a = calloc(P, sizeof *a), *b = calloc(P, sizeof *b);
+  llamp_pair_lambda_t *pa = NULL, *pb = NULL;
+  size_t na = 0, nb = 0;
+  llamp_point_t pt;
+  llamp_eval_t r;
+  CHECK(llamp_engine_point(e, p, &pt) == 0);
+  CHECK(llamp_engine_path_by_rank(e, p, a) == 0);
+  CHECK(llamp_engine_pair_lambda(e, p, &pa, &na) == 0);
+  CHECK(llamp_engine_eval(e, p, LLAMP_PARAM_G, &r) == 0); /* the work arrays now hold G's pass */
+  CHECK(llamp_engine_path_by_rank(e, p, b) == 0);
+  CHECK(llamp_engine_eval(e, p, LLAMP_PARAM_O, &r) == 0);
+  CHECK(llamp_engine_pair_lambda(e, p, &pb, &nb) == 0);
+  CHECK(memcmp(a, b, P * sizeof *a) == 0);
+  CHECK(na == nb && (na == 0 || memcmp(pa, pb, na * sizeof *pa) == 0));
+  free(a);
+  free(b);
+  free(pa);
+  free(pb);
+}
+
+static void check_point(llamp_engine_t *e, const llamp_graph_t *g, const llamp_params_t *p) {
   llamp_point_t pt, again;
   /* the classification's points in one pass, before and after the rest */
   lanes_with_overhead += check_points_lg(e, p);
   lanes_checked += 7;
+  check_path_reuse(e, g, p);
   CHECK(llamp_engine_point(e, p, &pt) == 0);
   for (int x = 0; x < LLAMP_NUM_PARAMS; x++) {
     if (x == LLAMP_PARAM_GAP && !(p->g > 0)) continue;
@@ -51,7 +76,7 @@ static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, dou
     CHECK(0);
     return;
   }
-  check_point(e, &p);
+  check_point(e, g, &p);
   /* sweep: parametric vs lanes vs single evaluations */
   enum { K = 9 };
   double xs[K], T1[K], s1[K], T2[K], s2[K];
@@ -200,7 +225,7 @@ int main(void) {
       p.S = 4096;
       llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
       CHECK(e != NULL);
-      if (e) check_point(e, &p);
+      if (e) check_point(e, g, &p);
       llamp_engine_destroy(e);
     }
     for (int variant = 0; variant < 4; variant++) {
