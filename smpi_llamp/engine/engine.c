@@ -2423,6 +2423,9 @@ typedef struct {
    * lower bound at both ends, and where the two tangents cross (has_k) */
   double b_lo[PRUNE_MAX_SEG], b_hi[PRUNE_MAX_SEG], xk[PRUNE_MAX_SEG], b_k[PRUNE_MAX_SEG];
   int has_k[PRUNE_MAX_SEG];
+  /* the same less tol, and where xk lies in its segment (a fraction): no
+   * division per line */
+  double lim_lo[PRUNE_MAX_SEG], lim_hi[PRUNE_MAX_SEG], lim_k[PRUNE_MAX_SEG], frac_k[PRUNE_MAX_SEG];
 } prune_t;
 
 static void prune_bounds(prune_t *pr) {
@@ -2432,11 +2435,16 @@ static void prune_bounds(prune_t *pr) {
     pr->b_lo[j] = fmax(T_lo, T_hi - slope_hi * (hi - lo));
     pr->b_hi[j] = fmax(T_hi, T_lo + slope_lo * (hi - lo));
     pr->has_k[j] = 0;
+    pr->frac_k[j] = 0;
     if (slope_hi > slope_lo && hi > lo) {
       pr->xk[j] = (T_hi - slope_hi * hi - T_lo + slope_lo * lo) / (slope_lo - slope_hi);
       pr->has_k[j] = pr->xk[j] > lo && pr->xk[j] < hi;
       pr->b_k[j] = T_lo + slope_lo * (pr->xk[j] - lo);
+      pr->frac_k[j] = (pr->xk[j] - lo) / (hi - lo);
     }
+    pr->lim_lo[j] = pr->b_lo[j] - pr->tol;
+    pr->lim_hi[j] = pr->b_hi[j] - pr->tol;
+    pr->lim_k[j] = pr->has_k[j] ? pr->b_k[j] - pr->tol : INFINITY;
   }
 }
 
@@ -2446,20 +2454,15 @@ static inline int prunable(const prune_t *pr, uint64_t v, llamp_line_t l) {
    * Their difference is concave: check both ends and where the tangents
    * cross.  One segment (the common case) without the loop. */
   if (pr->nseg == 1) {
-    double lo = pr->x[0], hi = pr->x[1];
-    double u0 = l.a * lo + l.b + pr->tail[0][v], u1 = l.a * hi + l.b + pr->tail[1][v];
-    if (u0 >= pr->b_lo[0] - pr->tol || u1 >= pr->b_hi[0] - pr->tol) return 0;
-    return !(pr->has_k[0] && u0 + (u1 - u0) * (pr->xk[0] - lo) / (hi - lo) >= pr->b_k[0] - pr->tol);
+    double u0 = l.a * pr->x[0] + l.b + pr->tail[0][v], u1 = l.a * pr->x[1] + l.b + pr->tail[1][v];
+    if (u0 >= pr->lim_lo[0] || u1 >= pr->lim_hi[0]) return 0;
+    return !(u0 + (u1 - u0) * pr->frac_k[0] >= pr->lim_k[0]);
   }
   double u0 = l.a * pr->x[0] + l.b + pr->tail[0][v];
   for (int j = 0; j < pr->nseg; j++) {
-    double lo = pr->x[j], hi = pr->x[j + 1];
-    double u1 = l.a * hi + l.b + pr->tail[j + 1][v];
-    if (u0 >= pr->b_lo[j] - pr->tol || u1 >= pr->b_hi[j] - pr->tol) return 0;
-    if (pr->has_k[j]) {
-      double uk = u0 + (u1 - u0) * (pr->xk[j] - lo) / (hi - lo);
-      if (uk >= pr->b_k[j] - pr->tol) return 0;
-    }
+    double u1 = l.a * pr->x[j + 1] + l.b + pr->tail[j + 1][v];
+    if (u0 >= pr->lim_lo[j] || u1 >= pr->lim_hi[j] || u0 + (u1 - u0) * pr->frac_k[j] >= pr->lim_k[j])
+      return 0;
     u0 = u1;
   }
   return 1;
