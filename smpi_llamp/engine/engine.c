@@ -2695,6 +2695,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
       }
     }
   }
+  if (total.n == 0) goto out; /* T has a line: pruning dropped them all, which it must never do */
   total.n = hull(total.v, total.n, lo, hi, xtol);
   if (getenv("LLAMP_DEBUG_ENVELOPE"))
     fprintf(stderr, "envelope: %zu lines for %llu vertices\n", arena.n, (unsigned long long)e->n);
@@ -2798,6 +2799,10 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   double *A[PRUNE_MAX_SEG + 1], *CA[PRUNE_MAX_SEG + 1];
   theta_t th[PRUNE_MAX_SEG + 1];
   double T[PRUNE_MAX_SEG + 1], S[PRUNE_MAX_SEG + 1];
+  /* each lane's message latencies: theta_of leaves them in the engine's one
+   * klat array, which a route parameter (l_wire, ...) changes lane by lane */
+  double *klat = e->pk ? malloc((size_t)K * (e->nk ? e->nk : 1) * sizeof *klat) : NULL;
+  if (e->pk && !klat) return -1;
   memset(buf, 0, words * sizeof(double));
   llamp_params_t q = *p;
   for (int j = 0; j < K; j++) {
@@ -2806,11 +2811,16 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
     pr->x[j] = j == K - 1 ? hi : lo + (hi - lo) * j / (K - 1);
     llamp_params_set(&q, w, pr->x[j]);
     th[j] = theta_of(e, &q);
+    if (klat) {
+      memcpy(klat + (size_t)j * e->nk, e->klat, e->nk * sizeof *klat);
+      th[j].klat = klat + (size_t)j * e->nk;
+    }
     T[j] = S[j] = 0;
   }
   /* two points (the common case) compiled apart: K a constant, its loops unrolled */
   if (K == 2) tail_pass(e, w, th, A, CA, T, S, 2);
   else tail_pass(e, w, th, A, CA, T, S, K);
+  free(klat);
   pr->nseg = K - 1;
   pr->max_avg = 0;
   for (int j = 0; j < K; j++) {

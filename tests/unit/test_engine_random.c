@@ -208,7 +208,7 @@ static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, dou
 
 int main(void) {
   char err[256], params[256];
-  int graphs = 0, breaks = 0, pruned = 0;
+  int graphs = 0, breaks = 0, pruned = 0, xparam_breaks = 0;
   for (int seed = 1; seed <= 40; seed++) {
     snprintf(params, sizeof params, "ranks=%d,ops=%d,seed=%d,compute=%dus", 2 + seed % 7,
              40 + (seed * 37) % 200, seed, 1 + seed % 5);
@@ -249,6 +249,58 @@ int main(void) {
   CHECK(lanes_with_overhead > lanes_checked / 4);
   CHECK(pruned > graphs / 2);
   CHECK(breaks > 50); /* the graphs really exercise breakpoints */
+  /* Critical values along a route parameter (--wrt l_wire): per-pair costs
+   * whose latency terms weigh x0 by 1, 2 or 4 depending on the pair.  The
+   * pruned pass's backward pass evaluates its lanes at different x0; each
+   * lane needs its own per-kind latencies (they are derived from x0). */
+  for (int seed = 1; seed <= 6; seed++) {
+    char params[128];
+    snprintf(params, sizeof params, "ranks=6,ops=%d,seed=%d,compute=2us", 300 + 50 * seed, 100 + seed);
+    llamp_graph_t *g = llamp_synth_graph("random", params, err, sizeof err);
+    CHECK(g != NULL);
+    if (!g) continue;
+    enum { P = 6 };
+    uint32_t pk[P * P];
+    double c0[3] = {0.3e-6, 0.1e-6, 0.7e-6}, coef[3] = {1, 2, 4}, gs[3] = {1, 1.5, 0.5}, sl[P], sg[P];
+    llamp_pairs_t q;
+    memset(&q, 0, sizeof q);
+    q.ranks = P;
+    q.num_params = 1;
+    q.num_kinds = 3;
+    snprintf(q.name[0], sizeof q.name[0], "l_wire");
+    q.ref[0] = 0.2e-6;
+    for (int i = 0; i < P * P; i++) pk[i] = (uint32_t)((i / P + i % P) % 3);
+    for (int r = 0; r < P; r++) sl[r] = 0.4e-6, sg[r] = 0.05e-9;
+    q.pair_kind = pk, q.c0 = c0, q.coef = coef, q.gscale = gs, q.self_lat = sl, q.self_G = sg;
+    llamp_params_t p;
+    llamp_params_default(&p);
+    p.pairs = &q;
+    p.x[0] = q.ref[0];
+    llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+    CHECK(e != NULL);
+    llamp_breakpoint_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    int evals = 0, es_evals = 0;
+    double lo = 0, hi = 5e-6;
+    llamp_param_t w = LLAMP_PARAM_X(0);
+    CHECK(e && llamp_engine_breakpoints(e, &p, w, lo, hi, &a, &na, &evals) == 0);
+    CHECK(e && llamp_engine_breakpoints_es(e, &p, w, lo, hi, &b, &nb, &es_evals) == 0);
+    CHECK(evals == 1); /* the parametric pass (pruned), not the fallback */
+    CHECK(na == nb);
+    for (size_t i = 0; i < na && i < nb; i++) {
+      double xtol = 1e-9 * (hi - lo) + 1e-11 * a[i].T / (a[i].slope_after - a[i].slope_before);
+      CHECK(fabs(a[i].x - b[i].x) <= xtol);
+      CHECK(a[i].slope_before == b[i].slope_before && a[i].slope_after == b[i].slope_after);
+    }
+    xparam_breaks += (int)na;
+    free(a);
+    free(b);
+    llamp_engine_destroy(e);
+    llamp_graph_destroy(g);
+  }
+  printf("%d critical l_wire values on 6 random graphs with per-pair costs, as Eisner-Severance's\n",
+         xparam_breaks);
+  CHECK(xparam_breaks > 10);
   /* A graph whose vertices hold 30-60 envelope lines each on [0, 20 us] (64 k
    * events): kept to the end that was over the pruned pass's budget of 16 a
    * vertex, and the capture fell back to Eisner-Severance.  With the lines
