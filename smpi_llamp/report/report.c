@@ -188,11 +188,15 @@ void llamp_report_text(FILE *f, const llamp_analysis_t *a) {
     else fprintf(f, "L <= %s\n", llamp_units_format_time(a->budget_L, b1, sizeof b1));
   }
   if (a->have_range) {
-    fprintf(f, "critical latencies in [%s, %s]: %zu", llamp_units_format_time(a->range_lo, b1, sizeof b1),
+    /* --wrt: the parameter the range varies (l_wire, G, ...), and its slopes */
+    const char *wn = llamp_params_name(&a->params, a->wrt);
+    if (a->wrt == LLAMP_PARAM_L) fprintf(f, "critical latencies");
+    else fprintf(f, "critical %s values", wn);
+    fprintf(f, " in [%s, %s]: %zu", llamp_units_format_time(a->range_lo, b1, sizeof b1),
             llamp_units_format_time(a->range_hi, b2, sizeof b2), a->num_breakpoints);
     for (size_t i = 0; i < a->num_breakpoints && i < 8; i++)
-      fprintf(f, "%s%s (λ_L %g -> %g)", i ? ", " : ": ",
-              llamp_units_format_time(a->breakpoints[i].x, b1, sizeof b1),
+      fprintf(f, "%s%s (λ_%s %g -> %g)", i ? ", " : ": ",
+              llamp_units_format_time(a->breakpoints[i].x, b1, sizeof b1), wn,
               a->breakpoints[i].slope_before, a->breakpoints[i].slope_after);
     if (a->num_breakpoints > 8) fprintf(f, ", ... (see --format json)");
     fprintf(f, "\n");
