@@ -152,7 +152,6 @@ typedef struct {
   const uint32_t *pk;
   const double *kl, *klat, *kg, *kb, *kcoef;
   uint32_t K;
-  const double *lanes_L, *lanes_G; /* llamp_engine_points_lg: each lane's L and G */
 } theta_t;
 
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
@@ -978,7 +977,7 @@ static int proto_flags(const llamp_engine_t *e) {
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
   if (e->pk) {
     for (uint32_t k = 0; k < e->nk; k++) {
       double l = e->kc0[k];
@@ -1357,24 +1356,34 @@ static int seg_push(segbuf_t *b, uint64_t v, uint32_t rank, llamp_seg_kind_t k, 
   return 0;
 }
 
-/* One cost split by its coefficients (whatever is left is the constant part:
- * compute for calc vertices, overhead for the others, latency for edges). */
-static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, double total,
-                        double nL, double nG, double no, double ng, const theta_t *t,
-                        llamp_seg_kind_t rest_kind, int *bad, double lat_extra, double bw_extra) {
+/* One cost split by its coefficients into parts by segment kind (whatever is
+ * left is the constant part: compute for calc vertices, overhead for the
+ * others, latency for edges); rounding's tiny negatives are 0. */
+static inline void seg_parts(double parts[LLAMP_NUM_SEGS], double total, double nL, double nG, double no, double ng,
+                      const theta_t *t, llamp_seg_kind_t rest_kind, double lat_extra, double bw_extra) {
   /* lat_extra, bw_extra: the routes' parts (per-pair costs, messages to oneself) */
-  double parts[LLAMP_NUM_SEGS] = {0};
+  for (int i = 0; i < LLAMP_NUM_SEGS; i++) parts[i] = 0;
   parts[LLAMP_SEG_LATENCY] = nL * t->L + lat_extra;
   parts[LLAMP_SEG_BANDWIDTH] = nG * t->G + bw_extra;
   parts[LLAMP_SEG_OVERHEAD] = no * t->o;
   parts[LLAMP_SEG_GAP] = ng * t->g;
   parts[rest_kind] += total - (nL * t->L + lat_extra + nG * t->G + bw_extra + no * t->o + ng * t->g);
+  for (int i = 0; i < LLAMP_NUM_SEGS; i++)
+    if (parts[i] < 0 && parts[i] > -1e-15 * (fabs(total) + 1e-30)) parts[i] = 0;
+}
+
+/* The parts as segments from t0 on, in the order compute, overhead,
+ * latency, bandwidth, gap. */
+static double seg_split(segbuf_t *b, uint64_t gv_id, uint32_t rank, double t0, double total,
+                        double nL, double nG, double no, double ng, const theta_t *t,
+                        llamp_seg_kind_t rest_kind, int *bad, double lat_extra, double bw_extra) {
+  double parts[LLAMP_NUM_SEGS];
+  seg_parts(parts, total, nL, nG, no, ng, t, rest_kind, lat_extra, bw_extra);
   static const llamp_seg_kind_t order[] = {LLAMP_SEG_COMPUTE, LLAMP_SEG_OVERHEAD, LLAMP_SEG_LATENCY,
                                            LLAMP_SEG_BANDWIDTH, LLAMP_SEG_GAP};
   double at = t0;
   for (int i = 0; i < LLAMP_NUM_SEGS; i++) {
     double len = parts[order[i]];
-    if (len < 0 && len > -1e-15 * (fabs(total) + 1e-30)) len = 0; /* rounding of the split */
     if (seg_push(b, gv_id, rank, order[i], at, len)) *bad = 1;
     if (len > 0) at += len;
   }
@@ -1502,17 +1511,9 @@ int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double
 static inline double ov_part(double t0, double total, double nL, double nG, double no, double ng,
                              const theta_t *t, llamp_seg_kind_t rest_kind, double lat_extra,
                              double bw_extra) {
-  double parts[LLAMP_NUM_SEGS] = {0};
-  parts[LLAMP_SEG_LATENCY] = nL * t->L + lat_extra;
-  parts[LLAMP_SEG_BANDWIDTH] = nG * t->G + bw_extra;
-  parts[LLAMP_SEG_OVERHEAD] = no * t->o;
-  parts[LLAMP_SEG_GAP] = ng * t->g;
-  parts[rest_kind] += total - (nL * t->L + lat_extra + nG * t->G + bw_extra + no * t->o + ng * t->g);
-  double clip = -1e-15 * (fabs(total) + 1e-30), at = t0;
-  double lc = parts[LLAMP_SEG_COMPUTE], lo = parts[LLAMP_SEG_OVERHEAD];
-  if (lc < 0 && lc > clip) lc = 0;
-  if (lc > 0) at += lc;
-  if (lo < 0 && lo > clip) lo = 0;
+  double parts[LLAMP_NUM_SEGS];
+  seg_parts(parts, total, nL, nG, no, ng, t, rest_kind, lat_extra, bw_extra);
+  double at = parts[LLAMP_SEG_COMPUTE] > 0 ? t0 + parts[LLAMP_SEG_COMPUTE] : t0, lo = parts[LLAMP_SEG_OVERHEAD];
   return lo > 0 ? (at + lo) - at : 0;
 }
 
@@ -1588,18 +1589,26 @@ static int ends_push(lane_ends_t *l, lane_end_t x, double T) {
 
 enum { LG_LANES_MAX = 32 };
 
-/* c[k] = su[k] + the edge's cost at lane k (+ u's own cost when the edge
- * leaves u's end): each call site has the type and u's kind as constants, so
- * the cost functions fold and the lane loop is straight-line code. */
-static inline __attribute__((always_inline)) void lane_costs(unsigned type, unsigned ku, const theta_t *th,
-                                                            size_t K, const pwv_t *pw, const double *su,
-                                                            double vu, uint64_t u, unsigned kv, double valv,
-                                                            uint64_t v, double *restrict c) {
-  /* one theta whose L and G change per lane: its other fields (the message
-   * kinds' tables) stay loop-invariant, so their loads leave the lane loop */
-  theta_t t = th[0];
-  const double *restrict Ls = th[0].lanes_L, *restrict Gs = th[0].lanes_G;
-  for (size_t k = 0; k < K; k++) {
+/* The lanes of llamp_engine_points_lg: lane k is theta th[k], which differs
+ * from th[0] in L = L[k] and G = G[k] only. */
+typedef struct {
+  const theta_t *th;
+  const double *L, *G;
+  size_t K;
+} lg_lanes_t;
+
+/* An edge u -> v: c[k] = su[k] + its cost at lane k (+ u's own cost when the
+ * edge leaves u's end).  Each call site has the type and u's kind as
+ * constants, so the cost functions fold; and one theta whose L and G change
+ * per lane keeps its other fields (the message kinds' tables) invariant, so
+ * their loads leave the lane loop. */
+static inline __attribute__((always_inline)) void lane_costs(unsigned type, unsigned ku, const lg_lanes_t *ln,
+                                                            const pwv_t *pw, const double *su, double vu,
+                                                            uint64_t u, unsigned kv, double valv, uint64_t v,
+                                                            double *restrict c) {
+  theta_t t = ln->th[0];
+  const double *restrict Ls = ln->L, *restrict Gs = ln->G;
+  for (size_t k = 0; k < ln->K; k++) {
     t.L = Ls[k];
     t.G = Gs[k];
     double x = su[k] + ecost_uv(type, vu, &t, pw, u, kv, valv, v);
@@ -1608,42 +1617,37 @@ static inline __attribute__((always_inline)) void lane_costs(unsigned type, unsi
   }
 }
 
-static inline __attribute__((always_inline)) void lane_costs_end(unsigned type, unsigned ku, const theta_t *th,
-                                                                size_t K, const pwv_t *pw, const double *su,
-                                                                double vu, uint64_t u, unsigned kv,
-                                                                double valv, uint64_t v, double *c) {
-  switch (ku) {
-  case K_CALC: lane_costs(type, K_CALC, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  case K_RECV_RNDV: lane_costs(type, K_RECV_RNDV, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  default: lane_costs(type, K_SEND, th, K, pw, su, vu, u, kv, valv, v, c); break; /* = K_RECV's */
-  }
-}
-
-static inline __attribute__((always_inline)) void lane_edge_costs(unsigned type, unsigned ku, const theta_t *th,
-                                                                 size_t K, const pwv_t *pw, const double *su,
-                                                                 double vu, uint64_t u, unsigned kv,
-                                                                 double valv, uint64_t v, double *c) {
+/* lane_costs with the type, and for an edge from u's end u's kind, made
+ * constants: a switch around the folded copies */
+static inline __attribute__((always_inline)) void lane_edge_costs(unsigned type, unsigned ku, const lg_lanes_t *ln,
+                                                                 const pwv_t *pw, const double *su, double vu,
+                                                                 uint64_t u, unsigned kv, double valv,
+                                                                 uint64_t v, double *c) {
+#define LC(T, KU) lane_costs(T, KU, ln, pw, su, vu, u, kv, valv, v, c)
+#define LC_END(T) (ku == K_CALC ? LC(T, K_CALC) : ku == K_RECV_RNDV ? LC(T, K_RECV_RNDV) : LC(T, K_SEND))
   switch (type) {
-  case E_END: lane_costs_end(E_END, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  case E_START: lane_costs(E_START, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  case E_EAGER: lane_costs_end(E_EAGER, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  case E_RTS: lane_costs_end(E_RTS, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  case E_RNDV_DONE: lane_costs(E_RNDV_DONE, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  case E_GAP: lane_costs(E_GAP, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  case E_GAPR: lane_costs(E_GAPR, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  case E_BURST: lane_costs_end(E_BURST, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
-  default: lane_costs_end(type, ku, th, K, pw, su, vu, u, kv, valv, v, c); break;
+  case E_START: LC(E_START, 0); break;
+  case E_RNDV_DONE: LC(E_RNDV_DONE, 0); break;
+  case E_GAP: LC(E_GAP, 0); break;
+  case E_GAPR: LC(E_GAPR, 0); break;
+  case E_END: LC_END(E_END); break;
+  case E_EAGER: LC_END(E_EAGER); break;
+  case E_RTS: LC_END(E_RTS); break;
+  case E_BURST: LC_END(E_BURST); break;
+  default: LC_END(type); break;
   }
+#undef LC_END
+#undef LC
 }
 
-/* v's own cost at each lane (kind constant per call site). */
-static inline __attribute__((always_inline)) void lane_vcosts(unsigned kv, const theta_t *th, size_t K,
-                                                             const pwv_t *pw, double valv, uint64_t v,
-                                                             const double *sv, double *restrict c) {
-  theta_t t = th[0];
-  const double *restrict Ls = th[0].lanes_L, *restrict Gs = th[0].lanes_G;
+/* v's own cost at each lane, c[k] = sv[k] + cost (kind constant per case). */
+static inline __attribute__((always_inline)) void lane_vcosts(unsigned kv, const lg_lanes_t *ln, const pwv_t *pw,
+                                                             double valv, uint64_t v, const double *sv,
+                                                             double *restrict c) {
+  theta_t t = ln->th[0];
+  const double *restrict Ls = ln->L, *restrict Gs = ln->G;
 #define LANE_VCOST(KIND) \
-  for (size_t k = 0; k < K; k++) t.L = Ls[k], t.G = Gs[k], c[k] = sv[k] + vcost(KIND, valv, &t, pw, v)
+  for (size_t k = 0; k < ln->K; k++) t.L = Ls[k], t.G = Gs[k], c[k] = sv[k] + vcost(KIND, valv, &t, pw, v)
   switch (kv) {
   case K_CALC: LANE_VCOST(K_CALC); break;
   case K_RECV_RNDV: LANE_VCOST(K_RECV_RNDV); break;
@@ -1668,11 +1672,12 @@ static inline void lane_merge2(double c, double h, double g, double *b, double *
   if (g > *bg) *bg = g;
 }
 
-static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, const theta_t *th, size_t K,
-                                                        uint64_t mask, double *ring, double *cbuf,
-                                                        size_t cbuf_edges, lane_ends_t *ends,
+static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, const lg_lanes_t *ln, uint64_t mask,
+                                                        double *ring, double *cbuf, size_t cbuf_edges, lane_ends_t *ends,
                                                         llamp_lane_point_t *out, const pwv_t *pw,
                                                         int need_ov) {
+  const theta_t *th = ln->th;
+  const size_t K = ln->K;
   const uint8_t *kind = e->kind;
   const double *val = e->value;
   const uint32_t *beg = e->in_beg, *endp = e->in_end, *src = e->in_src;
@@ -1700,7 +1705,7 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
       }
       if (i - b0 < 256) ce_e[i - b0] = ce;
       double *cb = cbuf + (size_t)(i - b0) * K;
-      lane_edge_costs(type, ku, th, K, pw, su, vu, u, kv, valv, v, cb);
+      lane_edge_costs(type, ku, ln, pw, su, vu, u, kv, valv, v, cb);
       for (size_t k = 0; k < K; k++) lane_merge2(cb[k], hu[k] + ce, gu[k] + cg, &sv[k], &hv[k], &gv[k]);
     }
     /* the path into v: backtrack's choice, and the overhead timeline sums */
@@ -1749,7 +1754,7 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
     }
     /* v's end, and a rendezvous receive's sender completion, as ends of T */
     double ve = vcoef(kv, valv, LLAMP_PARAM_L, th, pw, v), vg = vcoef(kv, valv, LLAMP_PARAM_G, th, pw, v);
-    lane_vcosts(kv, th, K, pw, valv, v, sv, c0);
+    lane_vcosts(kv, ln, pw, valv, v, sv, c0);
     for (size_t k = 0; k < K; k++) lane_merge2(c0[k], hv[k] + ve, gv[k] + vg, &T[k], &Th[k], &Tg[k]);
     if (kv == K_RECV_RNDV) {
       double re = ecoef(E_RNDV_DONE, valv, LLAMP_PARAM_L, th, pw, v);
@@ -1801,8 +1806,6 @@ int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const dou
     q.L = L[k];
     q.G = G[k];
     th[k] = theta_of(e, &q);
-    th[k].lanes_L = L;
-    th[k].lanes_G = G;
   }
   double *ring = malloc(W * 4 * K * sizeof *ring), *cbuf = malloc((size_t)deg * K * sizeof *cbuf);
   lane_ends_t ends[LG_LANES_MAX];
@@ -1813,12 +1816,13 @@ int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const dou
   int need_ov = p->o != 0;
   for (uint64_t v = 0; v < e->n && !need_ov; v++)
     need_ov = e->kind[v] == K_RECV_RNDV || (e->pw && (e->pw[v].cpu != 0 || e->pw[v].sc != 0));
+  const lg_lanes_t ln = {th, L, G, K};
   int rc = -1;
   if (ring && cbuf) {
-    if (e->pw) rc = need_ov ? lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, e->pw, 1)
-                            : lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, e->pw, 0);
-    else rc = need_ov ? lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, NULL, 1)
-                      : lg_body(e, th, K, W - 1, ring, cbuf, deg, ends, out, NULL, 0);
+    if (e->pw) rc = need_ov ? lg_body(e, &ln, W - 1, ring, cbuf, deg, ends, out, e->pw, 1)
+                            : lg_body(e, &ln, W - 1, ring, cbuf, deg, ends, out, e->pw, 0);
+    else rc = need_ov ? lg_body(e, &ln, W - 1, ring, cbuf, deg, ends, out, NULL, 1)
+                      : lg_body(e, &ln, W - 1, ring, cbuf, deg, ends, out, NULL, 0);
   }
   for (size_t k = 0; k < K; k++) free(ends[k].c);
   free(ring);
@@ -1927,7 +1931,7 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     snprintf(err, errlen, "out of memory for a window of %llu vertices", (unsigned long long)W);
     return -1;
   }
-  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
+  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
   double T = 0, Tc[2 * NW] = {0};
   int rc = 0;
   for (uint64_t v = 0; v < a.n && rc == 0; v++) {
@@ -2988,7 +2992,7 @@ typedef struct {
   double kl, klat, kg, kb;
 } kview_t;
 static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv_t *pw) {
-  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
+  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
   uint32_t k = e->pk ? vertex_kind(e, gv) : 0;
   if (e->pw) {
     pw_vertex(e, gv, pw);
