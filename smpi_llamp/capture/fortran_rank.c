@@ -10,7 +10,6 @@
 #define _GNU_SOURCE
 #include "fortran_rank.h"
 
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,20 +102,8 @@ void llamp_capf_count_done(int slot) {
 
 /* `sym` as libsimgrid sees it: in libsimgrid or its dependencies (the
  * program may define the same name, so a plain lookup could find ours). */
-static void *simgrid_sym(const char *sym) {
-  Dl_info info;
-  void *lib = NULL, *f = NULL;
-  if (dladdr((void *)(uintptr_t)&PMPI_Send, &info) && info.dli_fname)
-    lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  if (lib) {
-    f = dlsym(lib, sym);
-    dlclose(lib); /* only the reference NOLOAD took: libsimgrid stays */
-  }
-  return f;
-}
-
 void *llamp_capf_next(const char *fsym) {
-  void *f = simgrid_sym(fsym);
+  void *f = llamp_capture_simgrid_sym(fsym);
   if (!f) llamp_capture_fatal("SMPI's Fortran binding %s was not found in libsimgrid", fsym);
   return f;
 }
@@ -128,17 +115,18 @@ void *llamp_capf_next(const char *fsym) {
  * would see no arguments.  When the program's libgfortran is not
  * libsimgrid's, copy the arguments over before the program runs (this
  * constructor runs as SMPI loads the rank's copy of the program).  Weak: a
- * C program has no libgfortran. */
+ * C program need not link libgfortran. */
 extern void _gfortran_set_args(int argc, char **argv) __attribute__((weak));
 
 __attribute__((constructor)) static void fortran_args(void) {
   if (!_gfortran_set_args) return;
-  int (*iargc)(void) = (int (*)(void))simgrid_sym("_gfortran_iargc");
-  void (*getarg)(int *, char *, size_t) = (void (*)(int *, char *, size_t))simgrid_sym("_gfortran_getarg_i4");
-  Dl_info mine, theirs;
-  if (!iargc || !getarg || !dladdr((void *)(uintptr_t)_gfortran_set_args, &mine) ||
-      !dladdr((void *)(uintptr_t)iargc, &theirs) || mine.dli_fbase == theirs.dli_fbase)
-    return; /* one libgfortran for all: SMPI set it up */
+  /* one libgfortran for all (the usual case, also in every C program, which
+   * binds the weak name to libsimgrid's): SMPI set it up */
+  if ((void *)(uintptr_t)_gfortran_set_args == llamp_capture_simgrid_sym("_gfortran_set_args")) return;
+  int (*iargc)(void) = (int (*)(void))llamp_capture_simgrid_sym("_gfortran_iargc");
+  void (*getarg)(int *, char *, size_t) =
+      (void (*)(int *, char *, size_t))llamp_capture_simgrid_sym("_gfortran_getarg_i4");
+  if (!iargc || !getarg) return;
   int n = iargc() + 1;
   char **argv = xmalloc((size_t)(n + 1) * sizeof *argv); /* kept: libgfortran keeps the pointer */
   char buf[4096];

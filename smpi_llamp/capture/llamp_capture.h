@@ -153,6 +153,12 @@ void llamp_capture_count_local(const char *name, uint64_t count);
  * Returns 1 when this was the last rank, 0 before, -1 on failure. */
 int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err, size_t errlen);
 
+/* libsimgrid's own definition of `sym` (dlsym on libsimgrid and what it
+ * loaded: the program's copies may bind the same name elsewhere), NULL when
+ * absent.  libsimgrid is found once per process: dladdr on it scans its
+ * ~100 k symbols, 0.2 ms, which every rank's copy used to pay again. */
+void *llamp_capture_simgrid_sym(const char *sym);
+
 /* Print "smpi_llamp: <message>" on stderr and end the simulation (exit 1). */
 void llamp_capture_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 

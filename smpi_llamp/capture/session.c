@@ -6,18 +6,21 @@
  * process (it is not privatized): its statics are shared by the ranks, which
  * run one at a time as coroutines of one thread, so no locks. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <simgrid/host.h>
+#include <smpi/smpi.h>
 
 #include "capture_internal.h"
 #include "llamp_topo_sg.h"
@@ -78,6 +81,21 @@ static double wall(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void *simgrid_lib;
+static pthread_once_t simgrid_lib_once = PTHREAD_ONCE_INIT;
+
+static void simgrid_lib_find(void) {
+  Dl_info info;
+  /* NOLOAD: a handle on the loaded libsimgrid, kept for the process */
+  if (dladdr((void *)(uintptr_t)&PMPI_Send, &info) && info.dli_fname)
+    simgrid_lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+}
+
+void *llamp_capture_simgrid_sym(const char *sym) {
+  pthread_once(&simgrid_lib_once, simgrid_lib_find);
+  return simgrid_lib ? dlsym(simgrid_lib, sym) : NULL;
 }
 
 void llamp_capture_fatal(const char *fmt, ...) {
