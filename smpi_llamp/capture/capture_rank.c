@@ -2,10 +2,13 @@
  * capture_rank.h): the state of one rank and the helpers of the generated
  * PMPI wrappers.
  *
- * This file is compiled into the program (libsmpi_llamp_capture.a, linked
- * with --whole-archive), so its static state exists once per rank under
- * SMPI's dlopen (or mmap) privatization.  It never uses __thread: SMPI ranks
- * are coroutines of one OS thread.
+ * One copy of this code serves every rank: it lives in the shared runtime
+ * (libsmpi_llamp_capture_rt.so; for real MPI in libllamp_capture_native.so,
+ * one process a rank).  Under SMPI the helpers work on `S`, the state of the
+ * rank running now (llamp_cap_self), which the program's copy sets before
+ * each helper call (capture_copy.c); the helpers that let other ranks run
+ * (compute bursts, MPI_Init, MPI_Finalize) set it back afterwards.  It never
+ * uses __thread: SMPI ranks are coroutines of one OS thread.
  *
  * Timing (llamp_capture.h, "compute").  SMPI's own timing of the code
  * between MPI calls is off during a capture: it would also charge the
@@ -27,16 +30,10 @@
 #include <string.h>
 #include <time.h>
 #ifndef LLAMP_CAPTURE_NATIVE
-#include <dlfcn.h>
 #include <simgrid/host.h>
-#include <smpi/smpi_helpers_internal.h>
-#include <sys/time.h>
 #endif
 
 #include "llamp_capture.h"
-
-/* Marker string: smpi_llamp-run checks that the program contains it. */
-__attribute__((used)) const char llamp_capture_marker[] = "smpi_llamp-capture-linked";
 
 /* ---- a small open-addressing map: handle -> entry ---------------------------- */
 
@@ -133,7 +130,8 @@ struct comm_ent {
   int refs;          /* live handle + pending requests */
 };
 
-static struct {
+typedef struct {
+  const llamp_cap_tables_t *tables; /* the program copy's (its counts are this rank's) */
   int on, done;
   int depth;
   /* compute (llamp_capture_compute_t): inject = this rank times its bursts
@@ -167,7 +165,26 @@ static struct {
   int32_t *tmp_ranks;
   size_t tmp_cap;
   int32_t *name_ids; /* interned trace name of each unmodelled function */
-} S;
+} rank_state_t;
+
+#ifdef LLAMP_CAPTURE_NATIVE
+/* one rank a process: the state and the tables are this library's own */
+static const llamp_cap_tables_t native_tables = {&llamp_cap_num_unmodelled, llamp_cap_unmodelled_names,
+                                                 llamp_cap_unmodelled_local, llamp_cap_unmodelled_counts};
+static rank_state_t native_state = {.tables = &native_tables};
+void *llamp_cap_self = &native_state;
+#define S native_state
+#else
+void *llamp_cap_self;
+#define S (*(rank_state_t *)llamp_cap_self)
+#endif
+
+void *llamp_cap_state_new(const llamp_cap_tables_t *tables) {
+  rank_state_t *st = calloc(1, sizeof *st);
+  if (!st) oom("rank state");
+  st->tables = tables;
+  return st;
+}
 
 static uint64_t *pay_reserve(llamp_cap_call_t *c, size_t words) {
   size_t need = (size_t)c->npay + words;
@@ -377,16 +394,16 @@ static double clock_now(clockid_t id) {
 }
 
 #ifndef LLAMP_CAPTURE_NATIVE
-/* SimGrid's own function `name` (this file defines some of them, below). */
-static void *simgrid_fn(const char *name, void **slot) {
-  if (!*slot && !(*slot = dlsym(RTLD_NEXT, name)))
-    llamp_capture_fatal("cannot find SimGrid's %s: %s", name, dlerror());
-  return *slot;
-}
-
+/* SimGrid's own smpi_execute_flops (the program's copies bind the name to
+ * their hook).  Executing lets other ranks run: their helpers change the
+ * current state, so this rank's is set back after. */
 static void real_execute_flops(double flops) {
-  static void *fn;
-  ((void (*)(double))simgrid_fn("smpi_execute_flops", &fn))(flops);
+  static void (*fn)(double);
+  if (!fn && !(fn = (void (*)(double))llamp_capture_simgrid_sym("smpi_execute_flops")))
+    llamp_capture_fatal("cannot find SimGrid's smpi_execute_flops");
+  void *me = llamp_cap_self;
+  fn(flops);
+  llamp_cap_self = me;
 }
 #endif
 
@@ -471,51 +488,20 @@ void llamp_cap_compute_restart(void) {
   if (S.on && !S.depth) burst_begin();
 }
 
-#ifndef LLAMP_CAPTURE_NATIVE
-/* SMPI functions the program calls outside MPI that end SMPI's compute timer
- * (kernel models, sleeps, the clock) and may let other ranks run: the
- * compute so far is executed first, as SMPI would, and the clock restarts
- * after them, so no other rank's CPU time enters this rank's burst.  The
- * program binds to these (smpi_llamp-cc links with -Bsymbolic); each calls
- * SimGrid's own. */
-/* Around such a call: 1 when this rank's compute was ended here (the clock
- * restarts in hook_leave), 0 outside a capture or inside a wrapper. */
-static int hook_enter(void) {
+/* Around an SMPI function the program calls outside MPI (capture_copy.c's
+ * hooks): the compute so far is executed first, as SMPI would, and the clock
+ * restarts after it, so no other rank's CPU time enters this rank's burst. */
+int llamp_cap_hook_enter(void) {
   if (!S.on || S.depth) return 0;
   S.depth = 1;
   burst_end();
   return 1;
 }
-static void hook_leave(int synced) {
+void llamp_cap_hook_leave(int synced) {
   if (!synced) return;
   S.depth = 0;
   burst_begin();
 }
-#define LLAMP_SMPI_HOOK(ret, name, params, args)                                 \
-  ret name params {                                                              \
-    static void *fn;                                                             \
-    int synced = hook_enter();                                                   \
-    ret r = ((ret(*) params)simgrid_fn(#name, &fn)) args;                        \
-    hook_leave(synced);                                                          \
-    return r;                                                                    \
-  }
-#define LLAMP_SMPI_HOOK_VOID(name, params, args)                                 \
-  void name params {                                                             \
-    static void *fn;                                                             \
-    int synced = hook_enter();                                                   \
-    ((void(*) params)simgrid_fn(#name, &fn)) args;                               \
-    hook_leave(synced);                                                          \
-  }
-LLAMP_SMPI_HOOK_VOID(smpi_execute_benched, (double d), (d))
-LLAMP_SMPI_HOOK_VOID(smpi_execute_flops_benched, (double f), (f))
-LLAMP_SMPI_HOOK_VOID(smpi_execute, (double d), (d))
-LLAMP_SMPI_HOOK_VOID(smpi_execute_flops, (double f), (f))
-LLAMP_SMPI_HOOK(unsigned int, smpi_sleep, (unsigned int s), (s))
-LLAMP_SMPI_HOOK(int, smpi_usleep, (useconds_t u), (u))
-LLAMP_SMPI_HOOK(int, smpi_nanosleep, (const struct timespec *tp, struct timespec *t), (tp, t))
-LLAMP_SMPI_HOOK(int, smpi_gettimeofday, (struct timeval *tv, struct timezone *tz), (tv, tz))
-LLAMP_SMPI_HOOK(int, smpi_clock_gettime, (clockid_t id, struct timespec *tp), (id, tp))
-#endif
 
 /* ---- point-to-point ---------------------------------------------------------------- */
 
@@ -621,6 +607,7 @@ MPI_Status *llamp_cap_statuses(llamp_cap_call_t *c, int n, MPI_Status *st, MPI_S
 /* Request i of the call completed with status st; 0 for a null request. */
 static int completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Request *h,
                      const MPI_Status *st) {
+  (void)c;
   if (h[i] == MPI_REQUEST_NULL) return 0;
   int32_t src = -1, tag = -1;
   pm_ent_t *e = pm_find(&S.reqs, (uintptr_t)h[i]);
@@ -1046,16 +1033,16 @@ void llamp_cap_win_group(llamp_cap_call_t *c, MPI_Group group) {
 /* ---- unmodelled functions ------------------------------------------------------------ */
 
 void llamp_cap_unmodelled(unsigned fn) {
-  llamp_cap_unmodelled_counts[fn]++;
+  S.tables->unmodelled_counts[fn]++;
   if (!S.on || S.depth) return;
   burst_end();
   if (!S.name_ids) {
-    S.name_ids = malloc(llamp_cap_num_unmodelled * sizeof *S.name_ids);
+    S.name_ids = malloc(*S.tables->num_unmodelled * sizeof *S.name_ids);
     if (!S.name_ids) oom("name table");
-    for (unsigned i = 0; i < llamp_cap_num_unmodelled; i++) S.name_ids[i] = -1;
+    for (unsigned i = 0; i < *S.tables->num_unmodelled; i++) S.name_ids[i] = -1;
   }
   if (S.name_ids[fn] < 0) {
-    S.name_ids[fn] = llamp_trace_intern_name(S.w, llamp_cap_unmodelled_names[fn]);
+    S.name_ids[fn] = llamp_trace_intern_name(S.w, S.tables->unmodelled_names[fn]);
     if (S.name_ids[fn] < 0) llamp_capture_fatal("rank %u: %s", S.rank, llamp_trace_writer_error(S.w));
   }
   llamp_trace_rec_t r;
@@ -1095,7 +1082,9 @@ static void simple_record(int op, double t0, double t1) {
 
 int llamp_cap_init(int *argc, char ***argv, int required, int *provided) {
   double t0 = simgrid_get_clock();
+  void *me = llamp_cap_self;
   int ret = required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, provided);
+  llamp_cap_self = me; /* other ranks ran */
   if (ret != MPI_SUCCESS || S.on || S.done) return ret;
   double t1 = simgrid_get_clock();
   int rank = 0, size = 0;
@@ -1136,12 +1125,15 @@ int llamp_cap_finalize(void) {
   if (t0 > S.last_end) S.simulated += t0 - S.last_end;
   llamp_capture_compute_add(S.measured, S.simulated);
   /* local-only calls (MPI_Comm_rank ...) are counted for report.json */
-  for (unsigned i = 0; i < llamp_cap_num_unmodelled; i++)
-    if (llamp_cap_unmodelled_counts[i] && llamp_cap_unmodelled_local[i])
-      llamp_capture_count_local(llamp_cap_unmodelled_names[i], llamp_cap_unmodelled_counts[i]);
+  const llamp_cap_tables_t *tb = S.tables;
+  for (unsigned i = 0; i < *tb->num_unmodelled; i++)
+    if (tb->unmodelled_counts[i] && tb->unmodelled_local[i])
+      llamp_capture_count_local(tb->unmodelled_names[i], tb->unmodelled_counts[i]);
   S.on = 0;
   S.done = 1;
+  void *me = llamp_cap_self;
   int ret = PMPI_Finalize();
+  llamp_cap_self = me; /* other ranks ran */
   double t1 = simgrid_get_clock();
   simple_record(LLAMP_OP_FINALIZE, t0, t1);
   char err[1024];

@@ -1,7 +1,19 @@
 /* capture_rank.h - the per-rank half of the capture layer: the helpers the
  * generated PMPI wrappers (capture_wrappers.c, from mpi_table.txt) call.
- * Internal: compiled against SMPI's mpi.h into the program itself, so that
- * SMPI's dlopen privatization gives every rank its own copy of the state.
+ * Internal.  Two parts:
+ *   capture_rank.c   the helpers and the rank's state: one copy of the code
+ *                    in libsmpi_llamp_capture_rt.so (libllamp_capture_native
+ *                    for real MPI), shared by every rank
+ *   capture_copy.c   compiled into the program (LLAMP_CAPTURE_COPY), so that
+ *                    SMPI's privatization gives every rank its own copy: the
+ *                    pointer to the rank's state, the SMPI hooks, the marker.
+ * Why the split: SMPI copies the program once per rank, and code inside it
+ * is 64 copies that take turns in the cache (bench/RESULTS.md, "What one
+ * captured call costs").  Every helper call from the program first makes
+ * its rank's state the current one (llamp_cap_enter, below): SMPI's ranks
+ * are coroutines of one OS thread, so the current state stays right until
+ * the rank yields, and the helpers that yield (executing a compute burst,
+ * MPI_Init, MPI_Finalize) restore it.
  *
  * A recording wrapper runs
  *     llamp_cap_begin     0 = do not record (before MPI_Init, after
@@ -126,6 +138,82 @@ void llamp_cap_sync_compute(void);
  * whose time a model replaces. */
 int llamp_cap_rank(void);
 void llamp_cap_compute_restart(void);
+
+/* SMPI's functions the program calls outside MPI (capture_copy.c's hooks):
+ * 1 when this rank's compute burst was ended here (the clock restarts in
+ * llamp_cap_hook_leave), 0 outside a capture or inside a wrapper. */
+int llamp_cap_hook_enter(void);
+void llamp_cap_hook_leave(int synced);
+
+/* The generated file's tables of one program copy (the counts are per rank). */
+typedef struct {
+  const unsigned *num_unmodelled;
+  const char *const *unmodelled_names;
+  const unsigned char *unmodelled_local;
+  uint64_t *unmodelled_counts;
+} llamp_cap_tables_t;
+
+/* A rank's state, zeroed, for the program copy with these tables. */
+void *llamp_cap_state_new(const llamp_cap_tables_t *tables);
+/* The state of the rank running now (what the helpers work on). */
+extern void *llamp_cap_self;
+
+#ifdef LLAMP_CAPTURE_COPY
+/* this copy's rank (capture_copy.c); created at its first helper call */
+extern void *llamp_cap_mine __attribute__((visibility("hidden")));
+void *llamp_cap_first(void) __attribute__((visibility("hidden")));
+static inline void llamp_cap_enter(void) {
+  llamp_cap_self = llamp_cap_mine ? llamp_cap_mine : llamp_cap_first();
+}
+/* Every helper called from the program enters its rank first (a macro
+ * naming itself calls the function). */
+#define LLAMP_CAP_ENTERING(call) (llamp_cap_enter(), call)
+#define llamp_cap_init(...) LLAMP_CAP_ENTERING(llamp_cap_init(__VA_ARGS__))
+#define llamp_cap_finalize(...) LLAMP_CAP_ENTERING(llamp_cap_finalize(__VA_ARGS__))
+#define llamp_cap_begin(...) LLAMP_CAP_ENTERING(llamp_cap_begin(__VA_ARGS__))
+#define llamp_cap_pmpi(...) LLAMP_CAP_ENTERING(llamp_cap_pmpi(__VA_ARGS__))
+#define llamp_cap_pmpi_done(...) LLAMP_CAP_ENTERING(llamp_cap_pmpi_done(__VA_ARGS__))
+#define llamp_cap_end(...) LLAMP_CAP_ENTERING(llamp_cap_end(__VA_ARGS__))
+#define llamp_cap_p2p(...) LLAMP_CAP_ENTERING(llamp_cap_p2p(__VA_ARGS__))
+#define llamp_cap_sendrecv_recv(...) LLAMP_CAP_ENTERING(llamp_cap_sendrecv_recv(__VA_ARGS__))
+#define llamp_cap_status(...) LLAMP_CAP_ENTERING(llamp_cap_status(__VA_ARGS__))
+#define llamp_cap_probe(...) LLAMP_CAP_ENTERING(llamp_cap_probe(__VA_ARGS__))
+#define llamp_cap_new_request(...) LLAMP_CAP_ENTERING(llamp_cap_new_request(__VA_ARGS__))
+#define llamp_cap_start(...) LLAMP_CAP_ENTERING(llamp_cap_start(__VA_ARGS__))
+#define llamp_cap_requests(...) LLAMP_CAP_ENTERING(llamp_cap_requests(__VA_ARGS__))
+#define llamp_cap_statuses(...) LLAMP_CAP_ENTERING(llamp_cap_statuses(__VA_ARGS__))
+#define llamp_cap_complete(...) LLAMP_CAP_ENTERING(llamp_cap_complete(__VA_ARGS__))
+#define llamp_cap_request_free(...) LLAMP_CAP_ENTERING(llamp_cap_request_free(__VA_ARGS__))
+#define llamp_cap_coll(...) LLAMP_CAP_ENTERING(llamp_cap_coll(__VA_ARGS__))
+#define llamp_cap_coll_block(...) LLAMP_CAP_ENTERING(llamp_cap_coll_block(__VA_ARGS__))
+#define llamp_cap_coll_rootv(...) LLAMP_CAP_ENTERING(llamp_cap_coll_rootv(__VA_ARGS__))
+#define llamp_cap_coll_allv(...) LLAMP_CAP_ENTERING(llamp_cap_coll_allv(__VA_ARGS__))
+#define llamp_cap_coll_alltoallv(...) LLAMP_CAP_ENTERING(llamp_cap_coll_alltoallv(__VA_ARGS__))
+#define llamp_cap_coll_counts(...) LLAMP_CAP_ENTERING(llamp_cap_coll_counts(__VA_ARGS__))
+#define llamp_cap_reduction(...) LLAMP_CAP_ENTERING(llamp_cap_reduction(__VA_ARGS__))
+#define llamp_cap_comm_parent(...) LLAMP_CAP_ENTERING(llamp_cap_comm_parent(__VA_ARGS__))
+#define llamp_cap_comm_split_pre(...) LLAMP_CAP_ENTERING(llamp_cap_comm_split_pre(__VA_ARGS__))
+#define llamp_cap_cart_sub_pre(...) LLAMP_CAP_ENTERING(llamp_cap_cart_sub_pre(__VA_ARGS__))
+#define llamp_cap_comm_new(...) LLAMP_CAP_ENTERING(llamp_cap_comm_new(__VA_ARGS__))
+#define llamp_cap_comm_free(...) LLAMP_CAP_ENTERING(llamp_cap_comm_free(__VA_ARGS__))
+#define llamp_cap_win(...) LLAMP_CAP_ENTERING(llamp_cap_win(__VA_ARGS__))
+#define llamp_cap_win_new(...) LLAMP_CAP_ENTERING(llamp_cap_win_new(__VA_ARGS__))
+#define llamp_cap_win_free(...) LLAMP_CAP_ENTERING(llamp_cap_win_free(__VA_ARGS__))
+#define llamp_cap_win_fence(...) LLAMP_CAP_ENTERING(llamp_cap_win_fence(__VA_ARGS__))
+#define llamp_cap_win_incoming(...) LLAMP_CAP_ENTERING(llamp_cap_win_incoming(__VA_ARGS__))
+#define llamp_cap_win_group(...) LLAMP_CAP_ENTERING(llamp_cap_win_group(__VA_ARGS__))
+#define llamp_cap_rma(...) LLAMP_CAP_ENTERING(llamp_cap_rma(__VA_ARGS__))
+#define llamp_cap_rma_sent(...) LLAMP_CAP_ENTERING(llamp_cap_rma_sent(__VA_ARGS__))
+#define llamp_cap_rma_getacc(...) LLAMP_CAP_ENTERING(llamp_cap_rma_getacc(__VA_ARGS__))
+#define llamp_cap_rma_cas(...) LLAMP_CAP_ENTERING(llamp_cap_rma_cas(__VA_ARGS__))
+#define llamp_cap_unmodelled(...) LLAMP_CAP_ENTERING(llamp_cap_unmodelled(__VA_ARGS__))
+#define llamp_cap_unmodelled_done() LLAMP_CAP_ENTERING(llamp_cap_unmodelled_done())
+#define llamp_cap_sync_compute() LLAMP_CAP_ENTERING(llamp_cap_sync_compute())
+#define llamp_cap_rank() LLAMP_CAP_ENTERING(llamp_cap_rank())
+#define llamp_cap_compute_restart() LLAMP_CAP_ENTERING(llamp_cap_compute_restart())
+#define llamp_cap_hook_enter() LLAMP_CAP_ENTERING(llamp_cap_hook_enter())
+#define llamp_cap_hook_leave(...) LLAMP_CAP_ENTERING(llamp_cap_hook_leave(__VA_ARGS__))
+#endif
 
 /* from the generated file: every wrapped but unmodelled function */
 extern const unsigned llamp_cap_num_unmodelled;
