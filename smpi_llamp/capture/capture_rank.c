@@ -179,6 +179,20 @@ void *llamp_cap_self;
 #define S (*(rank_state_t *)llamp_cap_self)
 #endif
 
+/* A PMPI call inside a helper: should SMPI let another rank run during it,
+ * this rank's state is the current one again afterwards. */
+#ifdef LLAMP_CAPTURE_NATIVE
+#define KEEP_RANK(call) (call)
+#else
+#define KEEP_RANK(call)                                                        \
+  __extension__({                                                              \
+    void *me_ = llamp_cap_self;                                                \
+    int r_ = (call);                                                           \
+    llamp_cap_self = me_;                                                      \
+    r_;                                                                        \
+  })
+#endif
+
 void *llamp_cap_state_new(const llamp_cap_tables_t *tables) {
   rank_state_t *st = calloc(1, sizeof *st);
   if (!st) oom("rank state");
@@ -206,7 +220,7 @@ static uint64_t type_size(MPI_Datatype t) {
   for (int i = 0; i < 4; i++)
     if (S.tkey[i] == t) return (uint64_t)S.tsize[i];
   int sz = 0;
-  if (PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0) sz = 0;
+  if (KEEP_RANK(PMPI_Type_size(t, &sz)) != MPI_SUCCESS || sz < 0) sz = 0;
   unsigned i = S.tnext++ & 3u;
   S.tkey[i] = t;
   S.tsize[i] = sz;
@@ -254,13 +268,13 @@ static int32_t *tmp_ranks(size_t n) {
  * the identity. */
 static llamp_trace_run_t *members_of(MPI_Comm c, int size, uint32_t *nruns) {
   MPI_Group g;
-  if (PMPI_Comm_group(c, &g) != MPI_SUCCESS) llamp_capture_fatal("MPI_Comm_group failed");
+  if (KEEP_RANK(PMPI_Comm_group(c, &g)) != MPI_SUCCESS) llamp_capture_fatal("MPI_Comm_group failed");
   int *in = (int *)tmp_ranks((size_t)size * 2);
   int *out = in + size;
   for (int i = 0; i < size; i++) in[i] = i;
-  if (PMPI_Group_translate_ranks(g, size, in, S.world_group, out) != MPI_SUCCESS)
+  if (KEEP_RANK(PMPI_Group_translate_ranks(g, size, in, S.world_group, out)) != MPI_SUCCESS)
     llamp_capture_fatal("MPI_Group_translate_ranks failed");
-  PMPI_Group_free(&g);
+  KEEP_RANK(PMPI_Group_free(&g));
   *nruns = 0;
   int identity = (uint32_t)size == S.size;
   for (int i = 0; i < size && identity; i++) identity = out[i] == i;
@@ -298,8 +312,8 @@ static comm_ent_t *comm_new_entry(MPI_Comm h) {
   comm_ent_t *ce = calloc(1, sizeof *ce);
   if (!ce) oom("communicator");
   ce->h = h;
-  PMPI_Comm_size(h, &ce->size);
-  PMPI_Comm_rank(h, &ce->me);
+  KEEP_RANK(PMPI_Comm_size(h, &ce->size));
+  KEEP_RANK(PMPI_Comm_rank(h, &ce->me));
   ce->runs = members_of(h, ce->size, &ce->nruns);
   ce->refs = 1;
   return ce;
@@ -540,7 +554,7 @@ void llamp_cap_probe(llamp_cap_call_t *c, int ret, MPI_Comm comm, int flag, cons
   c->rec.flags |= LLAMP_TRACE_F_COMPLETED;
   llamp_cap_status(c, ret, comm, st);
   int n = 0;
-  if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0) c->rec.bytes = (uint64_t)n;
+  if (KEEP_RANK(PMPI_Get_count(st, MPI_BYTE, &n)) == MPI_SUCCESS && n > 0) c->rec.bytes = (uint64_t)n;
 }
 
 /* ---- requests ------------------------------------------------------------------------ */
@@ -737,8 +751,8 @@ void llamp_cap_reduction(llamp_cap_call_t *c, MPI_Op op, MPI_Datatype type) {
   (void)c, (void)op, (void)type; /* MPICH's algorithms are not SMPI's: nothing to follow */
 #else
   int commute = 1, ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
-  if (op != MPI_OP_NULL && PMPI_Op_commutative(op, &commute) != MPI_SUCCESS) commute = 1;
-  if (type != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+  if (op != MPI_OP_NULL && KEEP_RANK(PMPI_Op_commutative(op, &commute)) != MPI_SUCCESS) commute = 1;
+  if (type != MPI_DATATYPE_NULL && KEEP_RANK(PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner)) != MPI_SUCCESS)
     combiner = MPI_COMBINER_NAMED;
   if (!commute) c->rec.flags |= LLAMP_TRACE_F_RED_NONCOMMUTATIVE;
   if (combiner != MPI_COMBINER_NAMED) c->rec.flags |= LLAMP_TRACE_F_RED_DERIVED;
@@ -778,9 +792,9 @@ int llamp_cap_comm_split_pre(llamp_cap_call_t *c, MPI_Comm parent, int color, in
  * communicator of one rank without a split. */
 int llamp_cap_cart_sub_pre(llamp_cap_call_t *c, MPI_Comm cart, const int *remain) {
   int nd = 0;
-  if (!remain || PMPI_Cartdim_get(cart, &nd) != MPI_SUCCESS || nd <= 0 || nd > 64) return 0;
+  if (!remain || KEEP_RANK(PMPI_Cartdim_get(cart, &nd)) != MPI_SUCCESS || nd <= 0 || nd > 64) return 0;
   int dims[64], periods[64], coords[64], color = 0, kept = 0, rank = 0;
-  if (PMPI_Cart_get(cart, nd, dims, periods, coords) != MPI_SUCCESS) return 0;
+  if (KEEP_RANK(PMPI_Cart_get(cart, nd, dims, periods, coords)) != MPI_SUCCESS) return 0;
   for (int i = 0; i < nd; i++) {
     if (remain[i]) kept++;
     else color = color * dims[i] + coords[i];
@@ -792,7 +806,7 @@ int llamp_cap_cart_sub_pre(llamp_cap_call_t *c, MPI_Comm cart, const int *remain
     return LLAMP_TRACE_F_COMM_BCAST;
 #endif
   }
-  PMPI_Comm_rank(cart, &rank);
+  KEEP_RANK(PMPI_Comm_rank(cart, &rank));
   return llamp_cap_comm_split_pre(c, cart, color, rank);
 }
 
@@ -1018,11 +1032,11 @@ void llamp_cap_rma_cas(llamp_cap_call_t *c, int ret, MPI_Win win, const void *co
 /* Post / Start: the group as world ranks. */
 void llamp_cap_win_group(llamp_cap_call_t *c, MPI_Group group) {
   int n = 0;
-  if (group == MPI_GROUP_NULL || PMPI_Group_size(group, &n) != MPI_SUCCESS || n < 0) n = 0;
+  if (group == MPI_GROUP_NULL || KEEP_RANK(PMPI_Group_size(group, &n)) != MPI_SUCCESS || n < 0) n = 0;
   int *in = (int *)tmp_ranks((size_t)n * 2 + 2);
   int *out = in + n;
   for (int i = 0; i < n; i++) in[i] = i;
-  if (n && PMPI_Group_translate_ranks(group, n, in, S.world_group, out) != MPI_SUCCESS)
+  if (n && KEEP_RANK(PMPI_Group_translate_ranks(group, n, in, S.world_group, out)) != MPI_SUCCESS)
     llamp_capture_fatal("MPI_Group_translate_ranks failed");
   uint64_t *p = pay_reserve(c, 1 + (size_t)n);
   p[0] = (uint64_t)n;
@@ -1088,9 +1102,9 @@ int llamp_cap_init(int *argc, char ***argv, int required, int *provided) {
   if (ret != MPI_SUCCESS || S.on || S.done) return ret;
   double t1 = simgrid_get_clock();
   int rank = 0, size = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  PMPI_Comm_group(MPI_COMM_WORLD, &S.world_group);
+  KEEP_RANK(PMPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  KEEP_RANK(PMPI_Comm_size(MPI_COMM_WORLD, &size));
+  KEEP_RANK(PMPI_Comm_group(MPI_COMM_WORLD, &S.world_group));
   char err[1024];
   S.rank = (uint32_t)rank;
   S.size = (uint32_t)size;
