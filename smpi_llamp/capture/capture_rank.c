@@ -130,48 +130,56 @@ struct comm_ent {
   int refs;          /* live handle + pending requests */
 };
 
+/* Ordered by use, in 64-byte lines: every recorded call reads lines 0 and
+ * 1, a point-to-point call also 2 and 3 (the datatypes, the world), a
+ * completion 3 and 4.  The ranks take turns, so each line a call touches is
+ * a cache miss. */
 typedef struct {
-  const llamp_cap_tables_t *tables; /* the program copy's (its counts are this rank's) */
-  int on, done;
-  int depth;
-  /* compute (llamp_capture_compute_t): inject = this rank times its bursts
-   * and executes them at `rate` flop per CPU second, dropping those below
-   * `threshold`; otherwise bursts are only measured (wall clock) for the
-   * report's sanity check */
-  int inject;
+  /* line 0: the call's life cycle and compute bursts (llamp_capture_compute_t:
+   * inject = this rank times its bursts and executes them at `rate` flop per
+   * CPU second, dropping those below `threshold`; otherwise bursts are only
+   * measured, wall clock, for the report's sanity check) */
+  int on, depth, inject;
+  unsigned tnext;
+  double burst_t0;  /* clock at the end of the last wrapper */
+  double measured;  /* compute total: measured bursts */
+  double read_cost; /* CPU time of one thread-clock read, taken off every burst */
   double rate, threshold;
-  double burst_t0;            /* clock at the end of the last wrapper */
-  double read_cost;           /* CPU time of one thread-clock read, taken off every burst */
-  double last_end;            /* simulated end of the last recorded call */
-  double measured, simulated; /* compute totals: measured bursts, simulated gaps */
-  uint32_t rank, size;
   llamp_trace_writer_t *w;
-  MPI_Group world_group;
-  comm_ent_t world;
-  pmap_t comms;   /* MPI_Comm -> comm_ent_t* (ptr) */
-  pmap_t reqs;    /* MPI_Request -> id, comm_ent_t* (ptr), kind */
-  pmap_t seen;    /* member-set hash -> occurrences (lazily found communicators) */
-  pmap_t wins;    /* MPI_Win -> win_ent_t* (ptr) */
-  uint64_t next_req;
+  /* line 1: the record and the requests */
+  double last_end;  /* simulated end of the last recorded call */
+  double simulated; /* compute total: simulated gaps */
   uint64_t *pay;
   size_t paycap;
-  MPI_Status *st;
-  size_t stcap;
-  MPI_Request *hs;
-  size_t hscap;
+  pmap_t reqs; /* MPI_Request -> id, comm_ent_t* (ptr), kind */
+  uint64_t next_req;
+  /* lines 2-3: the last datatypes' sizes, MPI_COMM_WORLD */
   MPI_Datatype tkey[4];
   int tsize[4];
-  unsigned tnext;
+  comm_ent_t world;
+  /* lines 3-4: a completion's copy of the handles and its statuses */
+  MPI_Request *hs;
+  size_t hscap;
+  MPI_Status *st;
+  size_t stcap;
+  /* the rest: communicators, windows, scratch, set-up */
+  pmap_t comms; /* MPI_Comm -> comm_ent_t* (ptr) */
+  pmap_t seen;  /* member-set hash -> occurrences (lazily found communicators) */
+  pmap_t wins;  /* MPI_Win -> win_ent_t* (ptr) */
   int32_t *tmp_ranks;
   size_t tmp_cap;
   int32_t *name_ids; /* interned trace name of each unmodelled function */
+  const llamp_cap_tables_t *tables; /* the program copy's (its counts are this rank's) */
+  int done;
+  uint32_t rank, size;
+  MPI_Group world_group;
 } rank_state_t;
 
 #ifdef LLAMP_CAPTURE_NATIVE
 /* one rank a process: the state and the tables are this library's own */
 static const llamp_cap_tables_t native_tables = {&llamp_cap_num_unmodelled, llamp_cap_unmodelled_names,
                                                  llamp_cap_unmodelled_local, llamp_cap_unmodelled_counts};
-static rank_state_t native_state = {.tables = &native_tables};
+static rank_state_t native_state __attribute__((aligned(64))) = {.tables = &native_tables};
 void *llamp_cap_self = &native_state;
 #define S native_state
 #else
@@ -194,8 +202,9 @@ void *llamp_cap_self;
 #endif
 
 void *llamp_cap_state_new(const llamp_cap_tables_t *tables) {
-  rank_state_t *st = calloc(1, sizeof *st);
+  rank_state_t *st = aligned_alloc(64, (sizeof *st + 63) / 64 * 64); /* lines as laid out */
   if (!st) oom("rank state");
+  memset(st, 0, sizeof *st);
   st->tables = tables;
   return st;
 }
