@@ -6,7 +6,7 @@
  * the runtime from the rank's own stream (llamp_capture_kernel_draw), by
  * calling smpi_execute_benched (or smpi_execute_flops_benched for a model
  * relative to the host speed).  Those bind to the capture's hooks
- * (capture_rank.c), which end the compute burst before the call and restart
+ * (capture_copy.c), which end the compute burst before the call and restart
  * the clock after it: the drawn time is a gap between two records, i.e. part
  * of a calc vertex, and is never measured again as compute.  A region whose
  * code still runs (begin/end form, BLAS in `time` mode, ddot) has its CPU

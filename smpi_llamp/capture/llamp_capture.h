@@ -3,14 +3,16 @@
  * the last MPI_Finalize (records -> DAG -> engine -> report files).
  *
  * The capture layer has two halves:
- *   per rank     the PMPI wrappers and their state (capture_rank.c and the
- *                generated wrappers), linked INTO the program so that SMPI's
- *                dlopen privatization gives each rank its own copy
+ *   per rank     the generated PMPI wrappers and the pointer to the rank's
+ *                state (capture_copy.c), linked INTO the program so that
+ *                SMPI's dlopen privatization gives each rank its own copy
  *                (libsmpi_llamp_capture.a, linked with --whole-archive);
  *   per process  this header (libsmpi_llamp_capture_rt.so): one copy shared
  *                by all ranks, which are coroutines of one OS thread; it
  *                holds the configuration, every rank's trace writer, the
- *                communicator-id registry, and runs the analysis.
+ *                communicator-id registry, the wrappers' helpers
+ *                (capture_rank.c, working on the current rank's state), and
+ *                runs the analysis.
  * Nothing here takes locks: SMPI runs one rank at a time (the parallel
  * simulation of contexts/nthreads > 1 is not supported).
  *
