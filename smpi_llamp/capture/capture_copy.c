@@ -4,7 +4,6 @@
  * linked with --whole-archive), so SMPI's privatization makes one of each
  * per rank; the helpers themselves run from the shared runtime. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,8 +27,8 @@ void *llamp_cap_first(void) { return llamp_cap_mine = llamp_cap_state_new(&table
 
 /* SimGrid's own function `name` (this file defines some of them, below). */
 static void *simgrid_fn(const char *name, void **slot) {
-  if (!*slot && !(*slot = dlsym(RTLD_NEXT, name)))
-    llamp_capture_fatal("cannot find SimGrid's %s: %s", name, dlerror());
+  if (!*slot && !(*slot = llamp_capture_simgrid_sym(name)))
+    llamp_capture_fatal("cannot find SimGrid's %s", name);
   return *slot;
 }
 

@@ -187,8 +187,9 @@ void *llamp_cap_self;
 #define S (*(rank_state_t *)llamp_cap_self)
 #endif
 
-/* A PMPI call inside a helper: should SMPI let another rank run during it,
- * this rank's state is the current one again afterwards. */
+/* A PMPI call inside a helper: when SMPI lets other ranks run during it
+ * (MPI_Init, MPI_Finalize; not expected of the local queries, kept on them
+ * anyway), this rank's state is the current one again afterwards. */
 #ifdef LLAMP_CAPTURE_NATIVE
 #define KEEP_RANK(call) (call)
 #else
@@ -1105,9 +1106,7 @@ static void simple_record(int op, double t0, double t1) {
 
 int llamp_cap_init(int *argc, char ***argv, int required, int *provided) {
   double t0 = simgrid_get_clock();
-  void *me = llamp_cap_self;
-  int ret = required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, provided);
-  llamp_cap_self = me; /* other ranks ran */
+  int ret = KEEP_RANK(required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, provided));
   if (ret != MPI_SUCCESS || S.on || S.done) return ret;
   double t1 = simgrid_get_clock();
   int rank = 0, size = 0;
@@ -1154,9 +1153,7 @@ int llamp_cap_finalize(void) {
       llamp_capture_count_local(tb->unmodelled_names[i], tb->unmodelled_counts[i]);
   S.on = 0;
   S.done = 1;
-  void *me = llamp_cap_self;
-  int ret = PMPI_Finalize();
-  llamp_cap_self = me; /* other ranks ran */
+  int ret = KEEP_RANK(PMPI_Finalize());
   double t1 = simgrid_get_clock();
   simple_record(LLAMP_OP_FINALIZE, t0, t1);
   char err[1024];
