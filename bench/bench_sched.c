@@ -11,7 +11,9 @@
  *   nb: neighbours per iteration, 2 (a 1-D ring) or 4
  *   colls: collective selection ("allreduce=ring"; default: the defaults)
  *   out: write the first build's graph there (llamp_graph_write_binary) and
- *   its stats to out.stats, to compare two builds of the code byte for byte */
+ *   its stats to out.stats, to compare two builds of the code byte for byte
+ *   threads: 1 or 2 (sched's option); default both, alternated, and their ratio
+ * Times are wall clock (two threads run at once). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +29,7 @@
 
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
@@ -80,6 +82,8 @@ int main(int argc, char **argv) {
   int nallr = (int)arg(argc, argv, "allreduce", 0);
   int nbs = arg(argc, argv, "nb", 4) == 2 ? 2 : 4;
   const char *out = sarg(argc, argv, "out", NULL);
+  int nthreads = (int)arg(argc, argv, "threads", 0);
+  if (nthreads < 0 || nthreads > 2) nthreads = 2;
   llamp_sched_options_t opt;
   llamp_sched_options_default(&opt);
   opt.collectives = sarg(argc, argv, "colls", NULL);
@@ -178,17 +182,22 @@ int main(int argc, char **argv) {
   printf("trace memory: %.1f MiB, %.1f B/record\n", mem / 1048576.0, (double)mem / records);
 
   llamp_trace_reader_t **rd = calloc(P, sizeof *rd);
-  double tread = INFINITY, tbuild = INFINITY;
+  /* best wall times: [threads - 1][fresh, kept] */
+  double tread = INFINITY, tbuild[2][2] = {{INFINITY, INFINITY}, {INFINITY, INFINITY}};
   llamp_sched_stats_t st;
   memset(&st, 0, sizeof st);
   /* reps builds on fresh pages (glibc maps blocks this large anew each
    * time), then reps more on the heap's own pages, kept (as at the capture's
    * MPI_Finalize, whose memory is faulted in during the simulation:
-   * llamp_mem.h); the first of those faults them in and is not counted */
-  double twarm = INFINITY;
+   * llamp_mem.h); the first of those faults them in and is not counted.
+   * One thread and two alternate, so that both see the same machine. */
+  int tlo = nthreads ? nthreads : 1, thi = nthreads ? nthreads : 2;
   for (int rep = 0; rep < 2 * reps + 1; rep++) {
     int warm = rep >= reps;
-    if (rep == reps) llamp_mem_keep_freed();
+    if (rep == reps) { /* the heap is kept from here on: its peak grows with every layout of the blocks */
+      printf("peak RSS after the builds on fresh pages: %.1f MiB\n", peak_rss_kib() / 1024.0);
+      llamp_mem_keep_freed();
+    }
     /* decoding alone */
     double a = now();
     uint64_t sum = 0;
@@ -203,29 +212,38 @@ int main(int argc, char **argv) {
     if (d < tread) tread = d;
     if (sum == 0) printf("(nothing read)\n");
     /* the whole build */
-    a = now();
-    for (uint32_t r = 0; r < P; r++) rd[r] = llamp_trace_reader_from_writer(w[r], err, sizeof err);
-    llamp_sched_stats_free(&st);
-    llamp_graph_t *g = llamp_sched_build(rd, P, &opt, &st, err, sizeof err);
-    for (uint32_t r = 0; r < P; r++) llamp_trace_reader_destroy(rd[r]);
-    d = now() - a;
-    if (!g) {
-      fprintf(stderr, "bench_sched: %s\n", err);
-      return 1;
+    for (int th = tlo; th <= thi; th++) {
+      opt.threads = th;
+      a = now();
+      for (uint32_t r = 0; r < P; r++) rd[r] = llamp_trace_reader_from_writer(w[r], err, sizeof err);
+      llamp_sched_stats_free(&st);
+      llamp_graph_t *g = llamp_sched_build(rd, P, &opt, &st, err, sizeof err);
+      for (uint32_t r = 0; r < P; r++) llamp_trace_reader_destroy(rd[r]);
+      d = now() - a;
+      if (!g) {
+        fprintf(stderr, "bench_sched: %s\n", err);
+        return 1;
+      }
+      if (out && rep == 0 && th == tlo && dump(g, &st, out)) return 1;
+      llamp_graph_destroy(g);
+      if (!warm && d < tbuild[th - 1][0]) tbuild[th - 1][0] = d;
+      if (warm && rep > reps && d < tbuild[th - 1][1]) tbuild[th - 1][1] = d;
     }
-    if (out && rep == 0 && dump(g, &st, out)) return 1;
-    llamp_graph_destroy(g);
-    if (!warm && d < tbuild) tbuild = d;
-    if (warm && rep > reps && d < twarm) twarm = d;
   }
   printf("graph: %llu vertices (%llu calc), %llu edges, %llu messages\n",
          (unsigned long long)st.vertices, (unsigned long long)st.calcs,
          (unsigned long long)st.edges, (unsigned long long)st.messages);
   printf("read only:  %.3f s, %.1f M records/s\n", tread, records / tread / 1e6);
-  printf("sched build: %.3f s, %.2f M records/s, %.2f M vertices/s (best of %d)\n", tbuild,
-         records / tbuild / 1e6, st.vertices / tbuild / 1e6, reps);
-  printf("sched build, pages kept: %.3f s, %.2f M records/s (best of %d; the capture's case)\n", twarm,
-         records / twarm / 1e6, reps);
+  for (int th = tlo; th <= thi; th++) {
+    printf("sched build, %d thread%s: %.3f s, %.2f M records/s, %.2f M vertices/s (best of %d)\n", th,
+           th > 1 ? "s" : "", tbuild[th - 1][0], records / tbuild[th - 1][0] / 1e6, st.vertices / tbuild[th - 1][0] / 1e6,
+           reps);
+    printf("sched build, %d thread%s, pages kept: %.3f s, %.2f M records/s (best of %d; the capture's case)\n", th,
+           th > 1 ? "s" : "", tbuild[th - 1][1], records / tbuild[th - 1][1] / 1e6, reps);
+  }
+  if (tlo == 1 && thi == 2)
+    printf("two threads against one: x%.2f faster on fresh pages, x%.2f on kept pages\n", tbuild[0][0] / tbuild[1][0],
+           tbuild[0][1] / tbuild[1][1]);
   printf("peak RSS: %.1f MiB\n", peak_rss_kib() / 1024.0);
   llamp_sched_stats_free(&st);
   for (uint32_t r = 0; r < P; r++) llamp_trace_writer_destroy(w[r]);

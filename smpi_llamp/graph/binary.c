@@ -437,7 +437,7 @@ static llamp_graph_t *read_v3(FILE *f, const bin_header_t *h, uint64_t size, con
   free(pos);
   free(topo);
   pos = topo = NULL;
-  int rl = llamp_graph_relayout(g, level);
+  int rl = llamp_graph_relayout(g, level, 0);
   level = NULL; /* consumed either way */
   if (rl) {
     snprintf(err, errlen, "%s: out of memory for %llu vertices", path, (unsigned long long)n);

@@ -13,10 +13,12 @@
  *   wide) instead of jumping between ranks' blocks: 3-8x faster evaluation
  *   on 10^7-10^8 events. */
 #include <math.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "graph_internal.h"
 #include "llamp_map.h"
@@ -46,6 +48,7 @@ struct llamp_builder {
   uint64_t nd, capd;
   uint32_t *dep_after, *dep_before; /* before | DEP_IREQ_BIT */
   int failed;
+  int threads; /* for the finish's passes (llamp_builder_set_threads) */
 };
 
 static void berr(llamp_builder_t *b, const char *fmt, ...) {
@@ -130,6 +133,8 @@ void llamp_builder_destroy(llamp_builder_t *b) {
   free(b->in_src);
   free(b);
 }
+
+void llamp_builder_set_threads(llamp_builder_t *b, int threads) { b->threads = threads < 0 ? 0 : threads; }
 
 const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
 
@@ -302,6 +307,89 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
 }
 
 /* ---- matching ------------------------------------------------------------ */
+
+/* Copy n items of `elem` bytes from src[0..) to dst[at..) and free src.
+ * Its pages leave the resident set first: a heap that is kept
+ * (llamp_mem_keep_freed) would hold them, as much again as the moved part
+ * of the graph. */
+static void move_array(void *dst, uint64_t at, void *src, size_t elem, uint64_t n) {
+  if (n) memcpy((char *)dst + at * elem, src, n * elem);
+  llamp_graph_drop_range(src, n * elem);
+  free(src);
+}
+
+int llamp_builder_append(llamp_builder_t *b, llamp_builder_t *src,
+                         int32_t (*map_tag)(void *ctx, int32_t tag), void *ctx) {
+  if (b->failed) goto fail;
+  if (src->failed) {
+    snprintf(b->err, sizeof b->err, "%s", src->err);
+    goto failed;
+  }
+  if (src->num_ranks != b->num_ranks) {
+    berr(b, "%s: appended builder has %u ranks (expected %u)", b->source, src->num_ranks, b->num_ranks);
+    goto failed;
+  }
+  for (uint32_t r = 0; r < b->num_ranks; r++)
+    if (b->seen[r] && src->seen[r]) {
+      berr(b, "%s: operations of rank %u are not contiguous (rank given twice)", b->source, r);
+      goto failed;
+    }
+  if (b->cur_rank >= 0 && flush_rank(b)) goto fail;
+  if (src->cur_rank >= 0 && flush_rank(src)) {
+    snprintf(b->err, sizeof b->err, "%s", src->err);
+    goto failed;
+  }
+  uint64_t n = b->n, m = b->m, n2 = src->n, m2 = src->m;
+  if (n + n2 > LLAMP_MAX_VERTICES || m + m2 >= UINT32_MAX) {
+    berr(b, "%s: more than %llu operations or 2^32 edges are not supported", b->source,
+         (unsigned long long)LLAMP_MAX_VERTICES);
+    goto failed;
+  }
+  if (llamp_builder_reserve(b, n + n2, b->capd) ||
+      (m + m2 > b->capm && grow((void **)&b->in_src, 4, m + m2))) {
+    berr(b, "%s: out of memory after %llu operations", b->source, (unsigned long long)n);
+    goto failed;
+  }
+  if (m + m2 > b->capm) b->capm = m + m2;
+  if (map_tag)
+    for (uint64_t v = 0; v < n2; v++)
+      if (src->kind[v] != LLAMP_VERTEX_CALC) src->tag[v] = map_tag(ctx, src->tag[v]);
+  move_array(b->kind, n, src->kind, 1, n2);
+  move_array(b->rank, n, src->rank, 4, n2);
+  move_array(b->value, n, src->value, 8, n2);
+  move_array(b->peer, n, src->peer, 4, n2);
+  move_array(b->tag, n, src->tag, 4, n2);
+  move_array(b->line, n, src->line, 4, n2);
+  src->kind = NULL;
+  src->rank = NULL;
+  src->value = NULL;
+  src->peer = src->tag = NULL;
+  src->line = NULL;
+  /* in-edges: offsets shift by b's edges, sources by b's operations (the
+   * receives' message slots are set after matching) */
+  for (uint64_t v = 0; v < n2; v++) b->in_off[n + v] = src->in_off[v] + (uint32_t)m;
+  b->in_off[n + n2] = (uint32_t)(m + m2);
+  for (uint64_t e = 0; e < m2; e++) b->in_src[m + e] = src->in_src[e] + (uint32_t)n;
+  llamp_graph_drop_range(src->in_off, (n2 + 1) * sizeof *src->in_off);
+  llamp_graph_drop_range(src->in_src, m2 * sizeof *src->in_src);
+  for (uint32_t r = 0; r < b->num_ranks; r++)
+    if (src->seen[r]) {
+      b->seen[r] = 1;
+      b->first[r] = src->first[r] + n;
+      b->count[r] = src->count[r];
+    }
+  b->n = n + n2;
+  b->m = m + m2;
+  b->flushed = b->n;
+  if (src->cur_rank >= 0) b->cur_rank = src->cur_rank;
+  llamp_builder_destroy(src);
+  return 0;
+failed:
+  b->failed = 1;
+fail:
+  llamp_builder_destroy(src);
+  return -1;
+}
 
 static uint64_t pair_key(uint32_t src, uint32_t dst) { return ((uint64_t)src << 32) | dst; }
 
@@ -730,20 +818,52 @@ out:
   return rc;
 }
 
-/* a[p] = a[inv[p]] for all p, through `scratch`: the permuted copy goes
- * back into a's own pages (fresh pages cost a kernel page clear each, which
- * on this VM took longer than the gathers themselves). */
-static void gather(void *a, size_t elem, const uint32_t *inv, uint64_t n, void *scratch) {
-  switch (elem) {
-  case 1: for (uint64_t p = 0; p < n; p++) ((uint8_t *)scratch)[p] = ((uint8_t *)a)[inv[p]]; break;
-  case 4: for (uint64_t p = 0; p < n; p++) ((uint32_t *)scratch)[p] = ((uint32_t *)a)[inv[p]]; break;
-  default: for (uint64_t p = 0; p < n; p++) ((double *)scratch)[p] = ((double *)a)[inv[p]]; break;
-  }
-  if (n) memcpy(a, scratch, n * elem); /* an empty graph has no arrays */
+/* ---- two halves ------------------------------------------------------------ */
+
+/* fn(ctx, lo, hi, half) over [0, n): [0, n/2) here and [n/2, n) on a second
+ * thread when threads > 1 (in turn here when no thread can be made), all of
+ * [0, n) as half 0 otherwise.  Each phase's halves write disjoint memory and
+ * compute exactly what one loop computes, so the result never depends on
+ * the thread count. */
+typedef void (*half_fn)(void *ctx, uint64_t lo, uint64_t hi, int half);
+typedef struct {
+  half_fn fn;
+  void *ctx;
+  uint64_t lo, hi;
+} half_job_t;
+
+static void *half_run(void *arg) {
+  half_job_t *j = arg;
+  j->fn(j->ctx, j->lo, j->hi, 1);
+  return NULL;
 }
 
-/* The rank of each builder id from the ranks' id blocks (given in any
- * order): blocks sorted by first id, then a binary search per vertex. */
+static void two_halves(int threads, uint64_t n, half_fn fn, void *ctx) {
+  uint64_t mid = threads > 1 ? n / 2 : n;
+  half_job_t j = {fn, ctx, mid, n};
+  pthread_t t;
+  int beside = mid < n && pthread_create(&t, NULL, half_run, &j) == 0;
+  fn(ctx, 0, mid, 0);
+  if (beside)
+    pthread_join(t, NULL);
+  else if (mid < n)
+    fn(ctx, mid, n, 1);
+}
+
+/* Two threads for the finish's passes: asked for, or (0) when the graph is
+ * large enough to pay for them and two CPUs are online. */
+static int threads_for(int threads, uint64_t n) {
+  if (threads == 0) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus >= 2 && n >= 65536 ? 2 : 1;
+  }
+  return threads > 1 ? 2 : 1;
+}
+
+/* ---- the locality layout ------------------------------------------------------ */
+
+/* The ranks' id blocks (empty ranks left out), sorted by first id: the rank
+ * of each builder id is found by a search in them. */
 typedef struct {
   uint64_t first;
   uint32_t rank;
@@ -753,92 +873,228 @@ static int block_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level) {
-  uint64_t n = g->n, m = g->m;
-  uint32_t *cnt = NULL, *inv = NULL, *off = NULL;
-  void *scratch = NULL;
-  block_t *blk = NULL;
-  uint32_t maxl = 0;
-  for (uint64_t v = 0; v < n; v++)
-    if (level[v] > maxl) maxl = level[v];
-  /* position = (level, builder id): a counting sort, stable in builder id */
-  if (!(cnt = alloc_big(((size_t)maxl + 2) * sizeof *cnt))) goto oom;
-  memset(cnt, 0, ((size_t)maxl + 2) * sizeof *cnt);
-  for (uint64_t v = 0; v < n; v++) cnt[level[v] + 1]++;
-  for (uint64_t l = 0; l <= maxl; l++) cnt[l + 1] += cnt[l];
-  for (uint64_t v = 0; v < n; v++) level[v] = cnt[level[v]]++;
-  free(cnt);
-  cnt = NULL;
-  uint32_t *pos = level;
-  inv = g->id; /* NULL, or n entries of dead pages for it */
-  g->id = NULL;
-  if (!inv && !(inv = alloc_big(n * sizeof *inv))) goto oom;
-  for (uint64_t v = 0; v < n; v++) inv[pos[v]] = (uint32_t)v;
-  for (uint64_t e = 0; e < m; e++) {
-    uint32_t w = g->in_src[e];
-    g->in_src[e] = pos[w & LLAMP_EDGE_SRC_MASK] | (w & ~LLAMP_EDGE_SRC_MASK);
+typedef struct {
+  llamp_graph_t *g;
+  uint32_t *level; /* level, then position, of each builder id */
+  uint32_t *inv;   /* builder id at each position */
+  uint32_t *off;   /* new in_off */
+  uint32_t *cnt[2];  /* per half: vertices per level, then the half's next position */
+  uint32_t *rcnt[2]; /* per half: vertices per rank */
+  uint32_t maxl[2];
+  uint64_t deg[2];   /* per half: in-edges of its positions */
+  const void *src;   /* a gather's source array */
+  void *dst;         /* and its destination */
+  size_t elem;
+  const block_t *blk;
+  uint32_t nb;
+} relayout_t;
+
+static void rl_maxlevel(void *c, uint64_t lo, uint64_t hi, int h) {
+  relayout_t *x = c;
+  uint32_t mx = 0;
+  for (uint64_t v = lo; v < hi; v++)
+    if (x->level[v] > mx) mx = x->level[v];
+  x->maxl[h] = mx;
+}
+static void rl_count(void *c, uint64_t lo, uint64_t hi, int h) {
+  relayout_t *x = c;
+  uint32_t *cnt = x->cnt[h];
+  for (uint64_t v = lo; v < hi; v++) cnt[x->level[v]]++;
+}
+/* position = (level, builder id): each half starts a level where the
+ * previous half's vertices of that level end (a stable counting sort) */
+static void rl_position(void *c, uint64_t lo, uint64_t hi, int h) {
+  relayout_t *x = c;
+  uint32_t *cnt = x->cnt[h], *lv = x->level, *inv = x->inv;
+  for (uint64_t v = lo; v < hi; v++) {
+    uint32_t p = cnt[lv[v]]++;
+    lv[v] = p;
+    inv[p] = (uint32_t)v;
   }
-  for (uint64_t v = 0; v < n; v++)
-    if (g->partner[v] != LLAMP_NONE32) g->partner[v] = pos[g->partner[v]];
-  off = level; /* its pages, already touched, hold the new offsets (n + 1 entries) */
-  level = pos = NULL;
+}
+static void rl_sources(void *c, uint64_t lo, uint64_t hi, int h) {
+  (void)h;
+  relayout_t *x = c;
+  uint32_t *in_src = x->g->in_src;
+  const uint32_t *pos = x->level;
+  for (uint64_t e = lo; e < hi; e++) {
+    uint32_t w = in_src[e];
+    in_src[e] = pos[w & LLAMP_EDGE_SRC_MASK] | (w & ~LLAMP_EDGE_SRC_MASK);
+  }
+}
+static void rl_partners(void *c, uint64_t lo, uint64_t hi, int h) {
+  relayout_t *x = c;
+  uint32_t *partner = x->g->partner, *rc = x->rcnt[h];
+  const uint32_t *pos = x->level, *rank = x->g->rank;
+  for (uint64_t v = lo; v < hi; v++) {
+    if (partner[v] != LLAMP_NONE32) partner[v] = pos[partner[v]];
+    rc[rank[v]]++;
+  }
+}
+/* the new offsets: off[p] = in-degree of the vertex at p, and the half's sum */
+static void rl_degrees(void *c, uint64_t lo, uint64_t hi, int h) {
+  relayout_t *x = c;
+  const uint32_t *in_off = x->g->in_off, *inv = x->inv;
+  uint64_t sum = 0;
+  for (uint64_t p = lo; p < hi; p++) {
+    uint32_t v = inv[p], d = in_off[v + 1] - in_off[v];
+    x->off[p] = d;
+    sum += d;
+  }
+  x->deg[h] = sum;
+}
+/* ... made running sums (half 1 after half 0's edges), each in-edge
+ * segment copied to its new place in dst */
+static void rl_edges(void *c, uint64_t lo, uint64_t hi, int h) {
+  relayout_t *x = c;
+  const uint32_t *in_off = x->g->in_off, *inv = x->inv, *in_src = x->g->in_src;
+  uint32_t *off = x->off, *dst = x->dst;
+  uint64_t k = h ? x->deg[0] : 0;
+  for (uint64_t p = lo; p < hi; p++) {
+    uint32_t v = inv[p], d = off[p];
+    off[p] = (uint32_t)k;
+    const uint32_t *from = in_src + in_off[v];
+    for (uint32_t e = 0; e < d; e++) dst[k + e] = from[e];
+    k += d;
+  }
+}
+static void rl_gather(void *c, uint64_t lo, uint64_t hi, int h) {
+  (void)h;
+  relayout_t *x = c;
+  const uint32_t *inv = x->inv;
+  switch (x->elem) {
+  case 1: for (uint64_t p = lo; p < hi; p++) ((uint8_t *)x->dst)[p] = ((const uint8_t *)x->src)[inv[p]]; break;
+  case 4: for (uint64_t p = lo; p < hi; p++) ((uint32_t *)x->dst)[p] = ((const uint32_t *)x->src)[inv[p]]; break;
+  default: for (uint64_t p = lo; p < hi; p++) ((double *)x->dst)[p] = ((const double *)x->src)[inv[p]]; break;
+  }
+}
+/* rank[p] from the id blocks: within a level the ids increase, so the block
+ * is mostly the last one found or the next (a binary search when the id
+ * went back, and to start each half) */
+static void rl_ranks(void *c, uint64_t lo, uint64_t hi, int h) {
+  (void)h;
+  relayout_t *x = c;
+  const block_t *blk = x->blk;
+  const uint32_t *inv = x->inv;
+  uint32_t *rank = x->dst, nb = x->nb, at = nb - 1;
+  for (uint64_t p = lo; p < hi; p++) {
+    uint32_t id = inv[p];
+    if (id < blk[at].first) {
+      uint32_t l = 0, r = at; /* the last block starting at or before id */
+      while (r - l > 1) {
+        uint32_t mid = (l + r) / 2;
+        if (blk[mid].first <= id) l = mid;
+        else r = mid;
+      }
+      at = l;
+    }
+    while (at + 1 < nb && blk[at + 1].first <= id) at++;
+    rank[p] = blk[at].rank;
+  }
+}
+
+/* Gather array *a (n items of elem bytes) by position into *spare, then
+ * swap: *a is the laid-out array, *spare the old one (the next spare).  The
+ * spares are arrays already touched: fresh pages cost a kernel page clear
+ * each, which on this VM took longer than the gathers themselves. */
+static void rl_swap_gather(relayout_t *x, int threads, void **a, void **spare, size_t elem) {
+  x->src = *a;
+  x->dst = *spare;
+  x->elem = elem;
+  two_halves(threads, x->g->n, rl_gather, x);
+  void *t = *a;
+  *a = *spare;
+  *spare = t;
+}
+
+int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
+  uint64_t n = g->n, m = g->m;
+  uint32_t P = g->num_ranks;
+  relayout_t x;
+  memset(&x, 0, sizeof x);
+  x.g = g;
+  x.level = level;
+  void *spare = NULL;
+  block_t *blk = NULL;
+  threads = threads_for(threads, n);
+  two_halves(threads, n, rl_maxlevel, &x);
+  uint32_t maxl = x.maxl[0] > x.maxl[1] ? x.maxl[0] : x.maxl[1];
+  for (int h = 0; h < 2; h++) {
+    if (!(x.cnt[h] = alloc_big(((size_t)maxl + 1) * sizeof *x.cnt[h])) ||
+        !(x.rcnt[h] = calloc((size_t)P + 1, sizeof *x.rcnt[h])))
+      goto oom;
+    memset(x.cnt[h], 0, ((size_t)maxl + 1) * sizeof *x.cnt[h]);
+  }
+  two_halves(threads, n, rl_count, &x);
+  uint64_t at = 0;
+  for (uint64_t l = 0; l <= maxl; l++) { /* each half's first position in each level */
+    uint32_t c0 = x.cnt[0][l], c1 = x.cnt[1][l];
+    x.cnt[0][l] = (uint32_t)at;
+    x.cnt[1][l] = (uint32_t)(at + c0);
+    at += (uint64_t)c0 + c1;
+  }
+  x.inv = g->id; /* NULL, or n entries of dead pages for it */
+  g->id = NULL;
+  if (!x.inv && !(x.inv = alloc_big((n ? n : 1) * sizeof *x.inv))) goto oom;
+  two_halves(threads, n, rl_position, &x);
+  free(x.cnt[0]);
+  free(x.cnt[1]);
+  x.cnt[0] = x.cnt[1] = NULL;
+  two_halves(threads, m, rl_sources, &x);
+  two_halves(threads, n, rl_partners, &x);
+  /* the level array's pages, already touched, hold the new offsets (n + 1 entries) */
+  x.off = level;
+  x.level = level = NULL;
   /* the ranks' id blocks (empty ranks left out): rank is rebuilt from the
    * ids at the end, in the old offsets' pages (one array fewer at the peak) */
-  uint32_t nb = 0, P = g->num_ranks;
-  if (!(blk = calloc((size_t)P, sizeof *blk))) goto oom;
-  for (uint64_t v = 0; v < n; v++) blk[g->rank[v]].rank++;
+  uint32_t nb = 0;
+  if (!(blk = calloc((size_t)P + 1, sizeof *blk))) goto oom;
   for (uint32_t r = 0; r < P; r++)
-    if (blk[r].rank) blk[nb++] = (block_t){g->rank_first[r], r};
+    if (x.rcnt[0][r] + x.rcnt[1][r]) blk[nb++] = (block_t){g->rank_first[r], r};
   qsort(blk, nb, sizeof *blk, block_cmp);
   free(g->rank);
   g->rank = NULL;
-  size_t sbytes = 8 * n > 4 * m ? 8 * n : 4 * m;
-  if (!(scratch = alloc_big(sbytes))) goto oom;
-  uint32_t *src = scratch;
-  uint64_t k = 0;
-  for (uint64_t p = 0; p < n; p++) {
-    uint32_t v = inv[p];
-    off[p] = (uint32_t)k;
-    for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) src[k++] = g->in_src[e];
+  /* the in-edges into a spare array, which then becomes in_src; the old
+   * in_src is the spare of the gathers if it is large enough */
+  if (!(spare = alloc_big((m ? m : 1) * sizeof(uint32_t)))) goto oom;
+  two_halves(threads, n, rl_degrees, &x);
+  x.dst = spare;
+  two_halves(threads, n, rl_edges, &x);
+  x.off[n] = (uint32_t)m;
+  spare = g->in_src;
+  g->in_src = x.dst;
+  if (4 * m < 8 * n) {
+    free(spare);
+    if (!(spare = alloc_big((n ? n : 1) * 8))) goto oom;
   }
-  off[n] = (uint32_t)k;
-  if (m) memcpy(g->in_src, src, m * sizeof *src); /* a graph without edges has no in_src */
   uint32_t *old_off = g->in_off;
-  g->in_off = off;
-  off = NULL;
-  gather(g->kind, 1, inv, n, scratch);
-  gather(g->value, 8, inv, n, scratch);
-  gather(g->tag, 4, inv, n, scratch);
-  gather(g->partner, 4, inv, n, scratch);
-  free(scratch);
-  scratch = NULL;
+  g->in_off = x.off;
+  x.off = NULL;
+  rl_swap_gather(&x, threads, (void **)&g->value, &spare, 8);
+  rl_swap_gather(&x, threads, (void **)&g->tag, &spare, 4);
+  rl_swap_gather(&x, threads, (void **)&g->partner, &spare, 4);
+  rl_swap_gather(&x, threads, (void **)&g->kind, &spare, 1);
+  free(spare);
+  spare = NULL;
+  x.blk = blk;
+  x.nb = nb;
+  x.dst = old_off;
+  if (nb) two_halves(threads, n, rl_ranks, &x);
   g->rank = old_off;
-  /* within a level the ids increase, so the block is mostly the last one
-   * found or the next: a binary search only when the id went back */
-  uint32_t at = 0;
-  for (uint64_t p = 0; p < n; p++) {
-    uint32_t id = inv[p];
-    if (id < blk[at].first) {
-      uint32_t lo = 0, hi = at; /* the last block starting at or before id */
-      while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (blk[mid].first <= id) lo = mid;
-        else hi = mid;
-      }
-      at = lo;
-    }
-    while (at + 1 < nb && blk[at + 1].first <= id) at++;
-    g->rank[p] = blk[at].rank;
-  }
   free(blk);
-  g->id = inv;
+  free(x.rcnt[0]);
+  free(x.rcnt[1]);
+  g->id = x.inv;
   return 0;
 oom:
   free(level);
-  free(cnt);
-  free(inv);
-  free(off);
-  free(scratch);
+  free(x.cnt[0]);
+  free(x.cnt[1]);
+  free(x.rcnt[0]);
+  free(x.rcnt[1]);
+  free(x.inv);
+  free(x.off);
+  free(spare);
   free(blk);
   return -1;
 }
@@ -959,7 +1215,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
     if (g->kind[v] == LLAMP_VERTEX_RECV) g->tag[v] = g->tag[g->partner[v]];
   uint32_t *lv = order;
   order = NULL;
-  if (llamp_graph_relayout(g, lv)) goto oom;
+  if (llamp_graph_relayout(g, lv, b->threads)) goto oom;
   for (uint64_t v = 0; v < n; v++) g->num_messages += g->kind[v] == LLAMP_VERTEX_SEND;
   llamp_builder_destroy(b);
   return g;

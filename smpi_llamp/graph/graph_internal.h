@@ -49,8 +49,10 @@ llamp_graph_t *llamp_graph_alloc(uint32_t num_ranks, uint64_t n, uint64_t m);
  * rank_first in builder ids, id unset) into the locality layout; level[v]
  * is v's level, in an array of n + 1 entries (consumed: its memory becomes
  * the new in_off, or is freed on failure); g->id NULL, or an array of n
- * entries whose memory takes the ids.  0 / -1 (out of memory). */
-int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level);
+ * entries whose memory takes the ids.  threads: 1, 2, or 0 = two when the
+ * graph is large and two CPUs are online (the result is the same).
+ * 0 / -1 (out of memory). */
+int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads);
 
 /* Memory-safety checks of a graph read from a file, one streaming pass per
  * array: offsets, sources before their vertex, kinds, ranks, partners and

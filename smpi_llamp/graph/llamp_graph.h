@@ -63,6 +63,10 @@ typedef struct llamp_builder llamp_builder_t;
  * messages (a file name, "capture", ...). */
 llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source);
 void llamp_builder_destroy(llamp_builder_t *b);
+/* Threads for llamp_builder_finish's passes: 1, 2, or 0 (the default) = two
+ * when the graph has 65536 operations or more and two CPUs are online.  The
+ * graph is the same whatever the count. */
+void llamp_builder_set_threads(llamp_builder_t *b, int threads);
 /* Room for `ops` operations and `deps` dependencies before the arrays grow
  * (a hint: more still works).  Growing by doubling copies each array into
  * fresh pages (a quarter of a trace's DAG construction); room that is never
@@ -85,6 +89,17 @@ int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t
  * next rank's first operation). */
 int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before,
                          llamp_edge_kind_t kind, uint64_t line);
+
+/* Move every operation and dependency of `src` after those of `b`, as if
+ * src's rank blocks had been added to b (in src's order) after b's: ids of
+ * src's operations grow by b's count.  No rank may have operations in both.
+ * map_tag (NULL = none) rewrites each moved send's and receive's tag, for
+ * callers whose tag numbering src did not share.  This lets two threads
+ * build the blocks of two rank ranges side by side.  src is consumed
+ * (destroyed) in every case; on failure b holds the error and fails later
+ * calls.  0 / -1. */
+int llamp_builder_append(llamp_builder_t *b, llamp_builder_t *src,
+                         int32_t (*map_tag)(void *ctx, int32_t tag), void *ctx);
 
 /* Match messages, sort topologically, freeze.  Matching rule: for each
  * destination rank, receives are taken in posting order (operation id order

@@ -65,6 +65,10 @@ typedef struct {
    * same peer has had (s_prev x burst_G) of transfer time.  Counted in the
    * stats, not modelled (docs/consistency.md, "Bursts"). */
   double burst_G;
+  /* Threads that read the ranks' records (0 = two when two CPUs are online
+   * and there are at least 65536 records, else one; 1 = one; more = two).
+   * The graph is byte for byte the same either way. */
+  int threads;
 } llamp_sched_options_t;
 
 void llamp_sched_options_default(llamp_sched_options_t *opt);

@@ -19,9 +19,11 @@
 #include "llamp_map.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "llamp_coll.h"
 
@@ -163,6 +165,9 @@ struct sched {
   uint32_t ncidx;
   llamp_map_t tags; /* (comm << 32 | tag) -> mapped id */
   uint32_t ntags;
+  /* the keys of both maps by id, in the order they were met: how a second
+   * rank range's ids become the ones one pass would have given */
+  vec_t cidx_ids, tag_comms, tag_tags;
   char *err;
   size_t errlen;
   llamp_trace_reader_t *reader;
@@ -374,7 +379,9 @@ static int map_tag_as(rank_t *k, uint32_t comm, int32_t tag, int net_self, int32
   if (!p) {
     if (s->ntags >= LLAMP_TAG_NET_SELF - MAPPED_TAG_BASE)
       return rfail(k, "more than 2^28 distinct (communicator, tag) pairs");
-    if (llamp_map_put(&s->tags, key, s->ntags)) return oom(k);
+    if (llamp_map_put(&s->tags, key, s->ntags) || vec_push(&s->tag_comms, comm) ||
+        vec_push(&s->tag_tags, (uint32_t)tag))
+      return oom(k);
     p = llamp_map_find(&s->tags, key);
     s->ntags++;
   }
@@ -619,7 +626,7 @@ static int comm_define(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *
   sched_t *s = k->s;
   uint32_t *ci = llamp_map_find(&s->cidx, id);
   if (!ci) {
-    if (llamp_map_put(&s->cidx, id, s->ncidx++)) return oom(k);
+    if (llamp_map_put(&s->cidx, id, s->ncidx++) || vec_push(&s->cidx_ids, (uint32_t)id)) return oom(k);
     ci = llamp_map_find(&s->cidx, id);
   }
   comm_t *c = &k->comms[slot];
@@ -1640,78 +1647,292 @@ static int cmp_unmodelled(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
+/* The state of one pass over a range of ranks: its own builder, stats and
+ * tag maps, so that two ranges can be read side by side.  0 / -1. */
+static int sched_open(sched_t *s, const sched_t *like, llamp_sched_stats_t *st, char *err, size_t errlen,
+                      uint64_t records) {
+  memset(s, 0, sizeof *s);
+  s->opt = like->opt;
+  s->sel = like->sel;
+  s->num_ranks = like->num_ranks;
+  s->st = st;
+  s->err = err;
+  s->errlen = errlen;
+  s->b = llamp_builder_create(s->num_ranks, s->opt.source);
+  /* room up front (a hint): up to 3 vertices and 6 dependencies per record; what is not used is never touched */
+  if (s->b) {
+    (void)llamp_builder_reserve(s->b, 3 * records + 1024, 6 * records + 1024);
+    llamp_builder_set_threads(s->b, s->opt.threads);
+  }
+  if (!s->b || llamp_map_init(&s->cidx, 64) || llamp_map_init(&s->tags, 1024) ||
+      llamp_map_put(&s->cidx, LLAMP_TRACE_COMM_WORLD, 0) || vec_push(&s->cidx_ids, LLAMP_TRACE_COMM_WORLD)) {
+    snprintf(err, errlen, "%s: out of memory", s->opt.source);
+    return -1;
+  }
+  s->ncidx = 1;
+  return 0;
+}
+
+static void sched_close(sched_t *s) {
+  llamp_builder_destroy(s->b);
+  s->b = NULL;
+  llamp_map_free(&s->cidx);
+  llamp_map_free(&s->tags);
+  free(s->cidx_ids.v);
+  free(s->tag_comms.v);
+  free(s->tag_tags.v);
+}
+
+static int rank_open(rank_t *k, sched_t *s) {
+  memset(k, 0, sizeof *k);
+  k->s = s;
+  if (llamp_map_init(&k->reqmap, 1024) || llamp_map_init(&k->commmap, 64)) return -1;
+  if (s->opt.burst_G > 0) {
+    if (!(k->last_send_t = malloc(s->num_ranks * sizeof(double))) ||
+        !(k->last_send_b = malloc(s->num_ranks * sizeof(double))))
+      return -1;
+    for (uint32_t r = 0; r < s->num_ranks; r++) k->last_send_b[r] = -1;
+  }
+  return 0;
+}
+
+/* Ranks [lo, hi) into s's builder (progress: call the option's callback). */
+static int build_range(sched_t *s, rank_t *k, llamp_trace_reader_t **ranks, uint32_t lo, uint32_t hi,
+                       int progress) {
+  for (uint32_t r = lo; r < hi; r++) {
+    if (build_rank(s, k, ranks[r], r)) return -1;
+    if (progress && s->opt.progress) s->opt.progress(s->opt.progress_ctx, r + 1, s->num_ranks, s->st->records);
+  }
+  return 0;
+}
+
+typedef struct {
+  sched_t *s;
+  rank_t *k;
+  llamp_trace_reader_t **ranks;
+  uint32_t lo, hi;
+  int rc;
+} range_job_t;
+
+static void *range_run(void *arg) {
+  range_job_t *j = arg;
+  j->rc = build_range(j->s, j->k, j->ranks, j->lo, j->hi, 0);
+  return NULL;
+}
+
+/* The second range's tag and communicator ids -> the ids one pass over all
+ * ranks gives: the first range's where it met the same key, else the next
+ * free ones in the order the second range met them (which is the order one
+ * pass meets them in after the first range). */
+typedef struct {
+  uint32_t *tag, *cidx;
+  uint32_t ntags, ncidx;
+} id_remap_t;
+
+static int32_t remap_tag(void *ctx, int32_t t) {
+  const id_remap_t *m = ctx;
+  if (t < MAPPED_TAG_BASE) return t;
+  if (t < COLL_TAG_BASE) {
+    int32_t base = t < LLAMP_TAG_NET_SELF ? MAPPED_TAG_BASE : LLAMP_TAG_NET_SELF;
+    uint32_t i = (uint32_t)(t - base);
+    return i < m->ntags ? base + (int32_t)m->tag[i] : t;
+  }
+  uint32_t u = (uint32_t)t, sh = COLL_SEQ_BITS + 2, mask = (1u << COLL_CIDX_BITS) - 1, c = (u >> sh) & mask;
+  return c < m->ncidx ? (int32_t)((u & ~(mask << sh)) | ((m->cidx[c] & mask) << sh)) : t;
+}
+
+/* Fill m from s2's keys, adding the new ones to s.  1 = identity (no tag
+ * changes), 0 = remap, -1 = not representable (a second range with more
+ * communicators than a collective tag holds, or too many tags: the caller
+ * reads that range again after the first). */
+static int remap_build(sched_t *s, const sched_t *s2, id_remap_t *m) {
+  int same = 1;
+  if (s2->ncidx > (1u << COLL_CIDX_BITS) ||
+      (uint64_t)s->ntags + s2->ntags > (uint64_t)(LLAMP_TAG_NET_SELF - MAPPED_TAG_BASE))
+    return -1;
+  m->ntags = s2->ntags;
+  m->ncidx = s2->ncidx;
+  if (!(m->tag = malloc((m->ntags + 1) * sizeof *m->tag)) || !(m->cidx = malloc((m->ncidx + 1) * sizeof *m->cidx)))
+    return -1;
+  for (uint32_t i = 0; i < s2->ntags; i++) {
+    uint32_t comm = s2->tag_comms.v[i], tag = s2->tag_tags.v[i];
+    uint64_t key = ((uint64_t)comm << 32) | tag;
+    uint32_t *p = llamp_map_find(&s->tags, key);
+    if (!p) {
+      if (llamp_map_put(&s->tags, key, s->ntags) || vec_push(&s->tag_comms, comm) || vec_push(&s->tag_tags, tag))
+        return -1;
+      p = llamp_map_find(&s->tags, key);
+      s->ntags++;
+    }
+    m->tag[i] = *p;
+    same &= *p == i;
+  }
+  for (uint32_t i = 0; i < s2->ncidx; i++) {
+    uint32_t id = s2->cidx_ids.v[i];
+    uint32_t *p = llamp_map_find(&s->cidx, id);
+    if (!p) {
+      if (llamp_map_put(&s->cidx, id, s->ncidx) || vec_push(&s->cidx_ids, id)) return -1;
+      p = llamp_map_find(&s->cidx, id);
+      s->ncidx++;
+    }
+    m->cidx[i] = *p;
+    same &= *p == i;
+  }
+  return same;
+}
+
+/* Add the second range's counts to the first's (the sums of durations are
+ * added as two partial sums: they may differ from one pass's in the last
+ * bit, and are reported only). */
+static int stats_merge(llamp_sched_stats_t *st, llamp_sched_stats_t *st2) {
+  st->records += st2->records;
+  st->calcs += st2->calcs;
+  st->sends += st2->sends;
+  st->recvs += st2->recvs;
+  st->collectives += st2->collectives;
+  for (int c = 0; c < LLAMP_COLL_NUM_KINDS; c++) st->coll_calls[c] += st2->coll_calls[c];
+  st->dropped_calcs += st2->dropped_calcs;
+  st->dropped_calc_time += st2->dropped_calc_time;
+  st->unresolved_wildcards += st2->unresolved_wildcards;
+  st->unknown_requests += st2->unknown_requests;
+  st->after_finalize += st2->after_finalize;
+  st->polls += st2->polls;
+  st->poll_time += st2->poll_time;
+  st->bursts += st2->bursts;
+  st->burst_time += st2->burst_time;
+  st->rma_waits += st2->rma_waits;
+  st->rma_wait_time += st2->rma_wait_time;
+  st->special_reductions += st2->special_reductions;
+  st->approx_reductions += st2->approx_reductions;
+  for (size_t i = 0; i < st2->num_unmodelled; i++) {
+    size_t g;
+    for (g = 0; g < st->num_unmodelled; g++)
+      if (!strcmp(st->unmodelled[g].name, st2->unmodelled[i].name)) break;
+    if (g == st->num_unmodelled) {
+      llamp_sched_unmodelled_t *u = realloc(st->unmodelled, (g + 1) * sizeof *u);
+      if (!u) return -1;
+      st->unmodelled = u;
+      u[g] = st2->unmodelled[i];
+      u[g].count = 0;
+      st2->unmodelled[i].name = NULL; /* moved */
+      st->num_unmodelled++;
+    }
+    st->unmodelled[g].count += st2->unmodelled[i].count;
+  }
+  llamp_sched_stats_free(st2);
+  return 0;
+}
+
+/* Where the second thread's ranks start: about half the records on each
+ * side; num_ranks = one thread. */
+static uint32_t split_point(llamp_trace_reader_t **ranks, uint32_t num_ranks, const llamp_sched_options_t *opt,
+                            uint64_t records) {
+  int threads = opt->threads;
+  if (threads == 0) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = cpus >= 2 && records >= 65536 ? 2 : 1;
+  }
+  if (threads < 2 || num_ranks < 2) return num_ranks;
+  uint64_t acc = 0;
+  for (uint32_t r = 0; r + 1 < num_ranks; r++) {
+    acc += llamp_trace_reader_records(ranks[r]);
+    if (2 * acc >= records) return r + 1;
+  }
+  return num_ranks - 1;
+}
+
 llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_ranks,
                                  const llamp_sched_options_t *opt, llamp_sched_stats_t *stats,
                                  char *err, size_t errlen) {
-  llamp_sched_stats_t local;
+  llamp_sched_stats_t local, st2;
   llamp_sched_stats_t *st = stats ? stats : &local;
   memset(st, 0, sizeof *st);
-  char dummy[8];
+  memset(&st2, 0, sizeof st2);
+  char dummy[8], err2[1024];
   if (!err || !errlen) {
     err = dummy;
     errlen = sizeof dummy;
   }
-  err[0] = 0;
-  sched_t s;
+  err[0] = err2[0] = 0;
+  sched_t like, s, s2;
+  memset(&like, 0, sizeof like);
   memset(&s, 0, sizeof s);
-  if (opt)
-    s.opt = *opt;
-  else
-    llamp_sched_options_default(&s.opt);
-  if (!s.opt.source) s.opt.source = "trace";
-  s.st = st;
-  s.err = err;
-  s.errlen = errlen;
-  s.num_ranks = num_ranks;
-  llamp_graph_t *g = NULL;
-  rank_t k;
+  memset(&s2, 0, sizeof s2);
+  rank_t k, k2;
   memset(&k, 0, sizeof k);
-  k.s = &s;
+  memset(&k2, 0, sizeof k2);
+  id_remap_t rm = {0};
+  if (opt)
+    like.opt = *opt;
+  else
+    llamp_sched_options_default(&like.opt);
+  if (!like.opt.source) like.opt.source = "trace";
+  like.num_ranks = num_ranks;
+  llamp_graph_t *g = NULL;
   if (num_ranks == 0) {
-    snprintf(err, errlen, "%s: no ranks", s.opt.source);
+    snprintf(err, errlen, "%s: no ranks", like.opt.source);
     goto done;
   }
-  if (!(s.opt.reduce_cost >= 0) || !(s.opt.min_calc >= 0) || !isfinite(s.opt.reduce_cost) ||
-      !isfinite(s.opt.min_calc)) {
-    snprintf(err, errlen, "%s: reduce cost and minimum calc must be finite and >= 0", s.opt.source);
+  if (!(like.opt.reduce_cost >= 0) || !(like.opt.min_calc >= 0) || !isfinite(like.opt.reduce_cost) ||
+      !isfinite(like.opt.min_calc)) {
+    snprintf(err, errlen, "%s: reduce cost and minimum calc must be finite and >= 0", like.opt.source);
     goto done;
   }
-  if (llamp_coll_parse_selection(s.opt.collectives, &s.sel, err, errlen)) goto done;
+  if (llamp_coll_parse_selection(like.opt.collectives, &like.sel, err, errlen)) goto done;
+  uint64_t records = 0;
   for (uint32_t r = 0; r < num_ranks; r++) {
     if (!ranks[r] || llamp_trace_reader_rank(ranks[r]) != r ||
         llamp_trace_reader_world_size(ranks[r]) != num_ranks) {
-      snprintf(err, errlen, "%s: trace %u is %s (expected rank %u of %u)", s.opt.source, r,
+      snprintf(err, errlen, "%s: trace %u is %s (expected rank %u of %u)", like.opt.source, r,
                ranks[r] ? "another rank's" : "missing", r, num_ranks);
       if (ranks[r])
         snprintf(err, errlen, "%s: trace %u holds rank %u of %u (expected rank %u of %u)",
-                 s.opt.source, r, llamp_trace_reader_rank(ranks[r]),
+                 like.opt.source, r, llamp_trace_reader_rank(ranks[r]),
                  llamp_trace_reader_world_size(ranks[r]), r, num_ranks);
       goto done;
     }
+    records += llamp_trace_reader_records(ranks[r]);
   }
-  s.b = llamp_builder_create(num_ranks, s.opt.source);
-  if (s.b) { /* room up front (a hint): up to 3 vertices and 6 dependencies per record; what is not used is never touched */
-    uint64_t records = 0;
-    for (uint32_t r = 0; r < num_ranks; r++) records += llamp_trace_reader_records(ranks[r]);
-    (void)llamp_builder_reserve(s.b, 3 * records + 1024, 6 * records + 1024);
-  }
-  if (!s.b || llamp_map_init(&s.cidx, 64) || llamp_map_init(&s.tags, 1024) || llamp_map_init(&k.reqmap, 1024) ||
-      llamp_map_init(&k.commmap, 64)) {
-    snprintf(err, errlen, "%s: out of memory", s.opt.source);
+  /* two threads: ranks [0, split) here, [split, num_ranks) beside, each
+   * into its own builder; the second's blocks are then appended, so the
+   * graph is byte for byte the one a single pass builds */
+  uint32_t split = split_point(ranks, num_ranks, &like.opt, records);
+  if (sched_open(&s, &like, st, err, errlen, records) || rank_open(&k, &s)) {
+    snprintf(err, errlen, "%s: out of memory", like.opt.source);
     goto done;
   }
-  if (llamp_map_put(&s.cidx, LLAMP_TRACE_COMM_WORLD, 0)) goto done;
-  s.ncidx = 1;
-  if (s.opt.burst_G > 0 && (!(k.last_send_t = malloc(num_ranks * sizeof(double))) ||
-                            !(k.last_send_b = malloc(num_ranks * sizeof(double))))) {
-    snprintf(err, errlen, "%s: out of memory", s.opt.source);
-    goto done;
+  pthread_t thread;
+  range_job_t job = {&s2, &k2, ranks, split, num_ranks, -1};
+  int beside = 0;
+  if (split < num_ranks) {
+    uint64_t rec2 = 0;
+    for (uint32_t r = split; r < num_ranks; r++) rec2 += llamp_trace_reader_records(ranks[r]);
+    beside = sched_open(&s2, &like, &st2, err2, sizeof err2, rec2) == 0 && rank_open(&k2, &s2) == 0 &&
+             pthread_create(&thread, NULL, range_run, &job) == 0;
   }
-  for (uint32_t r = 0; k.last_send_b && r < num_ranks; r++) k.last_send_b[r] = -1;
-  for (uint32_t r = 0; r < num_ranks; r++) {
-    if (build_rank(&s, &k, ranks[r], r)) goto done;
-    if (s.opt.progress) s.opt.progress(s.opt.progress_ctx, r + 1, num_ranks, st->records);
+  int rc = build_range(&s, &k, ranks, 0, beside ? split : num_ranks, 1);
+  if (beside) {
+    pthread_join(thread, NULL);
+    int same = rc || job.rc ? 0 : remap_build(&s, &s2, &rm);
+    if (!rc && job.rc) {
+      snprintf(err, errlen, "%s", err2);
+      (void)stats_merge(st, &st2);
+      rc = -1;
+    } else if (!rc && same < 0) { /* read the second range again after the first */
+      llamp_sched_stats_free(&st2);
+      rc = build_range(&s, &k, ranks, split, num_ranks, 1);
+    } else if (!rc) {
+      if (stats_merge(st, &st2)) {
+        snprintf(err, errlen, "%s: out of memory", like.opt.source);
+        rc = -1;
+      } else if (llamp_builder_append(s.b, s2.b, same ? NULL : remap_tag, &rm)) {
+        rc = bfail(&k);
+      }
+      s2.b = NULL; /* consumed */
+      if (!rc && s.opt.progress) s.opt.progress(s.opt.progress_ctx, num_ranks, num_ranks, st->records);
+    }
   }
+  if (rc) goto done;
   g = llamp_builder_finish(s.b, err, errlen);
   s.b = NULL;
   if (g) {
@@ -1723,10 +1944,13 @@ done:
   if (st->num_unmodelled) qsort(st->unmodelled, st->num_unmodelled, sizeof *st->unmodelled, cmp_unmodelled);
   st->approximate = st->num_unmodelled || st->unresolved_wildcards || st->unknown_requests || st->rma_waits ||
                     st->approx_reductions;
-  llamp_builder_destroy(s.b);
-  llamp_map_free(&s.cidx);
-  llamp_map_free(&s.tags);
+  sched_close(&s);
+  sched_close(&s2);
   rank_free(&k);
+  rank_free(&k2);
+  llamp_sched_stats_free(&st2);
+  free(rm.tag);
+  free(rm.cidx);
   if (st == &local) llamp_sched_stats_free(&local);
   return g;
 }
