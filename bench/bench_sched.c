@@ -73,6 +73,27 @@ static int dump(const llamp_graph_t *g, const llamp_sched_stats_t *st, const cha
   return fclose(f) ? -1 : 0;
 }
 
+/* One llamp_sched_build of the writers' traces with `threads`; its wall
+ * time, or -1 (said).  out: write the graph there. */
+static double build_once(llamp_trace_writer_t **w, llamp_trace_reader_t **rd, uint32_t P, llamp_sched_options_t *opt,
+                         int threads, llamp_sched_stats_t *st, const char *out) {
+  char err[1024];
+  opt->threads = threads;
+  double a = now();
+  for (uint32_t r = 0; r < P; r++) rd[r] = llamp_trace_reader_from_writer(w[r], err, sizeof err);
+  llamp_sched_stats_free(st);
+  llamp_graph_t *g = llamp_sched_build(rd, P, opt, st, err, sizeof err);
+  for (uint32_t r = 0; r < P; r++) llamp_trace_reader_destroy(rd[r]);
+  double d = now() - a;
+  if (!g) {
+    fprintf(stderr, "bench_sched: %s\n", err);
+    return -1;
+  }
+  if (out && dump(g, st, out)) d = -1;
+  llamp_graph_destroy(g);
+  return d;
+}
+
 int main(int argc, char **argv) {
   char err[1024];
   uint64_t want = (uint64_t)arg(argc, argv, "records", 1e7);
@@ -187,17 +208,13 @@ int main(int argc, char **argv) {
   llamp_sched_stats_t st;
   memset(&st, 0, sizeof st);
   /* reps builds on fresh pages (glibc maps blocks this large anew each
-   * time), then reps more on the heap's own pages, kept (as at the capture's
+   * time), one thread and two alternating so that both see the same
+   * machine; then, on the heap's own pages, kept (as at the capture's
    * MPI_Finalize, whose memory is faulted in during the simulation:
-   * llamp_mem.h); the first of those faults them in and is not counted.
-   * One thread and two alternate, so that both see the same machine. */
+   * llamp_mem.h), a series of reps builds per thread count after one that
+   * lays out and faults in the heap for it and is not counted */
   int tlo = nthreads ? nthreads : 1, thi = nthreads ? nthreads : 2;
-  for (int rep = 0; rep < 2 * reps + 1; rep++) {
-    int warm = rep >= reps;
-    if (rep == reps) { /* the heap is kept from here on: its peak grows with every layout of the blocks */
-      printf("peak RSS after the builds on fresh pages: %.1f MiB\n", peak_rss_kib() / 1024.0);
-      llamp_mem_keep_freed();
-    }
+  for (int rep = 0; rep < reps; rep++) {
     /* decoding alone */
     double a = now();
     uint64_t sum = 0;
@@ -211,25 +228,20 @@ int main(int argc, char **argv) {
     double d = now() - a;
     if (d < tread) tread = d;
     if (sum == 0) printf("(nothing read)\n");
-    /* the whole build */
     for (int th = tlo; th <= thi; th++) {
-      opt.threads = th;
-      a = now();
-      for (uint32_t r = 0; r < P; r++) rd[r] = llamp_trace_reader_from_writer(w[r], err, sizeof err);
-      llamp_sched_stats_free(&st);
-      llamp_graph_t *g = llamp_sched_build(rd, P, &opt, &st, err, sizeof err);
-      for (uint32_t r = 0; r < P; r++) llamp_trace_reader_destroy(rd[r]);
-      d = now() - a;
-      if (!g) {
-        fprintf(stderr, "bench_sched: %s\n", err);
-        return 1;
-      }
-      if (out && rep == 0 && th == tlo && dump(g, &st, out)) return 1;
-      llamp_graph_destroy(g);
-      if (!warm && d < tbuild[th - 1][0]) tbuild[th - 1][0] = d;
-      if (warm && rep > reps && d < tbuild[th - 1][1]) tbuild[th - 1][1] = d;
+      d = build_once(w, rd, P, &opt, th, &st, out && rep == 0 && th == tlo ? out : NULL);
+      if (d < 0) return 1;
+      if (d < tbuild[th - 1][0]) tbuild[th - 1][0] = d;
     }
   }
+  printf("peak RSS after the builds on fresh pages: %.1f MiB\n", peak_rss_kib() / 1024.0);
+  llamp_mem_keep_freed();
+  for (int th = tlo; th <= thi; th++)
+    for (int rep = 0; rep <= reps; rep++) {
+      double d = build_once(w, rd, P, &opt, th, &st, NULL);
+      if (d < 0) return 1;
+      if (rep && d < tbuild[th - 1][1]) tbuild[th - 1][1] = d;
+    }
   printf("graph: %llu vertices (%llu calc), %llu edges, %llu messages\n",
          (unsigned long long)st.vertices, (unsigned long long)st.calcs,
          (unsigned long long)st.edges, (unsigned long long)st.messages);

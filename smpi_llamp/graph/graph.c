@@ -881,7 +881,8 @@ typedef struct {
   uint32_t *cnt[2];  /* per half: vertices per level, then the half's next position */
   uint32_t *rcnt[2]; /* per half: vertices per rank */
   uint32_t maxl[2];
-  uint64_t deg[2];   /* per half: in-edges of its positions */
+  uint64_t mid;      /* the first position of the second half */
+  uint64_t deg[2];   /* per half: in-edges of its vertices placed before mid */
   const void *src;   /* a gather's source array */
   void *dst;         /* and its destination */
   size_t elem;
@@ -906,11 +907,15 @@ static void rl_count(void *c, uint64_t lo, uint64_t hi, int h) {
 static void rl_position(void *c, uint64_t lo, uint64_t hi, int h) {
   relayout_t *x = c;
   uint32_t *cnt = x->cnt[h], *lv = x->level, *inv = x->inv;
+  const uint32_t *in_off = x->g->in_off;
+  uint64_t before = 0, mid = x->mid; /* where the second half's in-edges will start */
   for (uint64_t v = lo; v < hi; v++) {
     uint32_t p = cnt[lv[v]]++;
     lv[v] = p;
     inv[p] = (uint32_t)v;
+    if (p < mid) before += in_off[v + 1] - in_off[v];
   }
+  x->deg[h] = before;
 }
 static void rl_sources(void *c, uint64_t lo, uint64_t hi, int h) {
   (void)h;
@@ -931,27 +936,15 @@ static void rl_partners(void *c, uint64_t lo, uint64_t hi, int h) {
     rc[rank[v]]++;
   }
 }
-/* the new offsets: off[p] = in-degree of the vertex at p, and the half's sum */
-static void rl_degrees(void *c, uint64_t lo, uint64_t hi, int h) {
-  relayout_t *x = c;
-  const uint32_t *in_off = x->g->in_off, *inv = x->inv;
-  uint64_t sum = 0;
-  for (uint64_t p = lo; p < hi; p++) {
-    uint32_t v = inv[p], d = in_off[v + 1] - in_off[v];
-    x->off[p] = d;
-    sum += d;
-  }
-  x->deg[h] = sum;
-}
-/* ... made running sums (half 1 after half 0's edges), each in-edge
- * segment copied to its new place in dst */
+/* the new offsets, each in-edge segment copied to its new place in dst
+ * (the second half after the first half's edges) */
 static void rl_edges(void *c, uint64_t lo, uint64_t hi, int h) {
   relayout_t *x = c;
   const uint32_t *in_off = x->g->in_off, *inv = x->inv, *in_src = x->g->in_src;
   uint32_t *off = x->off, *dst = x->dst;
-  uint64_t k = h ? x->deg[0] : 0;
+  uint64_t k = h ? x->deg[0] + x->deg[1] : 0;
   for (uint64_t p = lo; p < hi; p++) {
-    uint32_t v = inv[p], d = off[p];
+    uint32_t v = inv[p], d = in_off[v + 1] - in_off[v];
     off[p] = (uint32_t)k;
     const uint32_t *from = in_src + in_off[v];
     for (uint32_t e = 0; e < d; e++) dst[k + e] = from[e];
@@ -1036,6 +1029,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   x.inv = g->id; /* NULL, or n entries of dead pages for it */
   g->id = NULL;
   if (!x.inv && !(x.inv = alloc_big((n ? n : 1) * sizeof *x.inv))) goto oom;
+  x.mid = threads > 1 ? n / 2 : n; /* two_halves' split */
   two_halves(threads, n, rl_position, &x);
   free(x.cnt[0]);
   free(x.cnt[1]);
@@ -1057,7 +1051,6 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   /* the in-edges into a spare array, which then becomes in_src; the old
    * in_src is the spare of the gathers if it is large enough */
   if (!(spare = alloc_big((m ? m : 1) * sizeof(uint32_t)))) goto oom;
-  two_halves(threads, n, rl_degrees, &x);
   x.dst = spare;
   two_halves(threads, n, rl_edges, &x);
   x.off[n] = (uint32_t)m;
