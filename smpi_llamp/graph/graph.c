@@ -741,6 +741,8 @@ nomem:
 }
 
 #define SWEEP_WAIT (LLAMP_NONE32 - 1) /* a receive waiting for its message's level */
+#define SWEEP_WAITED (LLAMP_NONE32 - 2) /* a send not swept yet whose receive waits (the
+                                           smallest mark: levels at or above it are unknown) */
 
 /* The level of v, all of whose predecessors have theirs (max + 1, 0 without one). */
 static inline uint32_t level_of(const uint32_t *in_off, const uint32_t *in_src, const uint32_t *level,
@@ -780,15 +782,16 @@ static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint3
     uint32_t r = stack[--sp];
     uint64_t v = cur[r], end = b->first[r] + b->count[r];
     for (; v < end; v++) {
-      uint32_t e = in_off[v], e1 = in_off[v + 1], lv = 0, wait = 0;
+      uint32_t e = in_off[v], e1 = in_off[v + 1], lv = 0, wait = 0, msg = 0;
       if (b->kind[v] == LLAMP_VERTEX_RECV) { /* the message slot first */
-        uint32_t lm = level[in_src[e++] & LLAMP_EDGE_SRC_MASK];
-        wait = lm >= SWEEP_WAIT;
+        msg = in_src[e++] & LLAMP_EDGE_SRC_MASK;
+        uint32_t lm = level[msg];
+        wait = lm >= SWEEP_WAITED;
         lv = wait ? 0 : lm + 1;
       }
       for (; e < e1; e++) {
         uint32_t lu = level[in_src[e] & LLAMP_EDGE_SRC_MASK];
-        if (lu >= SWEEP_WAIT) break;
+        if (lu >= SWEEP_WAITED) break;
         if (lu + 1 > lv) lv = lu + 1;
       }
       if (e < e1) {
@@ -797,10 +800,14 @@ static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint3
       }
       if (wait) {
         level[v] = SWEEP_WAIT;
+        level[msg] = SWEEP_WAITED; /* its send will look at it (a line just read) */
         continue;
       }
+      /* a send looks at its receive only when marked: the receive sits in
+       * another rank's block, a cache miss per message otherwise */
+      uint32_t was = level[v];
       level[v] = lv;
-      if (b->kind[v] == LLAMP_VERTEX_SEND && level[partner[v]] == SWEEP_WAIT) {
+      if (was == SWEEP_WAITED && level[partner[v]] == SWEEP_WAIT) {
         uint32_t j = partner[v], q = b->rank[j];
         level[j] = level_of(in_off, in_src, level, j);
         if (stopped[q] == j) stopped[q] = LLAMP_NONE32, stack[sp++] = q;
