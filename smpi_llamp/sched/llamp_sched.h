@@ -66,7 +66,8 @@ typedef struct {
    * stats, not modelled (docs/consistency.md, "Bursts"). */
   double burst_G;
   /* Threads that read the ranks' records (0 = two when two CPUs are online
-   * and there are at least 65536 records, else one; 1 = one; more = two).
+   * and there are at least 65536 records, else one; 1 = one; more = two),
+   * also given to the graph builder's finish (llamp_builder_set_threads).
    * The graph is byte for byte the same either way. */
   int threads;
 } llamp_sched_options_t;
