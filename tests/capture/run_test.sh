@@ -97,6 +97,14 @@ all_calls)
     echo "updated $here/all_calls.expected"
   fi
   diff -u "$here/all_calls.expected" dump.txt || fail "records differ from all_calls.expected"
+  # the DAG of these traces (communicators, windows, wildcards, persistent
+  # requests) read by one thread and by two: the same graph, byte for byte
+  "$bin/llamp" build out --threads 1 -o t1.llg >b1.txt 2>&1 || { cat b1.txt; fail "llamp build --threads 1"; }
+  "$bin/llamp" build out --threads 2 -o t2.llg >b2.txt 2>&1 || { cat b2.txt; fail "llamp build --threads 2"; }
+  cmp t1.llg t2.llg || fail "llamp build: one thread and two give different graphs"
+  sed 1d b1.txt >b1.rest
+  sed 1d b2.txt >b2.rest
+  diff -u b1.rest b2.rest || fail "llamp build: one thread and two give different counts"
   ;;
 
 compute_accuracy)

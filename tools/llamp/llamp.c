@@ -936,6 +936,8 @@ static const char *build_help =
     "                     (docs/collectives.md; default: each collective's default)\n"
     "  --reduce-cost X    seconds per byte reduced inside collectives (default 0)\n"
     "  --min-calc TIME    drop compute gaps shorter than TIME [us] (default 0: keep all)\n"
+    "  --threads N        threads reading the traces: 1, 2, or 0 = two with two CPUs and\n"
+    "                     65536 records or more (default 0; the graph is the same)\n"
     "  --goal-time-unit UNIT  unit of calc values in GOAL output (default ns)\n"
     "  --timing           stage times on stderr\n";
 
@@ -1098,7 +1100,9 @@ static int cmd_build(int argc, char **argv) {
   common_init(&co);
   const char *out_path = NULL, *coll = NULL;
   double reduce_cost = 0, min_calc = 0;
+  int threads = 0;
   static struct option lo[] = {{"coll", required_argument, 0, OPT_COLL},
+                               {"threads", required_argument, 0, OPT_THREADS},
                                {"reduce-cost", required_argument, 0, OPT_REDUCE_COST},
                                {"min-calc", required_argument, 0, OPT_MIN_CALC},
                                {"goal-time-unit", required_argument, 0, OPT_TIME_UNIT},
@@ -1125,6 +1129,11 @@ static int cmd_build(int argc, char **argv) {
       min_calc = parse_unit("min-calc", optarg, LLAMP_UNIT_TIME, "us");
       if (!(min_calc >= 0)) die("--min-calc: '%s' (expected a time >= 0)", optarg);
       break;
+    case OPT_THREADS:
+      if (strcmp(optarg, "0") && strcmp(optarg, "1") && strcmp(optarg, "2"))
+        die("--threads: '%s' (expected 0, 1 or 2)", optarg);
+      threads = atoi(optarg);
+      break;
     default: bad_usage("build");
     }
   }
@@ -1149,6 +1158,7 @@ static int cmd_build(int argc, char **argv) {
   opt.collectives = coll;
   opt.reduce_cost = reduce_cost;
   opt.min_calc = min_calc;
+  opt.threads = threads;
   opt.source = tdir;
   if (progress_on < 0) progress_on = isatty(2) || timing_on;
   opt.progress = build_progress;
