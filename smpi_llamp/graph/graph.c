@@ -13,7 +13,6 @@
  *   wide) instead of jumping between ranks' blocks: 3-8x faster evaluation
  *   on 10^7-10^8 events. */
 #include <math.h>
-#include <pthread.h>
 #include <sys/mman.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include "graph_internal.h"
 #include "llamp_map.h"
 #include "llamp_mem.h"
+#include "llamp_par.h"
 
 #define DEP_IREQ_BIT 0x80000000u
 
@@ -825,43 +825,13 @@ out:
   return rc;
 }
 
-/* ---- two halves ------------------------------------------------------------ */
+/* ---- the locality layout's threads ------------------------------------------ */
 
-/* fn(ctx, lo, hi, half) over [0, n): [0, n/2) here and [n/2, n) on a second
- * thread when threads > 1 (in turn here when no thread can be made), all of
- * [0, n) as half 0 otherwise.  Each phase's halves write disjoint memory and
- * compute exactly what one loop computes, so the result never depends on
- * the thread count. */
-typedef void (*half_fn)(void *ctx, uint64_t lo, uint64_t hi, int half);
-typedef struct {
-  half_fn fn;
-  void *ctx;
-  uint64_t lo, hi;
-} half_job_t;
-
-static void *half_run(void *arg) {
-  half_job_t *j = arg;
-  j->fn(j->ctx, j->lo, j->hi, 1);
-  return NULL;
-}
-
-static void two_halves(int threads, uint64_t n, half_fn fn, void *ctx) {
-  uint64_t mid = threads > 1 ? n / 2 : n;
-  half_job_t j = {fn, ctx, mid, n};
-  pthread_t t;
-  int beside = mid < n && pthread_create(&t, NULL, half_run, &j) == 0;
-  fn(ctx, 0, mid, 0);
-  if (beside)
-    pthread_join(t, NULL);
-  else if (mid < n)
-    fn(ctx, mid, n, 1);
-}
-
-/* Two threads for the relayout's passes: asked for, or (0) when the graph
- * is large enough to pay for a thread per pass and two CPUs are online (at
- * 600 k vertices one thread took 10-12 ms, two 13-17 ms on this VM; at
- * 10 M two took 0.125 s against 0.2 s). */
-#define RELAYOUT_TWO_THREADS ((uint64_t)1 << 21)
+/* Two threads for the relayout's passes (one helper thread for all of
+ * them, llamp_par.h): asked for, or (0) when the graph is large enough and
+ * two CPUs are online.  At 600 k vertices: one thread 12.7-13.1 ms, two
+ * 10.7-10.9 ms (13-17 ms with a thread created per pass). */
+#define RELAYOUT_TWO_THREADS ((uint64_t)65536)
 static int threads_for(int threads, uint64_t n) {
   if (threads == 0) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1000,11 +970,11 @@ static void rl_ranks(void *c, uint64_t lo, uint64_t hi, int h) {
  * swap: *a is the laid-out array, *spare the old one (the next spare).  The
  * spares are arrays already touched: fresh pages cost a kernel page clear
  * each, which on this VM took longer than the gathers themselves. */
-static void rl_swap_gather(relayout_t *x, int threads, void **a, void **spare, size_t elem) {
+static void rl_swap_gather(relayout_t *x, llamp_par_t *par, void **a, void **spare, size_t elem) {
   x->src = *a;
   x->dst = *spare;
   x->elem = elem;
-  two_halves(threads, x->g->n, rl_gather, x);
+  llamp_par_run(par, x->g->n, rl_gather, x);
   void *t = *a;
   *a = *spare;
   *spare = t;
@@ -1019,8 +989,9 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   x.level = level;
   void *spare = NULL;
   block_t *blk = NULL;
-  threads = threads_for(threads, n);
-  two_halves(threads, n, rl_maxlevel, &x);
+  llamp_par_t *par = llamp_par_create(threads_for(threads, n));
+  if (!par) goto oom;
+  llamp_par_run(par, n, rl_maxlevel, &x);
   uint32_t maxl = x.maxl[0] > x.maxl[1] ? x.maxl[0] : x.maxl[1];
   for (int h = 0; h < 2; h++) {
     if (!(x.cnt[h] = alloc_big(((size_t)maxl + 1) * sizeof *x.cnt[h])) ||
@@ -1028,7 +999,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
       goto oom;
     memset(x.cnt[h], 0, ((size_t)maxl + 1) * sizeof *x.cnt[h]);
   }
-  two_halves(threads, n, rl_count, &x);
+  llamp_par_run(par, n, rl_count, &x);
   uint64_t at = 0;
   for (uint64_t l = 0; l <= maxl; l++) { /* each half's first position in each level */
     uint32_t c0 = x.cnt[0][l], c1 = x.cnt[1][l];
@@ -1039,13 +1010,13 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   x.inv = g->id; /* NULL, or n entries of dead pages for it */
   g->id = NULL;
   if (!x.inv && !(x.inv = alloc_big((n ? n : 1) * sizeof *x.inv))) goto oom;
-  x.mid = threads > 1 ? n / 2 : n; /* two_halves' split */
-  two_halves(threads, n, rl_position, &x);
+  x.mid = llamp_par_mid(par, n);
+  llamp_par_run(par, n, rl_position, &x);
   free(x.cnt[0]);
   free(x.cnt[1]);
   x.cnt[0] = x.cnt[1] = NULL;
-  two_halves(threads, m, rl_sources, &x);
-  two_halves(threads, n, rl_partners, &x);
+  llamp_par_run(par, m, rl_sources, &x);
+  llamp_par_run(par, n, rl_partners, &x);
   /* the level array's pages, already touched, hold the new offsets (n + 1 entries) */
   x.off = level;
   x.level = level = NULL;
@@ -1062,7 +1033,7 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
    * in_src is the spare of the gathers if it is large enough */
   if (!(spare = alloc_big((m ? m : 1) * sizeof(uint32_t)))) goto oom;
   x.dst = spare;
-  two_halves(threads, n, rl_edges, &x);
+  llamp_par_run(par, n, rl_edges, &x);
   x.off[n] = (uint32_t)m;
   spare = g->in_src;
   g->in_src = x.dst;
@@ -1073,23 +1044,25 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   uint32_t *old_off = g->in_off;
   g->in_off = x.off;
   x.off = NULL;
-  rl_swap_gather(&x, threads, (void **)&g->value, &spare, 8);
-  rl_swap_gather(&x, threads, (void **)&g->tag, &spare, 4);
-  rl_swap_gather(&x, threads, (void **)&g->partner, &spare, 4);
-  rl_swap_gather(&x, threads, (void **)&g->kind, &spare, 1);
+  rl_swap_gather(&x, par, (void **)&g->value, &spare, 8);
+  rl_swap_gather(&x, par, (void **)&g->tag, &spare, 4);
+  rl_swap_gather(&x, par, (void **)&g->partner, &spare, 4);
+  rl_swap_gather(&x, par, (void **)&g->kind, &spare, 1);
   free(spare);
   spare = NULL;
   x.blk = blk;
   x.nb = nb;
   x.dst = old_off;
-  if (nb) two_halves(threads, n, rl_ranks, &x);
+  if (nb) llamp_par_run(par, n, rl_ranks, &x);
   g->rank = old_off;
   free(blk);
   free(x.rcnt[0]);
   free(x.rcnt[1]);
   g->id = x.inv;
+  llamp_par_destroy(par);
   return 0;
 oom:
+  llamp_par_destroy(par);
   free(level);
   free(x.cnt[0]);
   free(x.cnt[1]);
