@@ -300,12 +300,15 @@ static inline const unsigned char *get_fast(const unsigned char *p, uint64_t *v)
 }
 
 /* Decode one record's fields into *r (nwords set, payload not read).  NULL
- * on corrupt data.  Records are at most REC_MAX_FIXED bytes before their
- * payload, so with that much data left no varint needs a bounds check. */
+ * on corrupt data.  A head has 2 bytes and at most 12 varints of at most 10
+ * bytes each, also when a value is not written the shortest way (which the
+ * decoder accepts, so REC_MAX_FIXED, the writer's bound, is not enough): with
+ * HEAD_FAST_BYTES left no varint needs a bounds check. */
+#define HEAD_FAST_BYTES (2 + 12 * 10)
 static const unsigned char *decode_head(codec_t *c, const unsigned char *p, const unsigned char *end,
                                         llamp_trace_rec_t *r) {
   if (end - p < 2) return NULL;
-  const int fast = end - p >= (ptrdiff_t)REC_MAX_FIXED;
+  const int fast = end - p >= (ptrdiff_t)HEAD_FAST_BYTES;
 #define GET(v) (fast ? get_fast(p, &(v)) : get(p, end, &(v)))
   unsigned op = p[0], m = p[1];
   if (op == 0 || op >= LLAMP_OP_COUNT_) return NULL;
