@@ -1918,9 +1918,10 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
       snprintf(err, errlen, "%s", err2);
       (void)stats_merge(st, &st2);
       rc = -1;
-    } else if (!rc && same < 0) { /* read the second range again after the first */
+    } else if (!rc && same < 0) { /* read the second range again, after the first */
       llamp_sched_stats_free(&st2);
-      rc = build_range(&s, &k, ranks, split, num_ranks, 1);
+      for (uint32_t r = split; r < num_ranks && !rc; r++) rc = llamp_trace_reader_rewind(ranks[r], err, errlen);
+      if (!rc) rc = build_range(&s, &k, ranks, split, num_ranks, 1);
     } else if (!rc) {
       if (stats_merge(st, &st2)) {
         snprintf(err, errlen, "%s: out of memory", like.opt.source);

@@ -214,6 +214,9 @@ int llamp_trace_next(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, const uint
 const char *llamp_trace_name(const llamp_trace_reader_t *r, int32_t id); /* interned names */
 /* Addition: the number of records the reader returns in all. */
 uint64_t llamp_trace_reader_records(const llamp_trace_reader_t *r);
+/* Back to the first record: the next llamp_trace_next returns it again.
+ * 0 / -1 (a file that cannot be seeked; err says so). */
+int llamp_trace_reader_rewind(llamp_trace_reader_t *r, char *err, size_t errlen);
 void llamp_trace_reader_destroy(llamp_trace_reader_t *r);
 
 const char *llamp_trace_op_name(llamp_trace_op_t op); /* "MPI_Send", ... */

@@ -139,6 +139,9 @@ struct llamp_trace_reader {
   uint64_t block_first;
   codec_t dec;
   const chunk_t *chunk; /* next memory chunk */
+  /* where reading starts (llamp_trace_reader_rewind) */
+  uint64_t file_left0, file_avail0;
+  const chunk_t *chunk0;
   uint64_t *words;      /* decoded payload */
   size_t words_cap;
   /* names read from a file */
@@ -877,7 +880,9 @@ llamp_trace_reader_t *llamp_trace_reader_from_writer(llamp_trace_writer_t *w, ch
   r->total = w->total;
   r->file_records = w->mem_first;
   r->file_left = r->file_avail = w->released_bytes;
-  r->chunk = w->head;
+  r->chunk = r->chunk0 = w->head;
+  r->file_left0 = r->file_left;
+  r->file_avail0 = r->file_avail;
   if (r->file_records && open_data(r, err, errlen)) {
     llamp_trace_reader_destroy(r);
     return NULL;
@@ -971,6 +976,8 @@ llamp_trace_reader_t *llamp_trace_reader_open(const char *path, char *err, size_
   r->file_avail = (uint64_t)st.st_size - LLT_HEADER_BYTES < h.data_bytes
                     ? (uint64_t)st.st_size - LLT_HEADER_BYTES
                     : h.data_bytes;
+  r->file_left0 = r->file_left;
+  r->file_avail0 = r->file_avail;
   uint64_t want = h.names_offset + h.names_bytes;
   if ((uint64_t)st.st_size < want) {
     r->file_short = 1; /* truncated: read what is there and fail at the cut */
@@ -1161,6 +1168,22 @@ int llamp_trace_next(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, const uint
   r->left--;
   r->index++;
   return 1;
+}
+
+int llamp_trace_reader_rewind(llamp_trace_reader_t *r, char *err, size_t errlen) {
+  if (r->fd >= 0 && lseek(r->fd, LLT_HEADER_BYTES, SEEK_SET) < 0) {
+    seterr(err, errlen, "%s: cannot seek: %s", r->path, strerror(errno));
+    return -1;
+  }
+  r->index = 0;
+  r->left = 0;
+  r->cur = r->end = NULL;
+  r->block_first = 0;
+  memset(&r->dec, 0, sizeof r->dec);
+  r->file_left = r->file_left0;
+  r->file_avail = r->file_avail0;
+  r->chunk = r->chunk0;
+  return 0;
 }
 
 const char *llamp_trace_name(const llamp_trace_reader_t *r, int32_t id) {

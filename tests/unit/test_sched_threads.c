@@ -185,6 +185,35 @@ static void ring_odd(void) {
   tb_close(&tb);
 }
 
+/* More communicators in the upper half than a collective tag numbers
+ * (2^14): its ids cannot be renumbered after the fact, so its ranks are read
+ * again after the lower ones (their readers rewound).  2 ranks; rank 1 makes
+ * 16400 communicators of itself alone, runs a collective on the last, then
+ * a message from rank 0 and an allreduce on world. */
+static void many_comms(void) {
+  tb_t tb;
+  tb_open(&tb, 2);
+  uint32_t self = 1;
+  for (uint32_t r = 0; r < 2; r++) {
+    tb_init(&tb, r);
+    tb_compute(&tb, r, 1 * us);
+    if (r == 1) {
+      for (uint32_t i = 0; i < 16400; i++) tb_split(&tb, 1, 0, 100 + i, &self, 1);
+      tb_coll(&tb, 1, LLAMP_OP_BARRIER, 100 + 16399, LLAMP_TRACE_NO_PEER, 0, NULL, 0, LLAMP_TRACE_NO_REQ);
+      tb_recv(&tb, 1, 0, 3, 64, 0, 3);
+    } else {
+      tb_send(&tb, 0, 1, 3, 64);
+    }
+    tb_compute(&tb, r, 0.5 * us);
+    tb_coll(&tb, r, LLAMP_OP_ALLREDUCE, 0, LLAMP_TRACE_NO_PEER, 8, NULL, 0, LLAMP_TRACE_NO_REQ);
+    tb_finalize(&tb, r);
+  }
+  llamp_sched_options_t opt;
+  llamp_sched_options_default(&opt);
+  same_both_ways(&tb, &opt, "16400 communicators in the upper half");
+  tb_close(&tb);
+}
+
 /* An error in the upper ranks' records is reported as one thread reports
  * it; with errors on both sides, the lower rank's (the one a single pass
  * meets first). */
@@ -218,6 +247,7 @@ static void errors(void) {
 int main(void) {
   renumbered();
   ring_odd();
+  many_comms();
   errors();
   TEST_DONE();
 }

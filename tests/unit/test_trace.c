@@ -162,6 +162,8 @@ int main(void) {
       CHECK(llamp_trace_reader_rank(r) == 3 && llamp_trace_reader_world_size(r) == 8);
       CHECK(llamp_trace_reader_records(r) == N);
       CHECK(check_reader(r, N));
+      /* rewound, the reader returns every record again */
+      CHECK(llamp_trace_reader_rewind(r, err, sizeof err) == 0 && check_reader(r, N));
       CHECK(strcmp(llamp_trace_name(r, 1), "MPI_Get_count") == 0);
       CHECK(llamp_trace_name(r, 5000) == NULL && llamp_trace_name(r, -1) == NULL);
       llamp_trace_reader_destroy(r);
@@ -179,6 +181,14 @@ int main(void) {
     CHECK(file_size(path) > 64);
     llamp_trace_reader_t *r = llamp_trace_reader_from_writer(w, err, sizeof err);
     CHECK(r && check_reader(r, N));
+    /* rewound (file part and memory part), and rewound half way through */
+    CHECK(r && llamp_trace_reader_rewind(r, err, sizeof err) == 0 && check_reader(r, N));
+    if (r) {
+      llamp_trace_rec_t rec;
+      const uint64_t *pl;
+      for (uint64_t i = 0; i < N / 2; i++) (void)llamp_trace_next(r, &rec, &pl, err, sizeof err);
+      CHECK(llamp_trace_reader_rewind(r, err, sizeof err) == 0 && check_reader(r, N));
+    }
     llamp_trace_reader_destroy(r);
     /* a second reader reads the same again */
     r = llamp_trace_reader_from_writer(w, err, sizeof err);
@@ -198,6 +208,7 @@ int main(void) {
     CHECK(llamp_trace_writer_flush(w, err, sizeof err) == 0);
     llamp_trace_reader_t *r = llamp_trace_reader_open(path, err, sizeof err);
     CHECK(r && check_reader(r, N / 2));
+    CHECK(r && llamp_trace_reader_rewind(r, err, sizeof err) == 0 && check_reader(r, N / 2));
     llamp_trace_reader_destroy(r);
     /* the writer stays readable after the flush */
     r = llamp_trace_reader_from_writer(w, err, sizeof err);
