@@ -17,7 +17,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "graph_internal.h"
 #include "llamp_map.h"
@@ -134,7 +133,7 @@ void llamp_builder_destroy(llamp_builder_t *b) {
   free(b);
 }
 
-void llamp_builder_set_threads(llamp_builder_t *b, int threads) { b->threads = threads < 0 ? 0 : threads; }
+void llamp_builder_set_threads(llamp_builder_t *b, int threads) { b->threads = threads; }
 
 const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
 
@@ -825,20 +824,6 @@ out:
   return rc;
 }
 
-/* ---- the locality layout's threads ------------------------------------------ */
-
-/* Two threads for the relayout's passes (one helper thread for all of
- * them, llamp_par.h): asked for, or (0) when the graph is large enough and
- * two CPUs are online.  At 600 k vertices: one thread 12.7-13.1 ms, two
- * 10.7-10.9 ms (13-17 ms with a thread created per pass). */
-#define RELAYOUT_TWO_THREADS ((uint64_t)65536)
-static int threads_for(int threads, uint64_t n) {
-  if (threads == 0) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus >= 2 && n >= RELAYOUT_TWO_THREADS ? 2 : 1;
-  }
-  return threads > 1 ? 2 : 1;
-}
 
 /* ---- the locality layout ------------------------------------------------------ */
 
@@ -989,7 +974,9 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   x.level = level;
   void *spare = NULL;
   block_t *blk = NULL;
-  llamp_par_t *par = llamp_par_create(threads_for(threads, n));
+  /* one helper thread for all the passes (at 600 k vertices: one thread
+   * 12.7-13.1 ms, two 10.7-10.9 ms, 13-17 ms with a thread created per pass) */
+  llamp_par_t *par = llamp_par_create(llamp_par_halves(threads, n));
   if (!par) goto oom;
   llamp_par_run(par, n, rl_maxlevel, &x);
   uint32_t maxl = x.maxl[0] > x.maxl[1] ? x.maxl[0] : x.maxl[1];

@@ -63,9 +63,10 @@ typedef struct llamp_builder llamp_builder_t;
  * messages (a file name, "capture", ...). */
 llamp_builder_t *llamp_builder_create(uint32_t num_ranks, const char *source);
 void llamp_builder_destroy(llamp_builder_t *b);
-/* Threads for llamp_builder_finish's passes: 1, 2, or 0 (the default) = two
- * when the graph has 65536 operations or more and two CPUs are online.  The
- * graph is the same whatever the count. */
+/* Threads for llamp_builder_finish's passes: 1 (or less), 2 (or more), or 0
+ * (the default) = two when the graph has 65536 operations or more and two
+ * CPUs are online (llamp_par_halves).  The graph is the same whatever the
+ * count. */
 void llamp_builder_set_threads(llamp_builder_t *b, int threads);
 /* Room for `ops` operations and `deps` dependencies before the arrays grow
  * (a hint: more still works).  Growing by doubling copies each array into

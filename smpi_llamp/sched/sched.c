@@ -23,9 +23,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "llamp_coll.h"
+#include "llamp_par.h"
 
 #define NONE32 UINT32_MAX
 #define USER_TAG_LIMIT (1 << 29)  /* world user tags below this keep their value */
@@ -957,21 +957,30 @@ static int comm_record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *
 
 /* ---- unmodelled functions ----------------------------------------------------------------------- */
 
-/* One more call of the unmodelled function `name`; its global index in *g. */
-static int unmodelled_named(rank_t *k, const char *name, size_t *gout) {
-  llamp_sched_stats_t *st = k->s->st;
+/* The index of `name` in st's unmodelled functions, added with count 0 if
+ * new.  0 / -1 (out of memory). */
+static int unmodelled_index(llamp_sched_stats_t *st, const char *name, size_t *gout) {
   size_t g;
   for (g = 0; g < st->num_unmodelled; g++)
     if (!strcmp(st->unmodelled[g].name, name)) break;
   if (g == st->num_unmodelled) {
     llamp_sched_unmodelled_t *u = realloc(st->unmodelled, (g + 1) * sizeof *u);
-    if (!u) return oom(k);
+    if (!u) return -1;
     st->unmodelled = u;
     u[g].name = strdup(name);
-    if (!u[g].name) return oom(k);
+    if (!u[g].name) return -1;
     u[g].count = 0;
     st->num_unmodelled++;
   }
+  *gout = g;
+  return 0;
+}
+
+/* One more call of the unmodelled function `name`; its global index in *g. */
+static int unmodelled_named(rank_t *k, const char *name, size_t *gout) {
+  llamp_sched_stats_t *st = k->s->st;
+  size_t g;
+  if (unmodelled_index(st, name, &g)) return oom(k);
   st->unmodelled[g].count++;
   if (gout) *gout = g;
   return 0;
@@ -1806,17 +1815,7 @@ static int stats_merge(llamp_sched_stats_t *st, llamp_sched_stats_t *st2) {
   st->approx_reductions += st2->approx_reductions;
   for (size_t i = 0; i < st2->num_unmodelled; i++) {
     size_t g;
-    for (g = 0; g < st->num_unmodelled; g++)
-      if (!strcmp(st->unmodelled[g].name, st2->unmodelled[i].name)) break;
-    if (g == st->num_unmodelled) {
-      llamp_sched_unmodelled_t *u = realloc(st->unmodelled, (g + 1) * sizeof *u);
-      if (!u) return -1;
-      st->unmodelled = u;
-      u[g] = st2->unmodelled[i];
-      u[g].count = 0;
-      st2->unmodelled[i].name = NULL; /* moved */
-      st->num_unmodelled++;
-    }
+    if (unmodelled_index(st, st2->unmodelled[i].name, &g)) return -1;
     st->unmodelled[g].count += st2->unmodelled[i].count;
   }
   llamp_sched_stats_free(st2);
@@ -1827,12 +1826,7 @@ static int stats_merge(llamp_sched_stats_t *st, llamp_sched_stats_t *st2) {
  * side; num_ranks = one thread. */
 static uint32_t split_point(llamp_trace_reader_t **ranks, uint32_t num_ranks, const llamp_sched_options_t *opt,
                             uint64_t records) {
-  int threads = opt->threads;
-  if (threads == 0) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    threads = cpus >= 2 && records >= 65536 ? 2 : 1;
-  }
-  if (threads < 2 || num_ranks < 2) return num_ranks;
+  if (llamp_par_halves(opt->threads, records) < 2 || num_ranks < 2) return num_ranks;
   uint64_t acc = 0;
   for (uint32_t r = 0; r + 1 < num_ranks; r++) {
     acc += llamp_trace_reader_records(ranks[r]);

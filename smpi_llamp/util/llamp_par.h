@@ -13,6 +13,13 @@
 typedef void (*llamp_par_fn)(void *ctx, uint64_t lo, uint64_t hi, int half);
 typedef struct llamp_par llamp_par_t;
 
+/* How many halves a caller asked for `threads` (0 = decide) should use on
+ * n items: 2 when asked for 2 or more, or when deciding, two CPUs are online
+ * and n >= LLAMP_PAR_MIN_ITEMS; else 1.  The one rule of the DAG build's
+ * threads (sched's record split, the relayout's passes). */
+#define LLAMP_PAR_MIN_ITEMS 65536
+int llamp_par_halves(int threads, uint64_t n);
+
 /* halves: 1 (everything in the caller, as half 0) or 2.  NULL when out of
  * memory; a helper thread that cannot be created is not an error. */
 llamp_par_t *llamp_par_create(int halves);

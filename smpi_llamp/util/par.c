@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct llamp_par {
   int halves;
@@ -57,6 +58,11 @@ llamp_par_t *llamp_par_create(int halves) {
     pthread_mutex_destroy(&p->lock);
   }
   return p;
+}
+
+int llamp_par_halves(int threads, uint64_t n) {
+  if (threads == 0) return n >= LLAMP_PAR_MIN_ITEMS && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+  return threads > 1 ? 2 : 1;
 }
 
 uint64_t llamp_par_mid(const llamp_par_t *p, uint64_t n) { return p && p->halves == 2 ? n / 2 : n; }
