@@ -21,6 +21,10 @@ void llamp_mem_advise_huge(void *p, size_t bytes);
  * realloc (the holes they leave raised `llamp generate`'s peak from 48 to 72
  * B/event). */
 void llamp_mem_keep_freed(void);
+/* Whether the heap is kept (between the two calls): then freed pages are
+ * better left resident for the allocations that follow than dropped, which
+ * makes each reuse a page fault again. */
+int llamp_mem_freed_kept(void);
 /* Back to glibc's defaults, and what is free at the heap's top goes back to
  * the kernel: for a library in someone else's process (the capture). */
 void llamp_mem_return_freed(void);

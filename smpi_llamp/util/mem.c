@@ -28,7 +28,12 @@ void llamp_mem_advise_huge(void *p, size_t bytes) {
 #endif
 }
 
+static int kept; /* atomic: the analysis may run its passes on a helper thread */
+
+int llamp_mem_freed_kept(void) { return __atomic_load_n(&kept, __ATOMIC_RELAXED); }
+
 void llamp_mem_keep_freed(void) {
+  __atomic_store_n(&kept, 1, __ATOMIC_RELAXED);
 #ifdef __GLIBC__
   mallopt(M_MMAP_MAX, 0);             /* every block from the heap */
   mallopt(M_TRIM_THRESHOLD, -1);      /* and the heap never shrinks (mallopt(3)) */
@@ -36,6 +41,7 @@ void llamp_mem_keep_freed(void) {
 }
 
 void llamp_mem_return_freed(void) {
+  __atomic_store_n(&kept, 0, __ATOMIC_RELAXED);
 #ifdef __GLIBC__
   mallopt(M_MMAP_MAX, 65536);            /* glibc's default (mallopt(3)) */
   mallopt(M_TRIM_THRESHOLD, 128 * 1024); /* likewise */
