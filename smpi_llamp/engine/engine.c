@@ -524,8 +524,6 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   free(e->burst_from);
   e->burst_from = burst_from; /* llamp_engine_burst_sources */
   burst_from = NULL;
-  order = malloc((n ? n : 1) * 4);
-  if (!order) goto oom;
   /* the graph is numbered topologically with locality (llamp_graph.h): keep
    * its order when the added edges respect it too (Kahn's order is a
    * breadth-first one: 3-4x slower passes on large graphs) */
@@ -533,9 +531,22 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   for (uint64_t v = 0; v < n && forward; v++)
     for (uint32_t i = off[v]; i < off[v + 1]; i++)
       forward &= (src[i] & PLAN_MASK) < v;
-  if (forward) {
-    for (uint64_t v = 0; v < n; v++) order[v] = (uint32_t)v;
-  } else if (plan_sort(n, off, src, order) != n) {
+  if (forward) { /* the plan is the graph's numbering: its arrays as they are, no gv */
+    free(order);
+    e->n = n;
+    e->m = off[n];
+    e->kind = e->own_kind = kind;
+    e->value = e->own_value = value;
+    e->in_beg = e->own_off = off;
+    e->in_end = off + 1;
+    e->in_src = e->own_src = src;
+    e->shift = PLAN_SHIFT;
+    e->mask = PLAN_MASK;
+    return 0;
+  }
+  order = malloc((n ? n : 1) * 4);
+  if (!order) goto oom;
+  if (plan_sort(n, off, src, order) != n) {
     snprintf(err, errlen,
              "the rendezvous (S=%.0f B) or gap modelling makes the graph cyclic: a blocking send "
              "larger than S waits for a receive that waits for it (a deadlock in real MPI too)",
