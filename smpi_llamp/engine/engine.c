@@ -1583,18 +1583,31 @@ static void ends_prune(lane_ends_t *l, double T) {
   l->n = l->kept = k;
 }
 
-static int ends_push(lane_ends_t *l, lane_end_t x, double T) {
-  if (l->n == l->cap) {
-    if (l->n > 2 * l->kept + 16) ends_prune(l, T);
-    if (l->n == l->cap) {
-      size_t cap = l->cap ? 2 * l->cap : 64;
-      lane_end_t *c = realloc(l->c, cap * sizeof *c);
-      if (!c) return -1;
-      l->c = c;
-      l->cap = cap;
-    }
-  }
+static int ends_grow(lane_ends_t *l, double T);
+
+/* Ends arrive mostly in increasing order (a pass's running T only grows),
+ * so the last ones pushed are usually dead by the next push: dropped from
+ * the tail first (the survivors keep their order), which keeps the list a
+ * few entries long instead of pruning it at every 64. */
+static inline int ends_push(lane_ends_t *l, lane_end_t x, double T) {
+  double lim = T - tie_tol(T);
+  while (l->n && l->c[l->n - 1].val < lim) l->n--;
+  if (l->kept > l->n) l->kept = l->n;
+  if (l->n == l->cap && ends_grow(l, T)) return -1;
   l->c[l->n++] = x;
+  return 0;
+}
+
+/* Room for one more end: pruned first when over half of it is dead. */
+static int ends_grow(lane_ends_t *l, double T) {
+  if (l->n > 2 * l->kept + 16) ends_prune(l, T);
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    lane_end_t *c = realloc(l->c, cap * sizeof *c);
+    if (!c) return -1;
+    l->c = c;
+    l->cap = cap;
+  }
   return 0;
 }
 
