@@ -532,7 +532,6 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     for (uint32_t i = off[v]; i < off[v + 1]; i++)
       forward &= (src[i] & PLAN_MASK) < v;
   if (forward) { /* the plan is the graph's numbering: its arrays as they are, no gv */
-    free(order);
     e->n = n;
     e->m = off[n];
     e->kind = e->own_kind = kind;
