@@ -531,46 +531,39 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   for (uint64_t v = 0; v < n && forward; v++)
     for (uint32_t i = off[v]; i < off[v + 1]; i++)
       forward &= (src[i] & PLAN_MASK) < v;
-  if (forward) { /* the plan is the graph's numbering: its arrays as they are, no gv */
-    e->n = n;
-    e->m = off[n];
-    e->kind = e->own_kind = kind;
-    e->value = e->own_value = value;
-    e->in_beg = e->own_off = off;
-    e->in_end = off + 1;
-    e->in_src = e->own_src = src;
-    e->shift = PLAN_SHIFT;
-    e->mask = PLAN_MASK;
-    return 0;
-  }
-  order = malloc((n ? n : 1) * 4);
-  if (!order) goto oom;
-  if (plan_sort(n, off, src, order) != n) {
-    snprintf(err, errlen,
-             "the rendezvous (S=%.0f B) or gap modelling makes the graph cyclic: a blocking send "
-             "larger than S waits for a receive that waits for it (a deadlock in real MPI too)",
-             e->proto.S);
-    goto fail;
-  }
-  /* renumber into plan order */
   uint64_t m = off[n];
-  e->gv = malloc((n ? n : 1) * 4);
-  e->own_kind = malloc(n ? n : 1);
-  e->own_value = malloc((n ? n : 1) * 8);
-  e->own_off = malloc((n + 1) * 4);
-  e->own_src = malloc((m ? m : 1) * 4);
-  if (!e->gv || !e->own_kind || !e->own_value || !e->own_off || !e->own_src) goto oom;
-  for (uint64_t v = 0; v < n; v++) e->gv[order[v]] = (uint32_t)v;
-  uint64_t k = 0;
-  for (uint64_t p = 0; p < n; p++) {
-    uint32_t v = e->gv[p];
-    e->own_kind[p] = kind[v];
-    e->own_value[p] = value[v];
-    e->own_off[p] = (uint32_t)k;
-    for (uint32_t i = off[v]; i < off[v + 1]; i++)
-      e->own_src[k++] = order[src[i] & PLAN_MASK] | (src[i] & ~PLAN_MASK);
+  if (forward) { /* the plan is the graph's numbering: its arrays as they are, no gv */
+    e->own_kind = kind, e->own_value = value, e->own_off = off, e->own_src = src;
+    kind = NULL, value = NULL, off = NULL, src = NULL;
+  } else {
+    order = malloc((n ? n : 1) * 4);
+    if (!order) goto oom;
+    if (plan_sort(n, off, src, order) != n) {
+      snprintf(err, errlen,
+               "the rendezvous (S=%.0f B) or gap modelling makes the graph cyclic: a blocking send "
+               "larger than S waits for a receive that waits for it (a deadlock in real MPI too)",
+               e->proto.S);
+      goto fail;
+    }
+    /* renumber into plan order */
+    e->gv = malloc((n ? n : 1) * 4);
+    e->own_kind = malloc(n ? n : 1);
+    e->own_value = malloc((n ? n : 1) * 8);
+    e->own_off = malloc((n + 1) * 4);
+    e->own_src = malloc((m ? m : 1) * 4);
+    if (!e->gv || !e->own_kind || !e->own_value || !e->own_off || !e->own_src) goto oom;
+    for (uint64_t v = 0; v < n; v++) e->gv[order[v]] = (uint32_t)v;
+    uint64_t k = 0;
+    for (uint64_t p = 0; p < n; p++) {
+      uint32_t v = e->gv[p];
+      e->own_kind[p] = kind[v];
+      e->own_value[p] = value[v];
+      e->own_off[p] = (uint32_t)k;
+      for (uint32_t i = off[v]; i < off[v + 1]; i++)
+        e->own_src[k++] = order[src[i] & PLAN_MASK] | (src[i] & ~PLAN_MASK);
+    }
+    e->own_off[n] = (uint32_t)k;
   }
-  e->own_off[n] = (uint32_t)k;
   free(kind);
   free(value);
   free(off);
@@ -1582,7 +1575,18 @@ static void ends_prune(lane_ends_t *l, double T) {
   l->n = l->kept = k;
 }
 
-static int ends_grow(lane_ends_t *l, double T);
+/* Room for one more end: pruned first when over half of it is dead. */
+static int ends_grow(lane_ends_t *l, double T) {
+  if (l->n > 2 * l->kept + 16) ends_prune(l, T);
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    lane_end_t *c = realloc(l->c, cap * sizeof *c);
+    if (!c) return -1;
+    l->c = c;
+    l->cap = cap;
+  }
+  return 0;
+}
 
 /* Ends arrive mostly in increasing order (a pass's running T only grows),
  * so the last ones pushed are usually dead by the next push: dropped from
@@ -1594,19 +1598,6 @@ static inline int ends_push(lane_ends_t *l, lane_end_t x, double T) {
   if (l->kept > l->n) l->kept = l->n;
   if (l->n == l->cap && ends_grow(l, T)) return -1;
   l->c[l->n++] = x;
-  return 0;
-}
-
-/* Room for one more end: pruned first when over half of it is dead. */
-static int ends_grow(lane_ends_t *l, double T) {
-  if (l->n > 2 * l->kept + 16) ends_prune(l, T);
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 64;
-    lane_end_t *c = realloc(l->c, cap * sizeof *c);
-    if (!c) return -1;
-    l->c = c;
-    l->cap = cap;
-  }
   return 0;
 }
 
