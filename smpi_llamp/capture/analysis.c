@@ -321,18 +321,20 @@ static uint64_t *graph_rank_pairs(const llamp_graph_t *g, size_t *n) {
   return rp;
 }
 
+void llamp_capture_sched_options(const llamp_capture_config_t *cfg, llamp_sched_options_t *so) {
+  llamp_sched_options_default(so);
+  so->collectives = cfg->colls ? cfg->colls->spec : cfg->collectives[0] ? cfg->collectives : NULL;
+  so->reduce_cost = cfg->reduce_cost;
+  so->source = "capture";
+  so->burst_G = cfg->params.G;
+}
+
 int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_t **readers,
                           uint32_t nranks, double simulated_time, FILE *summary,
                           llamp_capture_result_t *result, char *err, size_t errlen) {
-  llamp_capture_result_t res;
-  memset(&res, 0, sizeof res);
   double t0 = wall();
   llamp_sched_options_t so;
-  llamp_sched_options_default(&so);
-  so.collectives = cfg->colls ? cfg->colls->spec : cfg->collectives[0] ? cfg->collectives : NULL;
-  so.reduce_cost = cfg->reduce_cost;
-  so.source = "capture";
-  so.burst_G = cfg->params.G;
+  llamp_capture_sched_options(cfg, &so);
   /* the builder's arrays (reserved up front, so they do not grow and leave
    * holes) and then the engine's, freed and allocated pass after pass: all
    * from the heap, whose pages are reused instead of faulted in again
@@ -346,6 +348,17 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
     llamp_mem_return_freed();
     return -1;
   }
+  return llamp_capture_analyze_graph(cfg, g, &st, nranks, t0, simulated_time, summary, result, err, errlen);
+}
+
+int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t *g, llamp_sched_stats_t *stp,
+                                uint32_t nranks, double t0, double simulated_time, FILE *summary,
+                                llamp_capture_result_t *result, char *err, size_t errlen) {
+  llamp_capture_result_t res;
+  memset(&res, 0, sizeof res);
+  llamp_mem_keep_freed(); /* (again: a no-op when the caller kept it already) */
+  llamp_sched_stats_t st = *stp; /* ours now, its names too */
+  memset(stp, 0, sizeof *stp);
   /* large runs: the routes of the pairs the messages use (a subset table) */
   llamp_capture_config_t cfg_routes;
   llamp_topo_t *own_topo = NULL;

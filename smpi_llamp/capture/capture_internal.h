@@ -21,6 +21,40 @@ void llamp_capture_json_str(FILE *f, const char *s);
  * time since *since, which becomes now (analysis.c). */
 void llamp_capture_stage_done(const char *name, double *since);
 
+/* ---- the DAG built during the simulation (stream.c) ---------------------------- */
+
+#include "llamp_sched.h"
+#include "llamp_trace.h"
+
+/* The sched options the analysis builds the DAG with (analysis.c). */
+void llamp_capture_sched_options(const llamp_capture_config_t *cfg, llamp_sched_options_t *so);
+/* The analysis on a graph built already (the stream's); g and *st become
+ * its own.  t0: the wall clock (analysis.c's) when the DAG's work at the last
+ * MPI_Finalize began. */
+int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t *g, llamp_sched_stats_t *st,
+                                uint32_t nranks, double t0, double simulated_time, FILE *summary,
+                                llamp_capture_result_t *result, char *err, size_t errlen);
+
+/* Beyond this many ranks each rank's stream state (its builder's per-rank
+ * tables, the burst check's per-peer times: O(ranks) each) costs too much. */
+#define LLAMP_CAPTURE_STREAM_MAX_RANKS 1024u
+/* At the first rank's MPI_Init, after the configuration: the thread that
+ * follows the ranks' writers.  0 / -1 (no stream: the files are read). */
+int llamp_capture_stream_start(const llamp_capture_config_t *cfg, uint32_t world);
+/* Rank's writer, before its first record. */
+void llamp_capture_stream_join(uint32_t rank, llamp_trace_writer_t *w);
+/* Rank's last record is written (and flushed): the thread ends the rank and
+ * destroys w.  0, or -1 when not streaming it (the caller keeps w). */
+int llamp_capture_stream_leave(uint32_t rank, llamp_trace_writer_t *w);
+/* The last rank has left: the thread drains what is left without pausing. */
+void llamp_capture_stream_drain(void);
+/* The graph, when every rank was streamed and the options are the ones cfg
+ * gives now; else NULL with the reason in `why` (the caller reads the files). */
+llamp_graph_t *llamp_capture_stream_finish(const llamp_capture_config_t *cfg, llamp_sched_stats_t *st,
+                                           char *why, size_t whylen);
+/* At exit without a last MPI_Finalize: stop the thread. */
+void llamp_capture_stream_abandon(void);
+
 /* Each rank's SimGrid host (index = world rank), valid until the session
  * ends; returns the number of ranks (0 before MPI_Init). */
 size_t llamp_capture_session_hosts(sg_host_t const **hosts);

@@ -68,6 +68,7 @@ void llamp_capture_config_default(llamp_capture_config_t *cfg) {
   cfg->analyze = 1;
   cfg->spill_bytes = (size_t)64 << 20;
   cfg->prefault = 1;
+  cfg->stream = 1;
 }
 
 void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, double *hi) {
@@ -117,6 +118,8 @@ static const setting_t settings[] = {
     {"capture", "spill", "LLAMP_SPILL", V_BYTES, "trace memory per rank before spilling"},
     {"capture", "prefault", "LLAMP_PREFAULT", V_BOOL,
      "fault in the analysis's memory during the simulation, on the core SimGrid leaves idle"},
+    {"capture", "stream", "LLAMP_STREAM", V_BOOL,
+     "build the DAG during the simulation, on the core SimGrid leaves idle"},
     {"capture", "full_routes_hosts", "LLAMP_FULL_ROUTES_HOSTS", V_HOSTS,
      "up to this many hosts routes.txt holds every host pair, above only the pairs the messages use"},
     {"capture", "quiet", "LLAMP_QUIET", V_BOOL, "no summary on stdout"},
@@ -314,6 +317,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     else if (strcmp(s->name, "enabled") == 0) cfg->analyze = b;
     else if (strcmp(s->name, "nic") == 0) cfg->nic_mode = b;
     else if (strcmp(s->name, "prefault") == 0) cfg->prefault = b;
+    else if (strcmp(s->name, "stream") == 0) cfg->stream = b;
     else cfg->quiet = b;
     return 0;
   }

@@ -68,6 +68,9 @@ typedef struct {
   int prefault;            /* fault in the analysis's memory during the simulation on the
                               idle core (llamp_mem_warm_start; default 1; only when
                               compute is not measured for the simulation) */
+  int stream;              /* build the DAG during the simulation on the idle core
+                              (stream.c; default 1; when compute is not measured and
+                              up to LLAMP_CAPTURE_STREAM_MAX_RANKS ranks) */
   int quiet;               /* 1: no summary on stdout (files only) */
   int compute;             /* llamp_compute_mode_t (LLAMP_COMPUTE, default auto) */
   double measured_host_speed; /* flop/s of this machine (LLAMP_MEASURED_HOST_SPEED; 0 = unknown) */

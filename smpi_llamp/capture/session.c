@@ -273,6 +273,8 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
       prefault_cap = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 4 : 0;
       if (prefault_cap) (void)llamp_mem_warm_start(prefault_want, NULL); /* else without */
     }
+    /* the DAG on the same idle core (stream.c), under the same condition */
+    if (G.cfg.analyze && G.cfg.stream && !cm->inject) (void)llamp_capture_stream_start(&G.cfg, world_size);
   }
   if (world_size != G.world || rank >= G.world) {
     seterr(err, errlen, "rank %u of %u joins a run of %u ranks", rank, world_size, G.world);
@@ -301,6 +303,7 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
   llamp_trace_writer_t *w =
       llamp_trace_writer_create(G.trace_dir, rank, world_size, G.cfg.spill_bytes, err, errlen);
   if (!w) return NULL;
+  llamp_capture_stream_join(rank, w);
   G.writers[rank] = w;
   G.joined++;
   return w;
@@ -507,8 +510,24 @@ static void session_free(void) {
   local_counts = NULL;
 }
 
-/* The last rank out: read every rank's trace file back and analyse. */
+/* The last rank out: the graph the stream built, or every rank's trace
+ * file read back; then the analysis. */
 static int run_analysis(double simulated_time, char *err, size_t errlen) {
+  double t0 = wall();
+  llamp_mem_keep_freed(); /* the builder's freed arrays stay for the engine (analysis.c) */
+  llamp_sched_stats_t st;
+  memset(&st, 0, sizeof st);
+  char why[1024] = "";
+  llamp_graph_t *g = llamp_capture_stream_finish(&G.cfg, &st, why, sizeof why);
+  if (g) {
+    llamp_capture_result_t res;
+    int rc = llamp_capture_analyze_graph(&G.cfg, g, &st, G.world, t0, simulated_time,
+                                         G.cfg.quiet ? NULL : stdout, &res, err, errlen);
+    fflush(stdout);
+    return rc;
+  }
+  llamp_sched_stats_free(&st);
+  if (getenv("LLAMP_TIMING")) fprintf(stderr, "smpi_llamp: timing: the DAG from the files: %s\n", why);
   llamp_trace_reader_t **readers = calloc(G.world, sizeof *readers);
   if (!readers) {
     seterr(err, errlen, "out of memory for %u trace readers", G.world);
@@ -572,10 +591,13 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
   }
   llamp_trace_writer_t *w = G.writers[rank];
   if (llamp_trace_writer_flush(w, err, errlen)) return -1;
-  llamp_trace_writer_destroy(w); /* bounded memory: the analysis reads the files */
+  /* bounded memory: the stream's thread takes the rest of the records and
+   * the writer, or the analysis reads the files */
+  if (llamp_capture_stream_leave(rank, w)) llamp_trace_writer_destroy(w);
   G.writers[rank] = NULL;
   G.left++;
   if (G.left < G.world) return 0;
+  llamp_capture_stream_drain(); /* while the routes are read */
   int rc = 0;
   double t_start = wall(), t_stage = t_start; /* LLAMP_TIMING: what the last MPI_Finalize costs */
   char what[64];
@@ -626,6 +648,7 @@ int llamp_capture_session_leave(uint32_t rank, double simulated_time, char *err,
 /* At process exit: say so when some ranks never reached MPI_Finalize (an
  * abort, a crash, or a missing call), since no analysis ran then. */
 __attribute__((destructor)) static void session_at_exit(void) {
+  llamp_capture_stream_abandon(); /* its thread, when no last MPI_Finalize stopped it */
   if (G.started && G.joined && G.left < G.joined)
     fprintf(stderr,
             "smpi_llamp: %u of %u ranks did not reach MPI_Finalize: no analysis (traces of the "

@@ -349,12 +349,15 @@ int llamp_builder_append(llamp_builder_t *b, llamp_builder_t *src,
          (unsigned long long)LLAMP_MAX_VERTICES);
     goto failed;
   }
-  if (llamp_builder_reserve(b, n + n2, b->capd) ||
-      (m + m2 > b->capm && grow((void **)&b->in_src, 4, m + m2))) {
+  /* room grows by half at least: a stream appends rank after rank */
+  uint64_t ops = n + n2 > b->cap && n + n2 < b->cap + b->cap / 2 ? b->cap + b->cap / 2 : n + n2;
+  uint64_t edges = m + m2 > b->capm && m + m2 < b->capm + b->capm / 2 ? b->capm + b->capm / 2 : m + m2;
+  if (edges >= UINT32_MAX) edges = m + m2;
+  if (llamp_builder_reserve(b, ops, b->capd) || (edges > b->capm && grow((void **)&b->in_src, 4, edges))) {
     berr(b, "%s: out of memory after %llu operations", b->source, (unsigned long long)n);
     goto failed;
   }
-  if (m + m2 > b->capm) b->capm = m + m2;
+  if (edges > b->capm) b->capm = edges;
   if (map_tag)
     for (uint64_t v = 0; v < n2; v++)
       if (src->kind[v] != LLAMP_VERTEX_CALC) src->tag[v] = map_tag(ctx, src->tag[v]);

@@ -121,6 +121,31 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
 
 void llamp_sched_stats_free(llamp_sched_stats_t *stats);
 
+/* ---- streaming: the DAG while the traces are being written ---------------
+ * The same graph and stats as llamp_sched_build, built rank by rank from the
+ * records as they come (the capture feeds each rank's follower,
+ * llamp_trace_follow, beside the simulation).  Calls on one stream must not
+ * overlap (one thread at a time).  Each rank keeps its own state until it
+ * has ended and every rank before it has: memory per rank grows with
+ * num_ranks (the burst check's per-peer times, the builder's per-rank
+ * tables).  A failed call fails the stream: later calls return -1 / NULL
+ * with the first reason (an invalid record, or ids a rank-by-rank build
+ * cannot represent: build the traces with llamp_sched_build then). */
+typedef struct llamp_sched_stream llamp_sched_stream_t;
+
+llamp_sched_stream_t *llamp_sched_stream_create(uint32_t num_ranks, const llamp_sched_options_t *opt, char *err,
+                                                size_t errlen);
+/* Rank's records from rd (a reader or follower of that rank's trace, the
+ * same one each time) until it returns 0.  0 / -1. */
+int llamp_sched_stream_feed(llamp_sched_stream_t *s, uint32_t rank, llamp_trace_reader_t *rd);
+/* Rank has no more records (after its last feed).  0 / -1. */
+int llamp_sched_stream_end_rank(llamp_sched_stream_t *s, uint32_t rank);
+/* Every rank ended: the graph (stats as llamp_sched_build fills them; free
+ * with llamp_sched_stats_free), or NULL with the reason in err. */
+llamp_graph_t *llamp_sched_stream_finish(llamp_sched_stream_t *s, llamp_sched_stats_t *stats, char *err,
+                                         size_t errlen);
+void llamp_sched_stream_destroy(llamp_sched_stream_t *s);
+
 /* Print the counts, one "not modelled: MPI_Xyz x 12" line per unmodelled
  * function, and "approximate: ..." when the graph is approximate. */
 void llamp_sched_stats_print(const llamp_sched_stats_t *stats, FILE *out);

@@ -1621,8 +1621,8 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
   }
 }
 
-static int build_rank(sched_t *s, rank_t *k, llamp_trace_reader_t *rd, uint32_t rank) {
-  rank_reset(k, rank);
+/* The records rd has now (all of them, or a follower's so far). */
+static int feed_rank(sched_t *s, rank_t *k, llamp_trace_reader_t *rd) {
   llamp_trace_rec_t rec;
   const uint64_t *pl;
   int rc;
@@ -1637,10 +1637,19 @@ static int build_rank(sched_t *s, rank_t *k, llamp_trace_reader_t *rd, uint32_t 
     if (record(k, &rec, pl, rd)) return -1;
     if (k->nbuf && !k->pending_wild && k->nbuf >= FLUSH_OPS && flush(k)) return -1;
   }
-  if (rc < 0) return -1;
+  return rc < 0 ? -1 : 0;
+}
+
+/* After the rank's last record. */
+static int end_rank(sched_t *s, rank_t *k) {
   if (materialize(k)) return -1;
   s->st->unresolved_wildcards += k->pending_wild;
   return flush(k);
+}
+
+static int build_rank(sched_t *s, rank_t *k, llamp_trace_reader_t *rd, uint32_t rank) {
+  rank_reset(k, rank);
+  return feed_rank(s, k, rd) || end_rank(s, k) ? -1 : 0;
 }
 
 /* ---- entry points ------------------------------------------------------------------------------ */
@@ -1948,6 +1957,167 @@ done:
   free(rm.cidx);
   if (st == &local) llamp_sched_stats_free(&local);
   return g;
+}
+
+/* ---- streaming: the ranks' records as they come -------------------------------------------------- */
+
+/* Each rank has the state and builder of a one-rank range; a rank that has
+ * ended is appended to rank 0's builder as soon as every rank before it
+ * is, with the tag and communicator ids remapped as for the two-thread
+ * build: the graph is byte for byte llamp_sched_build's. */
+struct llamp_sched_stream {
+  sched_t like;
+  sched_t *s;
+  rank_t *k;
+  llamp_sched_stats_t *st;
+  uint8_t *opened, *ended;
+  uint32_t appended; /* ranks [0, appended) are in s[0]'s builder */
+  int failed;
+  char err[1024];
+};
+
+llamp_sched_stream_t *llamp_sched_stream_create(uint32_t num_ranks, const llamp_sched_options_t *opt, char *err,
+                                                size_t errlen) {
+  llamp_sched_stream_t *x = calloc(1, sizeof *x);
+  if (!x || num_ranks == 0 || !(x->s = calloc(num_ranks, sizeof *x->s)) ||
+      !(x->k = calloc(num_ranks, sizeof *x->k)) || !(x->st = calloc(num_ranks, sizeof *x->st)) ||
+      !(x->opened = calloc(num_ranks, 1)) || !(x->ended = calloc(num_ranks, 1))) {
+    if (err && errlen) snprintf(err, errlen, "%s", num_ranks ? "sched stream: out of memory" : "sched stream: no ranks");
+    llamp_sched_stream_destroy(x);
+    return NULL;
+  }
+  if (opt)
+    x->like.opt = *opt;
+  else
+    llamp_sched_options_default(&x->like.opt);
+  if (!x->like.opt.source) x->like.opt.source = "trace";
+  x->like.opt.progress = NULL;
+  x->like.num_ranks = num_ranks;
+  if (!(x->like.opt.reduce_cost >= 0) || !(x->like.opt.min_calc >= 0) || !isfinite(x->like.opt.reduce_cost) ||
+      !isfinite(x->like.opt.min_calc)) {
+    if (err && errlen)
+      snprintf(err, errlen, "%s: reduce cost and minimum calc must be finite and >= 0", x->like.opt.source);
+    llamp_sched_stream_destroy(x);
+    return NULL;
+  }
+  if (llamp_coll_parse_selection(x->like.opt.collectives, &x->like.sel, err, errlen)) {
+    llamp_sched_stream_destroy(x);
+    return NULL;
+  }
+  return x;
+}
+
+static int stream_fail(llamp_sched_stream_t *x) {
+  x->failed = 1;
+  return -1;
+}
+
+/* Rank r's state, made at its first use. */
+static int stream_rank(llamp_sched_stream_t *x, uint32_t r) {
+  if (x->failed) return -1;
+  if (r >= x->like.num_ranks || x->ended[r]) {
+    snprintf(x->err, sizeof x->err, "%s: rank %u %s", x->like.opt.source, r,
+             r >= x->like.num_ranks ? "out of range" : "fed after its end");
+    return stream_fail(x);
+  }
+  if (x->opened[r]) return 0;
+  if (sched_open(&x->s[r], &x->like, &x->st[r], x->err, sizeof x->err, 0) || rank_open(&x->k[r], &x->s[r])) {
+    snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
+    return stream_fail(x);
+  }
+  x->opened[r] = 1;
+  rank_reset(&x->k[r], r);
+  return 0;
+}
+
+int llamp_sched_stream_feed(llamp_sched_stream_t *x, uint32_t rank, llamp_trace_reader_t *rd) {
+  if (stream_rank(x, rank)) return -1;
+  if (llamp_trace_reader_rank(rd) != rank || llamp_trace_reader_world_size(rd) != x->like.num_ranks) {
+    snprintf(x->err, sizeof x->err, "%s: trace of rank %u of %u fed as rank %u of %u", x->like.opt.source,
+             llamp_trace_reader_rank(rd), llamp_trace_reader_world_size(rd), rank, x->like.num_ranks);
+    return stream_fail(x);
+  }
+  return feed_rank(&x->s[rank], &x->k[rank], rd) ? stream_fail(x) : 0;
+}
+
+/* Rank r (> 0, ended) into rank 0's builder; its own state is freed. */
+static int stream_absorb(llamp_sched_stream_t *x, uint32_t r) {
+  id_remap_t rm = {0};
+  int same = remap_build(&x->s[0], &x->s[r], &rm), rc = 0;
+  if (same < 0) {
+    snprintf(x->err, sizeof x->err, "%s: too many tags or communicators to build the graph rank by rank",
+             x->like.opt.source);
+    rc = -1;
+  } else if (stats_merge(&x->st[0], &x->st[r])) {
+    snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
+    rc = -1;
+  } else if (llamp_builder_append(x->s[0].b, x->s[r].b, same ? NULL : remap_tag, &rm)) {
+    snprintf(x->err, sizeof x->err, "%s", llamp_builder_error(x->s[0].b));
+    rc = -1;
+  }
+  x->s[r].b = NULL; /* consumed, also on failure */
+  free(rm.tag);
+  free(rm.cidx);
+  sched_close(&x->s[r]);
+  rank_free(&x->k[r]);
+  x->opened[r] = 0;
+  llamp_sched_stats_free(&x->st[r]);
+  return rc ? stream_fail(x) : 0;
+}
+
+int llamp_sched_stream_end_rank(llamp_sched_stream_t *x, uint32_t rank) {
+  if (stream_rank(x, rank)) return -1;
+  if (end_rank(&x->s[rank], &x->k[rank])) return stream_fail(x);
+  x->ended[rank] = 1;
+  for (; x->appended < x->like.num_ranks && x->ended[x->appended]; x->appended++)
+    if (x->appended > 0 && stream_absorb(x, x->appended)) return -1;
+  return 0;
+}
+
+llamp_graph_t *llamp_sched_stream_finish(llamp_sched_stream_t *x, llamp_sched_stats_t *stats, char *err,
+                                         size_t errlen) {
+  llamp_graph_t *g = NULL;
+  if (!x->failed && x->appended < x->like.num_ranks) {
+    snprintf(x->err, sizeof x->err, "%s: rank %u has not ended", x->like.opt.source, x->appended);
+    stream_fail(x);
+  }
+  if (!x->failed) {
+    g = llamp_builder_finish(x->s[0].b, x->err, sizeof x->err);
+    x->s[0].b = NULL;
+    if (!g) stream_fail(x);
+  }
+  llamp_sched_stats_t *st = &x->st[0];
+  if (st->num_unmodelled) qsort(st->unmodelled, st->num_unmodelled, sizeof *st->unmodelled, cmp_unmodelled);
+  st->approximate = st->num_unmodelled || st->unresolved_wildcards || st->unknown_requests || st->rma_waits ||
+                    st->approx_reductions;
+  if (g) {
+    st->vertices = llamp_graph_num_vertices(g);
+    st->edges = llamp_graph_num_edges(g);
+    st->messages = llamp_graph_num_messages(g);
+  }
+  if (stats) { /* handed over: the names are the caller's now */
+    *stats = *st;
+    memset(st, 0, sizeof *st);
+  }
+  if (!g && err && errlen) snprintf(err, errlen, "%s", x->err);
+  return g;
+}
+
+void llamp_sched_stream_destroy(llamp_sched_stream_t *x) {
+  if (!x) return;
+  for (uint32_t r = 0; x->opened && r < x->like.num_ranks; r++) {
+    if (x->opened[r]) {
+      sched_close(&x->s[r]);
+      rank_free(&x->k[r]);
+    }
+    llamp_sched_stats_free(&x->st[r]);
+  }
+  free(x->s);
+  free(x->k);
+  free(x->st);
+  free(x->opened);
+  free(x->ended);
+  free(x);
 }
 
 void llamp_sched_stats_free(llamp_sched_stats_t *st) {

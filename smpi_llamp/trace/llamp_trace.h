@@ -219,6 +219,18 @@ uint64_t llamp_trace_reader_records(const llamp_trace_reader_t *r);
 int llamp_trace_reader_rewind(llamp_trace_reader_t *r, char *err, size_t errlen);
 void llamp_trace_reader_destroy(llamp_trace_reader_t *r);
 
+/* ---- following a writer from another thread ------------------------------ */
+
+/* A reader of what w's records are so far, on another thread while w's one
+ * thread goes on appending (the capture builds the DAG beside the
+ * simulation).  llamp_trace_next returns 0 when it has caught up: call it
+ * again later for the records appended since.  Make it before w's first
+ * record (one per writer); spills are safe (w keeps the chunks it releases
+ * until the follower has read them).  llamp_trace_name returns a copy that
+ * lasts until the next call; rewind fails; reader_records counts the
+ * records read so far.  Destroy it after w's last append, before w. */
+llamp_trace_reader_t *llamp_trace_follow(llamp_trace_writer_t *w, char *err, size_t errlen);
+
 const char *llamp_trace_op_name(llamp_trace_op_t op); /* "MPI_Send", ... */
 
 #ifdef __cplusplus

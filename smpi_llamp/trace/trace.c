@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,7 @@ typedef struct chunk {
   struct chunk *next;
   size_t used, cap; /* bytes of data */
   uint32_t nrec;
+  uint32_t pub;     /* records a follower may decode (nrec, stored with release order) */
   int on_file;      /* written as a block (a flush keeps it in memory) */
   unsigned char data[];
 } chunk_t;
@@ -118,6 +120,13 @@ struct llamp_trace_writer {
   uint32_t nnames, names_cap;
   uint32_t *slots; /* id + 1, 0 = empty */
   uint32_t slot_mask;
+  pthread_mutex_t names_lock; /* a new name against a follower's copy of one */
+  /* a follower (llamp_trace_follow): the chunks are one list it walks, the
+   * ones a spill released (retired .. retired_tail) included until it has
+   * passed them; first = the list's first chunk, follow_at = the chunk it
+   * decodes (both stored with release order) */
+  int followed;
+  chunk_t *first, *follow_at, *retired, *retired_tail;
   char err[512];
 };
 
@@ -142,6 +151,9 @@ struct llamp_trace_reader {
   /* where reading starts (llamp_trace_reader_rewind) */
   uint64_t file_left0, file_avail0;
   const chunk_t *chunk0;
+  int follow;           /* a follower: chunk is the one being decoded, left unused */
+  uint32_t fdone;       /* its records decoded in chunk */
+  char *name_copy;      /* a follower's copy of the name asked last */
   uint64_t *words;      /* decoded payload */
   size_t words_cap;
   /* names read from a file */
@@ -533,6 +545,7 @@ llamp_trace_writer_t *llamp_trace_writer_create(const char *dir, uint32_t rank,
   w->spill_bytes = spill_bytes;
   w->fd = -1;
   w->next_chunk = CHUNK_MIN;
+  pthread_mutex_init(&w->names_lock, NULL);
   if (dir && *dir) {
     int n = snprintf(w->path, sizeof w->path, "%s/rank-%u.llt", dir, rank);
     if (n < 0 || (size_t)n >= sizeof w->path) {
@@ -562,7 +575,7 @@ static chunk_t *chunk_new(llamp_trace_writer_t *w, size_t need) {
     w->spare = NULL;
     c->next = NULL;
     c->used = 0;
-    c->nrec = 0;
+    c->nrec = c->pub = 0;
     c->on_file = 0;
     return c;
   }
@@ -576,7 +589,7 @@ static chunk_t *chunk_new(llamp_trace_writer_t *w, size_t need) {
   if (w->next_chunk < CHUNK_MAX) w->next_chunk *= 2;
   c->next = NULL;
   c->used = 0;
-  c->nrec = 0;
+  c->nrec = c->pub = 0;
   c->on_file = 0;
   return c;
 }
@@ -656,8 +669,31 @@ static int write_pending(llamp_trace_writer_t *w) {
   return 0;
 }
 
-/* Drop the chunks (all on file), keeping one as the spare. */
+/* Free the released chunks a follower has passed. */
+static void retired_free(llamp_trace_writer_t *w) {
+  chunk_t *at = __atomic_load_n(&w->follow_at, __ATOMIC_ACQUIRE);
+  if (!at) return; /* it has not started: it needs them all */
+  while (w->retired && w->retired != at && w->retired != w->retired_tail) {
+    chunk_t *n = w->retired->next;
+    w->mem_alloc -= sizeof *w->retired + w->retired->cap;
+    free(w->retired);
+    w->retired = n;
+  }
+}
+
+/* Drop the chunks (all on file), keeping one as the spare; with a follower,
+ * retire them instead until it has read them. */
 static void release_memory(llamp_trace_writer_t *w) {
+  if (w->followed && w->head) {
+    if (!w->retired) w->retired = w->head;
+    w->retired_tail = w->tail;
+    retired_free(w);
+    w->head = w->tail = NULL;
+    w->released_bytes = w->file_bytes;
+    w->mem_used = 0;
+    w->mem_first = w->total;
+    return;
+  }
   for (chunk_t *c = w->head; c;) {
     chunk_t *n = c->next;
     if (!w->spare && c->cap <= CHUNK_MAX) {
@@ -700,10 +736,15 @@ int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
            (unsigned long long)w->total);
       return -1;
     }
-    if (c)
-      c->next = n;
-    else
+    if (c) {
+      __atomic_store_n(&c->next, n, __ATOMIC_RELEASE);
+    } else {
       w->head = n;
+      if (w->retired_tail) /* after a spill: the follower goes on from the released chunks */
+        __atomic_store_n(&w->retired_tail->next, n, __ATOMIC_RELEASE);
+      else if (!w->first)
+        __atomic_store_n(&w->first, n, __ATOMIC_RELEASE);
+    }
     w->tail = c = n;
     w->sealed = 0;
     memset(&w->enc, 0, sizeof w->enc);
@@ -712,6 +753,7 @@ int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
   size_t sz = (size_t)(encode(&w->enc, p, rec, payload) - p);
   c->used += sz;
   c->nrec++;
+  __atomic_store_n(&c->pub, c->nrec, __ATOMIC_RELEASE); /* a plain store on x86 */
   w->mem_used += sz;
   w->total++;
   /* one writer thread under SMPI's contexts: load + store, not a locked add */
@@ -745,6 +787,7 @@ int32_t llamp_trace_intern_name(llamp_trace_writer_t *w, const char *name) {
     werr(w, "trace writer: too many distinct function names");
     return -1;
   }
+  pthread_mutex_lock(&w->names_lock);
   if (w->nnames == w->names_cap) {
     uint32_t cap = w->names_cap ? w->names_cap * 2 : 16;
     uint32_t *o = realloc(w->name_off, cap * sizeof *o);
@@ -784,8 +827,10 @@ int32_t llamp_trace_intern_name(llamp_trace_writer_t *w, const char *name) {
   uint32_t i = h & w->slot_mask;
   while (w->slots[i]) i = (i + 1) & w->slot_mask;
   w->slots[i] = id + 1;
+  pthread_mutex_unlock(&w->names_lock);
   return (int32_t)id;
 oom:
+  pthread_mutex_unlock(&w->names_lock);
   werr(w, "trace writer: out of memory interning '%s'", name);
   return -1;
 }
@@ -830,12 +875,13 @@ fail:
 
 void llamp_trace_writer_destroy(llamp_trace_writer_t *w) {
   if (!w) return;
-  for (chunk_t *c = w->head; c;) {
+  for (chunk_t *c = w->retired ? w->retired : w->head; c;) { /* the retired ones lead to the head */
     chunk_t *n = c->next;
     free(c);
     c = n;
   }
   free(w->spare);
+  pthread_mutex_destroy(&w->names_lock);
   if (w->fd >= 0) close(w->fd);
   free(w->arena);
   free(w->name_off);
@@ -1105,8 +1151,81 @@ truncated:
   return -1;
 }
 
+llamp_trace_reader_t *llamp_trace_follow(llamp_trace_writer_t *w, char *err, size_t errlen) {
+  if (w->followed || w->total) {
+    seterr(err, errlen, "trace follower: rank %u's writer %s", w->rank,
+           w->followed ? "has a follower already" : "has records already");
+    return NULL;
+  }
+  llamp_trace_reader_t *r = reader_new(w->has_dir ? w->path : "(memory)");
+  if (!r) {
+    seterr(err, errlen, "trace reader: out of memory");
+    return NULL;
+  }
+  r->w = w;
+  r->rank = w->rank;
+  r->world = w->world;
+  r->follow = 1;
+  w->followed = 1;
+  return r;
+}
+
+/* A follower's next record: the published ones of its chunk, then the next
+ * chunk once the writer has linked one (it publishes every record of a
+ * chunk before linking the next). */
+static int follow_next(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, char *err, size_t errlen) {
+  llamp_trace_writer_t *w = (llamp_trace_writer_t *)r->w;
+  const chunk_t *c = r->chunk;
+  if (!c) {
+    if (!(c = __atomic_load_n(&w->first, __ATOMIC_ACQUIRE))) return 0;
+    goto enter;
+  }
+  while (r->fdone == __atomic_load_n(&c->pub, __ATOMIC_ACQUIRE)) {
+    const chunk_t *n = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+    if (!n) return 0;
+    if (r->fdone != __atomic_load_n(&c->pub, __ATOMIC_ACQUIRE)) break; /* published before the link */
+    c = n;
+  enter:
+    r->chunk = c;
+    __atomic_store_n(&w->follow_at, (chunk_t *)c, __ATOMIC_RELEASE); /* the ones before may go */
+    r->cur = c->data;
+    r->end = c->data + c->cap; /* the published records lie within */
+    r->fdone = 0;
+    memset(&r->dec, 0, sizeof r->dec);
+  }
+  const unsigned char *p = decode_head(&r->dec, r->cur, r->end, rec);
+  if (p && rec->nwords) {
+    if (rec->nwords > r->words_cap) {
+      size_t cap = r->words_cap ? r->words_cap : 64;
+      while (cap < rec->nwords) cap *= 2;
+      uint64_t *nw = realloc(r->words, cap * 8u);
+      if (!nw) {
+        seterr(err, errlen, "%s: record %llu: out of memory", r->path, (unsigned long long)r->index);
+        return -1;
+      }
+      r->words = nw;
+      r->words_cap = cap;
+    }
+    p = decode_words(&r->dec, p, r->end, rec, r->words);
+  }
+  if (!p) {
+    seterr(err, errlen, "%s: record %llu: corrupt record encoding", r->path, (unsigned long long)r->index);
+    return -1;
+  }
+  r->cur = p;
+  r->fdone++;
+  r->index++;
+  r->total = r->index;
+  return 1;
+}
+
 int llamp_trace_next(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, const uint64_t **payload,
                      char *err, size_t errlen) {
+  if (r->follow) {
+    int rc = follow_next(r, rec, err, errlen);
+    *payload = rc == 1 && rec->nwords ? r->words : NULL;
+    return rc;
+  }
   if (r->left == 0) {
     if (r->cur != r->end) {
       seterr(err, errlen, "%s: %zu stray bytes after record %llu (corrupt file)", r->path,
@@ -1171,6 +1290,10 @@ int llamp_trace_next(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, const uint
 }
 
 int llamp_trace_reader_rewind(llamp_trace_reader_t *r, char *err, size_t errlen) {
+  if (r->follow) {
+    seterr(err, errlen, "%s: a follower cannot go back", r->path);
+    return -1;
+  }
   if (r->fd >= 0 && lseek(r->fd, LLT_HEADER_BYTES, SEEK_SET) < 0) {
     seterr(err, errlen, "%s: cannot seek: %s", r->path, strerror(errno));
     return -1;
@@ -1188,6 +1311,18 @@ int llamp_trace_reader_rewind(llamp_trace_reader_t *r, char *err, size_t errlen)
 
 const char *llamp_trace_name(const llamp_trace_reader_t *r, int32_t id) {
   if (id < 0) return NULL;
+  if (r->follow) { /* a copy: the writer may be growing its table */
+    llamp_trace_writer_t *w = (llamp_trace_writer_t *)r->w;
+    llamp_trace_reader_t *f = (llamp_trace_reader_t *)r;
+    const char *name = NULL;
+    pthread_mutex_lock(&w->names_lock);
+    if ((uint32_t)id < w->nnames && (f->name_copy || (f->name_copy = malloc(LLT_MAX_NAME + 1)))) {
+      memcpy(f->name_copy, w->arena + w->name_off[id], w->name_len[id] + 1);
+      name = f->name_copy;
+    }
+    pthread_mutex_unlock(&w->names_lock);
+    return name;
+  }
   if (r->w) {
     if ((uint32_t)id >= r->w->nnames) return NULL;
     return r->w->arena + r->w->name_off[id];
@@ -1203,6 +1338,7 @@ void llamp_trace_reader_destroy(llamp_trace_reader_t *r) {
   free(r->words);
   free(r->names);
   free(r->name_off);
+  free(r->name_copy);
   free(r);
 }
 

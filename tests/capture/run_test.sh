@@ -105,6 +105,17 @@ all_calls)
   sed 1d b1.txt >b1.rest
   sed 1d b2.txt >b2.rest
   diff -u b1.rest b2.rest || fail "llamp build: one thread and two give different counts"
+  # the DAG built during the simulation (the default here) against the one
+  # read back from the trace files: the same graph and the same report
+  LLAMP_TIMING=1 "$bin/smpi_llamp-run" -np 4 $SIM -llamp-stream no -llamp-out files ./all_calls >files.txt 2>&1 ||
+    { cat files.txt; fail "smpi_llamp-run -llamp-stream no"; }
+  expect files.txt "the DAG from the files: not streamed"
+  cmp out/graph.llg files/graph.llg || fail "the streamed DAG differs from the files' one"
+  # (but for the wall times, the file names and the kernels' random seed)
+  grep -Ev '_seconds"|"graph": \{"name"|"kernels": \{"seed"' out/report.json >r1
+  grep -Ev '_seconds"|"graph": \{"name"|"kernels": \{"seed"' files/report.json >r2
+  [ "$(wc -l <r1)" -gt 100 ] || fail "report.json too short: $(wc -l <r1) lines"
+  diff -u r1 r2 || fail "the streamed DAG's report differs from the files' one"
   ;;
 
 compute_accuracy)
@@ -317,9 +328,16 @@ spill)
   # A tiny spill threshold gives the same graph as the in-memory trace.
   cc_cap "$here/halo.c" -o halo
   "$bin/smpi_llamp-run" -np 16 $SIM -llamp-out mem ./halo 4 4 20 1024 5 2 >mem.txt 2>&1 || { cat mem.txt; fail "run"; }
-  "$bin/smpi_llamp-run" -np 16 $SIM -llamp-out spill -llamp-spill 4KiB ./halo 4 4 20 1024 5 2 >spill.txt 2>&1 ||
-    { cat spill.txt; fail "run with spill"; }
+  LLAMP_TIMING=1 "$bin/smpi_llamp-run" -np 16 $SIM -llamp-out spill -llamp-spill 4KiB ./halo 4 4 20 1024 5 2 \
+    >spill.txt 2>&1 || { cat spill.txt; fail "run with spill"; }
   cat spill.txt
+  # streamed while the writers spilled (they keep what they release until
+  # the stream's thread has read it)
+  expect spill.txt "timing: DAG: finish"
+  # and without the stream: the files read back
+  "$bin/smpi_llamp-run" -np 16 $SIM -llamp-out files -llamp-stream no -llamp-spill 4KiB ./halo 4 4 20 1024 5 2 \
+    >files.txt 2>&1 || { cat files.txt; fail "run with spill, no stream"; }
+  cmp mem/graph.llg files/graph.llg || fail "the trace files give another graph"
   grep -E '^(predicted|latency|critical)' mem.txt >m
   grep -E '^(predicted|latency|critical)' spill.txt >s
   [ -s m ] || fail "no report"
