@@ -6,7 +6,9 @@
 # (tools/llamp-platform -t cluster), simulate-computation off.  Wall time of
 # plain smpirun (built with smpicc) against smpi_llamp-run without the
 # analysis (capture and trace files only) and with it (plus DAG construction,
-# engine and report); best of REPS runs of each, interleaved.  Prints the
+# engine and report; the DAG built during the simulation, as by default, and
+# from the trace files at the last MPI_Finalize, -llamp-stream no); best of
+# REPS runs of each, interleaved.  Prints the
 # ratios; then the same with SimGrid's default settings (compute measured
 # and simulated).  Never run by ctest.
 #   bench/bench_capture64.sh [BUILD_DIR] [ITERS] [REPS]
@@ -34,7 +36,7 @@ min() { echo "$1 $2" | awk '{ print ($1 < $2 ? $1 : $2) }'; }
 # the median of the runs (a list of times): printed beside the best, since
 # this VM's noise can put one variant's best below another's
 median() { echo "$1" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-plain=1e9 noan=1e9 full=1e9 plains="" noans="" fulls=""
+plain=1e9 noan=1e9 full=1e9 files=1e9 plains="" noans="" fulls="" filess=""
 for _ in $(seq "$reps"); do
   # shellcheck disable=SC2086
   t=$(wall smpirun -np 64 -platform p64.xml $sim ./halo_plain $args)
@@ -45,8 +47,13 @@ for _ in $(seq "$reps"); do
   # shellcheck disable=SC2086
   t=$(wall "$bin/smpi_llamp-run" -np 64 -platform p64.xml $sim -llamp-out out ./halo_cap $args)
   full=$(min "$full" "$t") fulls="$fulls $t"
+  # the same with the DAG built from the trace files at the last
+  # MPI_Finalize instead of during the simulation (-llamp-stream no)
+  # shellcheck disable=SC2086
+  t=$(wall "$bin/smpi_llamp-run" -np 64 -platform p64.xml $sim -llamp-out fout -llamp-stream no ./halo_cap $args)
+  files=$(min "$files" "$t") filess="$filess $t"
 done
-mplain=$(median "$plains") mnoan=$(median "$noans") mfull=$(median "$fulls")
+mplain=$(median "$plains") mnoan=$(median "$noans") mfull=$(median "$fulls") mfiles=$(median "$filess")
 cp run.log full.log
 # where the analysis at MPI_Finalize goes (LLAMP_TIMING: one more run)
 # shellcheck disable=SC2086
@@ -55,15 +62,20 @@ LLAMP_TIMING=1 "$bin/smpi_llamp-run" -np 64 -platform p64.xml $sim -llamp-out ou
 records=$(grep -o '"records": [0-9]*' out/report.json | awk '{print $2}')
 build_s=$(grep -o '"build_seconds": [0-9.]*' out/report.json | awk '{print $2}')
 analysis_s=$(grep -o '"analysis_seconds": [0-9.]*' out/report.json | awk '{print $2}')
+cmp out/graph.llg fout/graph.llg || { echo "the streamed DAG differs from the files' one"; exit 1; }
+LLAMP_TIMING=1 "$bin/smpi_llamp-run" -np 64 -platform p64.xml $sim -llamp-out fout -llamp-stream no ./halo_cap $args \
+  >ftiming.log 2>&1 || { cat ftiming.log; exit 1; }
+fbuild_s=$(grep -o '"build_seconds": [0-9.]*' fout/report.json | awk '{print $2}')
 trace_bytes=$(cat out/trace/rank-*.llt | wc -c)
 echo "halo 8x8 (64 ranks), $iters iterations, 8 KiB faces, 20 us compute, allreduce every 10; best of $reps"
 echo "records: $records ($(echo "$records $iters" | awk '{printf "%.1f per rank and iteration", $1/64/$2}')), trace files: $trace_bytes B"
 grep -E '^smpi_llamp: 64 ranks' full.log || true
 awk -v p="$plain" -v n="$noan" -v f="$full" -v r="$records" -v b="$build_s" -v a="$analysis_s" \
-  -v mp="$mplain" -v mn="$mnoan" -v mf="$mfull" 'BEGIN {
+  -v mp="$mplain" -v mn="$mnoan" -v mf="$mfull" -v fl="$files" -v mfl="$mfiles" -v fb="$fbuild_s" 'BEGIN {
   printf "plain smpirun                 %8.3f s                                         (median %.3f s)\n", p, mp
   printf "capture, no analysis          %8.3f s   x%.3f  (+%.1f %%, +%.2f us per record) (median x%.3f)\n", n, n / p, (n / p - 1) * 100, (n - p) / r * 1e6, mn / mp
-  printf "capture + analysis            %8.3f s   x%.3f  (+%.1f %%; DAG %.2f s = %.1f M records/s, engine and report %.2f s) (median x%.3f)\n", f, f / p, (f / p - 1) * 100, b, r / b / 1e6, a, mf / mp
+  printf "capture + analysis            %8.3f s   x%.3f  (+%.1f %%; DAG at the last MPI_Finalize %.3f s = %.1f M records/s, engine and report %.2f s) (median x%.3f)\n", f, f / p, (f / p - 1) * 100, b, r / b / 1e6, a, mf / mp
+  printf "  the DAG from the files      %8.3f s   x%.3f  (DAG %.3f s = %.1f M records/s; -llamp-stream no) (median x%.3f)\n", fl, fl / p, fb, r / fb / 1e6, mfl / mp
   # a best that beats the capture alone, or a median that disagrees, is the
   # machine, not the code: no verdict then
   if (f < n || (f / p <= 1.15) != (mf / mp <= 1.15))
@@ -73,6 +85,8 @@ awk -v p="$plain" -v n="$noan" -v f="$full" -v r="$records" -v b="$build_s" -v a
 }'
 echo "the analysis at the last MPI_Finalize, by stage (LLAMP_TIMING, a separate run):"
 sed -n 's/^smpi_llamp: timing: /  /p' timing.log
+echo "the same, the DAG from the files:"
+sed -n 's/^smpi_llamp: timing: /  /p' ftiming.log
 # The same with SimGrid's defaults (compute measured and simulated), as a
 # user runs it: the capture then reads the thread's CPU clock at each
 # wrapper's entry and exit, beside SMPI's own two reads per call (a system
