@@ -49,8 +49,9 @@ static struct {
 } S;
 
 /* Wait until BATCH_RECORDS more records, a rank left since `*seen_left`,
- * or a stop.  0 = sweep, 1 = stop now. */
-static int wait_batch(uint64_t *mark, uint32_t *seen_left) {
+ * or a stop.  0 = sweep, 1 = stop now; *last = 1: the last rank has left
+ * (after this sweep, a rank not handed over never will be). */
+static int wait_batch(uint64_t *mark, uint32_t *seen_left, int *last) {
   for (;;) {
     pthread_mutex_lock(&S.lock);
     int stop = S.abandon, drain = S.finish;
@@ -66,7 +67,8 @@ static int wait_batch(uint64_t *mark, uint32_t *seen_left) {
       nleft = S.nleft;
     }
     pthread_mutex_unlock(&S.lock);
-    if (stop) return 1;
+    if (stop || *last) return 1;
+    *last = drain;
     uint64_t now = llamp_trace_records_appended();
     if (drain || nleft != *seen_left || now - *mark >= BATCH_RECORDS) {
       *mark = now;
@@ -81,8 +83,9 @@ static void *stream_run(void *arg) {
   uint8_t *ended = calloc(S.world, 1);
   uint32_t nended = 0, seen_left = 0;
   uint64_t mark = 0;
+  int last = 0;
   if (!ended) S.failed = 1;
-  while (ended && nended < S.world && !wait_batch(&mark, &seen_left)) {
+  while (ended && nended < S.world && !wait_batch(&mark, &seen_left, &last)) {
     for (uint32_t r = 0; r < S.world; r++) {
       llamp_trace_reader_t *f = __atomic_load_n(&S.follower[r], __ATOMIC_ACQUIRE);
       if (ended[r] || !f) continue;
