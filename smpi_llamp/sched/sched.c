@@ -2051,11 +2051,13 @@ static int stream_absorb(llamp_sched_stream_t *x, uint32_t r) {
   } else if (stats_merge(&x->st[0], &x->st[r])) {
     snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
     rc = -1;
-  } else if (llamp_builder_append(x->s[0].b, x->s[r].b, same ? NULL : remap_tag, &rm)) {
-    snprintf(x->err, sizeof x->err, "%s", llamp_builder_error(x->s[0].b));
-    rc = -1;
+  } else {
+    if (llamp_builder_append(x->s[0].b, x->s[r].b, same ? NULL : remap_tag, &rm)) {
+      snprintf(x->err, sizeof x->err, "%s", llamp_builder_error(x->s[0].b));
+      rc = -1;
+    }
+    x->s[r].b = NULL; /* consumed by the append, also on failure */
   }
-  x->s[r].b = NULL; /* consumed, also on failure */
   free(rm.tag);
   free(rm.cidx);
   sched_close(&x->s[r]);
