@@ -1667,6 +1667,8 @@ static int cmp_unmodelled(const void *a, const void *b) {
 
 /* The state of one pass over a range of ranks: its own builder, stats and
  * tag maps, so that two ranges can be read side by side.  0 / -1. */
+/* records = 0: a stream's one rank, whose size is not known: small room
+ * that grows (1024 ranks x the room for 1024 records was 100 MB). */
 static int sched_open(sched_t *s, const sched_t *like, llamp_sched_stats_t *st, char *err, size_t errlen,
                       uint64_t records) {
   memset(s, 0, sizeof *s);
@@ -1679,10 +1681,10 @@ static int sched_open(sched_t *s, const sched_t *like, llamp_sched_stats_t *st, 
   s->b = llamp_builder_create(s->num_ranks, s->opt.source);
   /* room up front (a hint): up to 3 vertices and 6 dependencies per record; what is not used is never touched */
   if (s->b) {
-    (void)llamp_builder_reserve(s->b, 3 * records + 1024, 6 * records + 1024);
+    (void)llamp_builder_reserve(s->b, records ? 3 * records + 1024 : 64, records ? 6 * records + 1024 : 64);
     llamp_builder_set_threads(s->b, s->opt.threads);
   }
-  if (!s->b || llamp_map_init(&s->cidx, 64) || llamp_map_init(&s->tags, 1024) ||
+  if (!s->b || llamp_map_init(&s->cidx, records ? 64 : 8) || llamp_map_init(&s->tags, records ? 1024 : 16) ||
       llamp_map_put(&s->cidx, LLAMP_TRACE_COMM_WORLD, 0) || vec_push(&s->cidx_ids, LLAMP_TRACE_COMM_WORLD)) {
     snprintf(err, errlen, "%s: out of memory", s->opt.source);
     return -1;
@@ -1701,10 +1703,10 @@ static void sched_close(sched_t *s) {
   free(s->tag_tags.v);
 }
 
-static int rank_open(rank_t *k, sched_t *s) {
+static int rank_open(rank_t *k, sched_t *s, int small) {
   memset(k, 0, sizeof *k);
   k->s = s;
-  if (llamp_map_init(&k->reqmap, 1024) || llamp_map_init(&k->commmap, 64)) return -1;
+  if (llamp_map_init(&k->reqmap, small ? 64 : 1024) || llamp_map_init(&k->commmap, small ? 8 : 64)) return -1;
   if (s->opt.burst_G > 0) {
     if (!(k->last_send_t = malloc(s->num_ranks * sizeof(double))) ||
         !(k->last_send_b = malloc(s->num_ranks * sizeof(double))))
@@ -1900,7 +1902,7 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
    * into its own builder; the second's blocks are then appended, so the
    * graph is byte for byte the one a single pass builds */
   uint32_t split = split_point(ranks, num_ranks, &like.opt, records);
-  if (sched_open(&s, &like, st, err, errlen, records) || rank_open(&k, &s)) {
+  if (sched_open(&s, &like, st, err, errlen, records) || rank_open(&k, &s, 0)) {
     snprintf(err, errlen, "%s: out of memory", like.opt.source);
     goto done;
   }
@@ -1910,7 +1912,7 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
   if (split < num_ranks) {
     uint64_t rec2 = 0;
     for (uint32_t r = split; r < num_ranks; r++) rec2 += llamp_trace_reader_records(ranks[r]);
-    beside = sched_open(&s2, &like, &st2, err2, sizeof err2, rec2) == 0 && rank_open(&k2, &s2) == 0 &&
+    beside = sched_open(&s2, &like, &st2, err2, sizeof err2, rec2) == 0 && rank_open(&k2, &s2, 0) == 0 &&
              pthread_create(&thread, NULL, range_run, &job) == 0;
   }
   int rc = build_range(&s, &k, ranks, 0, beside ? split : num_ranks, 1);
@@ -2021,7 +2023,7 @@ static int stream_rank(llamp_sched_stream_t *x, uint32_t r) {
     return stream_fail(x);
   }
   if (x->opened[r]) return 0;
-  if (sched_open(&x->s[r], &x->like, &x->st[r], x->err, sizeof x->err, 0) || rank_open(&x->k[r], &x->s[r])) {
+  if (sched_open(&x->s[r], &x->like, &x->st[r], x->err, sizeof x->err, 0) || rank_open(&x->k[r], &x->s[r], 1)) {
     snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
     return stream_fail(x);
   }
