@@ -60,6 +60,7 @@ static struct {
   pthread_mutex_t lock;
   pthread_cond_t wake;
   int stop; /* under lock */
+  int started; /* under lock: the thread has its arena */
   size_t (*want)(void *);
   void *arg;
   size_t bytes; /* faulted in so far (owned by the thread until it is joined) */
@@ -87,6 +88,13 @@ static int warm_stopping(void) {
 static int warm_grow(size_t bytes, size_t page) {
   char *p = malloc(bytes);
   if (!p) return -1;
+  /* only in the main arena's brk heap, which free never gives back here:
+   * a block of another arena (a thread of its own, stream.c) or one mmap'd
+   * would be unmapped by the free below, and the writes would fault */
+  if (p + bytes > (char *)sbrk(0)) {
+    free(p);
+    return -1;
+  }
   uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
   uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(page - 1);
   free(p);
@@ -100,6 +108,19 @@ static int warm_grow(size_t bytes, size_t page) {
 
 static void *warm_run(void *arg) {
   (void)arg;
+  /* its arena must be the main one, where the analysis allocates: with
+   * M_ARENA_MAX = 1 glibc gives a new thread an existing arena, but with a
+   * second one there (stream.c's thread) it may give that one; the caller
+   * then makes another thread (this one's arena is still attached to the
+   * other thread, so glibc hands the next one the arena after it: main) */
+  char *probe = malloc(64);
+  int in_main = probe && probe + 64 <= (char *)sbrk(0);
+  free(probe);
+  pthread_mutex_lock(&warm.lock);
+  warm.started = in_main ? 1 : -1;
+  pthread_cond_signal(&warm.wake);
+  pthread_mutex_unlock(&warm.lock);
+  if (!in_main) return NULL;
 #ifdef SCHED_IDLE
   struct sched_param sp = {0};
   (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
@@ -142,9 +163,20 @@ int llamp_mem_warm_start(size_t (*want)(void *arg), void *arg) {
   warm.arg = arg;
   warm.stop = 0;
   warm.bytes = 0;
-  if (pthread_create(&warm.thread, NULL, warm_run, NULL)) return -1;
-  warm.running = 1;
-  return 0;
+  for (int attempt = 0; attempt < 4; attempt++) {
+    warm.started = 0;
+    if (pthread_create(&warm.thread, NULL, warm_run, NULL)) return -1;
+    pthread_mutex_lock(&warm.lock);
+    while (!warm.started) pthread_cond_wait(&warm.wake, &warm.lock);
+    int ok = warm.started > 0;
+    pthread_mutex_unlock(&warm.lock);
+    if (ok) {
+      warm.running = 1;
+      return 0;
+    }
+    pthread_join(warm.thread, NULL);
+  }
+  return -1;
 }
 
 size_t llamp_mem_warm_stop(void) {
