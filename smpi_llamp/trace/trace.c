@@ -1151,6 +1151,32 @@ truncated:
   return -1;
 }
 
+/* The record at r->cur (its payload into r->words); r->cur moves past it.
+ * 0 / -1 (out of memory, or an encoding that does not decode). */
+static int decode_record(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, char *err, size_t errlen) {
+  const unsigned char *p = decode_head(&r->dec, r->cur, r->end, rec);
+  if (p && rec->nwords) {
+    if (rec->nwords > r->words_cap) {
+      size_t cap = r->words_cap ? r->words_cap : 64;
+      while (cap < rec->nwords) cap *= 2;
+      uint64_t *nw = realloc(r->words, cap * 8u);
+      if (!nw) {
+        seterr(err, errlen, "%s: record %llu: out of memory", r->path, (unsigned long long)r->index);
+        return -1;
+      }
+      r->words = nw;
+      r->words_cap = cap;
+    }
+    p = decode_words(&r->dec, p, r->end, rec, r->words);
+  }
+  if (!p) {
+    seterr(err, errlen, "%s: record %llu: corrupt record encoding", r->path, (unsigned long long)r->index);
+    return -1;
+  }
+  r->cur = p;
+  return 0;
+}
+
 llamp_trace_reader_t *llamp_trace_follow(llamp_trace_writer_t *w, char *err, size_t errlen) {
   if (w->followed || w->total) {
     seterr(err, errlen, "trace follower: rank %u's writer %s", w->rank,
@@ -1193,26 +1219,7 @@ static int follow_next(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, char *er
     r->fdone = 0;
     memset(&r->dec, 0, sizeof r->dec);
   }
-  const unsigned char *p = decode_head(&r->dec, r->cur, r->end, rec);
-  if (p && rec->nwords) {
-    if (rec->nwords > r->words_cap) {
-      size_t cap = r->words_cap ? r->words_cap : 64;
-      while (cap < rec->nwords) cap *= 2;
-      uint64_t *nw = realloc(r->words, cap * 8u);
-      if (!nw) {
-        seterr(err, errlen, "%s: record %llu: out of memory", r->path, (unsigned long long)r->index);
-        return -1;
-      }
-      r->words = nw;
-      r->words_cap = cap;
-    }
-    p = decode_words(&r->dec, p, r->end, rec, r->words);
-  }
-  if (!p) {
-    seterr(err, errlen, "%s: record %llu: corrupt record encoding", r->path, (unsigned long long)r->index);
-    return -1;
-  }
-  r->cur = p;
+  if (decode_record(r, rec, err, errlen)) return -1;
   r->fdone++;
   r->index++;
   r->total = r->index;
@@ -1262,28 +1269,8 @@ int llamp_trace_next(llamp_trace_reader_t *r, llamp_trace_rec_t *rec, const uint
       memset(&r->dec, 0, sizeof r->dec);
     }
   }
-  const unsigned char *p = decode_head(&r->dec, r->cur, r->end, rec);
-  if (p && rec->nwords) {
-    if (rec->nwords > r->words_cap) {
-      size_t cap = r->words_cap ? r->words_cap : 64;
-      while (cap < rec->nwords) cap *= 2;
-      uint64_t *nw = realloc(r->words, cap * 8u);
-      if (!nw) {
-        seterr(err, errlen, "%s: record %llu: out of memory", r->path, (unsigned long long)r->index);
-        return -1;
-      }
-      r->words = nw;
-      r->words_cap = cap;
-    }
-    p = decode_words(&r->dec, p, r->end, rec, r->words);
-  }
-  if (!p) {
-    seterr(err, errlen, "%s: record %llu: corrupt record encoding", r->path,
-           (unsigned long long)r->index);
-    return -1;
-  }
+  if (decode_record(r, rec, err, errlen)) return -1;
   *payload = rec->nwords ? r->words : NULL;
-  r->cur = p;
   r->left--;
   r->index++;
   return 1;
