@@ -158,14 +158,19 @@ compute_accuracy)
     # (the kernels' time as the program reads it: the simulated clock under
     # SMPI, the thread CPU clock natively)
     mpicc -O1 "$here/compute.c" -o compute_native || fail "mpicc"
-    ok=0 simmin= natmin=
+    ok=0 simmin= natmin= pin=
+    command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null && pin="taskset -c 0"
     for attempt in 1 2 3; do # CPU time is robust to load, not immune: retries
       "$bin/smpi_llamp-run" -np 2 -platform mesh4.xml --log=root.thres:warning -llamp-out out2 \
         ./compute 40000 200 >run2.txt 2>&1 || { cat run2.txt; fail "smpi_llamp-run (2 ranks)"; }
       # kernels and set-up together: under SMPI the set-up's calloc writes
       # the array, natively the first kernel takes those first page touches
       sim=$(awk '$1 == "compute" || $1 == "setup" { s += $3 } END { printf "%.9g", s }' run2.txt)
-      mpiexec -n 2 ./compute_native 40000 200 >native.txt 2>&1 || { cat native.txt; fail "mpiexec"; }
+      # both native ranks on one core, one kernel at a time as under SMPI's
+      # one thread: two at once on the VM's two vCPUs measured 0.034 s
+      # against 0.023 s in all three attempts of one run (host cores shared
+      # with the vCPUs' siblings slow concurrent kernels), level alone
+      $pin mpiexec -n 2 ./compute_native 40000 200 >native.txt 2>&1 || { cat native.txt; fail "mpiexec"; }
       nat=$(awk '$1 == "compute" || $1 == "setup" { s += $3 } END { printf "%.9g", s }' native.txt)
       echo "compute: native kernels and set-up $nat s, simulated $sim s (attempt $attempt)"
       if within "$sim" "$nat" 0.10; then ok=1; break; fi
