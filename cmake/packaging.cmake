@@ -67,6 +67,8 @@ install(FILES ${CMAKE_BINARY_DIR}/smpi_llamp.pc DESTINATION ${CMAKE_INSTALL_LIBD
 if(TARGET smpi_llamp_capture_rt)
   install(TARGETS smpi_llamp_capture smpi_llamp_capture_rt
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  # smpi_llamp-run's helper: beside the runtime, as the script expects
+  install(TARGETS smpi_llamp-run-prep RUNTIME DESTINATION ${CMAKE_INSTALL_LIBDIR})
   foreach(t smpi_llamp-cc smpi_llamp-cxx smpi_llamp-f90 smpi_llamp-ff smpi_llamp-run)
     install(PROGRAMS ${LLAMP_INSTALL_SCRIPTS}/${t} DESTINATION ${CMAKE_INSTALL_BINDIR})
     list(APPEND _cmds ${t})

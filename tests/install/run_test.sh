@@ -35,7 +35,7 @@ expect info.txt "Depends: libc6, libsimgrid-dev (>= 3.32), libconfig9, python3"
 dpkg-deb -x "$deb" root || fail "dpkg-deb -x"
 P=$work/root/usr
 for f in bin/llamp bin/smpi_llamp-cc bin/smpi_llamp-cxx bin/smpi_llamp-f90 bin/smpi_llamp-run \
-  bin/llamp-platform lib/libsmpi_llamp.a lib/libsmpi_llamp_capture.a lib/libsmpi_llamp_capture_rt.so \
+  bin/llamp-platform lib/libsmpi_llamp.a lib/libsmpi_llamp_capture.a lib/libsmpi_llamp_capture_rt.so lib/smpi_llamp-run-prep \
   include/smpi_llamp/llamp_graph.h share/smpi-llamp/models/default.cfg \
   share/smpi-llamp/platforms/cluster16.xml share/doc/smpi_llamp/capture.md \
   share/man/man1/llamp.1 share/man/man1/smpi_llamp-run.1 lib/pkgconfig/smpi_llamp.pc \
