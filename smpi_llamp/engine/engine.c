@@ -291,6 +291,20 @@ static inline double tie_tol(double a) { return 1e-12 * fabs(a) + 1e-21; }
 
 /* ---- plan ------------------------------------------------------------------- */
 
+/* A large array of the plan, advised huge before its first touch: a page
+ * fault costs microseconds on a VM, and where the capture cannot prefault
+ * (compute measured) they were a third of the engine's creation. */
+static void *plan_alloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  llamp_mem_advise_huge(p, bytes);
+  return p;
+}
+static void *plan_zalloc(size_t count, size_t size) {
+  void *p = plan_alloc(count * size);
+  if (p) memset(p, 0, count * size);
+  return p;
+}
+
 /* A topological order of an in-edge CSR with `shift`-packed sources that
  * keeps the given numbering wherever the edges allow: vertices in id order,
  * each after the predecessors not yet placed (depth first along in-edges).
@@ -302,8 +316,8 @@ static inline double tie_tol(double a) { return 1e-12 * fabs(a) + 1e-21; }
 static uint64_t plan_sort(uint64_t n, const uint32_t *off, const uint32_t *src, uint32_t *order) {
   enum { NEW = 0, OPEN = 1, PLACED = 2 };
   uint64_t done = 0;
-  uint8_t *state = calloc(n ? n : 1, 1);
-  uint32_t *stack = malloc((n ? n : 1) * 4), *next = malloc((n ? n : 1) * 4); /* next: in-edge to look at */
+  uint8_t *state = plan_zalloc(n ? n : 1, 1);
+  uint32_t *stack = plan_alloc((n ? n : 1) * 4), *next = plan_alloc((n ? n : 1) * 4); /* next: in-edge to look at */
   if (!state || !stack || !next) goto out;
   for (uint64_t r = 0; r < n; r++) {
     if (state[r] == PLACED) continue;
@@ -410,10 +424,10 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
              (unsigned long long)n);
     return -1;
   }
-  uint8_t *kind = malloc(n ? n : 1);
-  double *value = malloc((n ? n : 1) * 8);
+  uint8_t *kind = plan_alloc(n ? n : 1);
+  double *value = plan_alloc((n ? n : 1) * 8);
   uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL, *burst_from = NULL, *burst = NULL;
-  uint32_t *off = calloc(n + 1, 4), *src = NULL, *order = NULL;
+  uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
   for (uint64_t v = 0; v < n; v++) {
     kind[v] = a.kind[v];
@@ -427,18 +441,18 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   /* gap edges: previous send (recv) of the same rank in posting order */
   if (gap) {
     uint32_t P = llamp_graph_num_ranks(g);
-    prev_msg = malloc((n ? n : 1) * 4);
-    posting = malloc((n ? n : 1) * 4);
-    rank_off = calloc((size_t)P + 1, 4);
+    prev_msg = plan_alloc((n ? n : 1) * 4);
+    posting = plan_alloc((n ? n : 1) * 4);
+    rank_off = plan_zalloc((size_t)P + 1, 4);
     if (!prev_msg || !posting || !rank_off) goto oom;
     for (uint64_t v = 0; v < n; v++) rank_off[a.rank[v] + 1]++;
     for (uint32_t r = 0; r < P; r++) rank_off[r + 1] += rank_off[r];
     for (uint64_t v = 0; v < n; v++) posting[rank_off[a.rank[v]] + llamp_graph_local_index(g, v)] = (uint32_t)v;
-    arrival_t *arr = recv_key ? malloc((n ? n : 1) * sizeof *arr) : NULL;
+    arrival_t *arr = recv_key ? plan_alloc((n ? n : 1) * sizeof *arr) : NULL;
     if (recv_key && !arr) goto oom;
     if (bref) { /* bursts first: their receives leave the receive chain */
-      burst_from = malloc((n ? n : 1) * 4);
-      burst = malloc((n ? n : 1) * 4);
+      burst_from = plan_alloc((n ? n : 1) * 4);
+      burst = plan_alloc((n ? n : 1) * 4);
       if (!burst_from || !burst) {
         free(arr);
         goto oom;
@@ -524,7 +538,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     }
     if (!pass) {
       if (m >= UINT32_MAX) goto oom;
-      src = malloc((m ? m : 1) * 4);
+      src = plan_alloc((m ? m : 1) * 4);
       if (!src) goto oom;
     } else {
       off[n] = (uint32_t)m;
@@ -548,7 +562,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     e->own_kind = kind, e->own_value = value, e->own_off = off, e->own_src = src;
     kind = NULL, value = NULL, off = NULL, src = NULL;
   } else {
-    order = malloc((n ? n : 1) * 4);
+    order = plan_alloc((n ? n : 1) * 4);
     if (!order) goto oom;
     if (plan_sort(n, off, src, order) != n) {
       snprintf(err, errlen,
@@ -558,11 +572,11 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
       goto fail;
     }
     /* renumber into plan order */
-    e->gv = malloc((n ? n : 1) * 4);
-    e->own_kind = malloc(n ? n : 1);
-    e->own_value = malloc((n ? n : 1) * 8);
-    e->own_off = malloc((n + 1) * 4);
-    e->own_src = malloc((m ? m : 1) * 4);
+    e->gv = plan_alloc((n ? n : 1) * 4);
+    e->own_kind = plan_alloc(n ? n : 1);
+    e->own_value = plan_alloc((n ? n : 1) * 8);
+    e->own_off = plan_alloc((n + 1) * 4);
+    e->own_src = plan_alloc((m ? m : 1) * 4);
     if (!e->gv || !e->own_kind || !e->own_value || !e->own_off || !e->own_src) goto oom;
     for (uint64_t v = 0; v < n; v++) e->gv[order[v]] = (uint32_t)v;
     uint64_t k = 0;
@@ -623,8 +637,8 @@ static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
   llamp_graph_arrays_t a;
   llamp_graph_arrays(e->graph, &a);
   e->net = *e->proto.net;
-  e->nonblocking = calloc(a.n ? a.n : 1, 1);
-  e->pw = malloc((e->n ? e->n : 1) * sizeof *e->pw);
+  e->nonblocking = plan_zalloc(a.n ? a.n : 1, 1);
+  e->pw = plan_alloc((e->n ? e->n : 1) * sizeof *e->pw);
   if (!e->nonblocking || !e->pw) {
     snprintf(err, errlen, "out of memory while preparing the size-dependent costs");
     return -1;
@@ -721,13 +735,13 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
   uint32_t nk = base + (self ? (q ? P : 1) : 0);
   e->nk = nk;
   e->K = K;
-  e->pk = malloc((e->n ? e->n : 1) * sizeof *e->pk);
-  e->kl = malloc(nk * sizeof *e->kl);
-  e->kc0 = malloc(nk * sizeof *e->kc0);
-  e->kg = malloc(nk * sizeof *e->kg);
-  e->kb = malloc(nk * sizeof *e->kb);
-  e->klat = malloc(nk * sizeof *e->klat);
-  e->kcoef = calloc((size_t)nk * K + 1, sizeof *e->kcoef);
+  e->pk = plan_alloc((e->n ? e->n : 1) * sizeof *e->pk);
+  e->kl = plan_alloc(nk * sizeof *e->kl);
+  e->kc0 = plan_alloc(nk * sizeof *e->kc0);
+  e->kg = plan_alloc(nk * sizeof *e->kg);
+  e->kb = plan_alloc(nk * sizeof *e->kb);
+  e->klat = plan_alloc(nk * sizeof *e->klat);
+  e->kcoef = plan_zalloc((size_t)nk * K + 1, sizeof *e->kcoef);
   if (!e->pk || !e->kl || !e->kc0 || !e->kg || !e->kb || !e->klat || !e->kcoef) {
     snprintf(err, errlen, "out of memory for the per-pair costs");
     return -1;
@@ -825,7 +839,7 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
  * receives chained in that order (posting order if that one is cyclic). */
 static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, size_t errlen) {
   uint64_t gn = llamp_graph_num_vertices(e->graph);
-  double *key = malloc((gn ? gn : 1) * sizeof *key);
+  double *key = plan_alloc((gn ? gn : 1) * sizeof *key);
   if (!key || ensure_work(e, 1)) {
     free(key);
     snprintf(err, errlen, "out of memory while ordering the receives (NIC rule)");
@@ -843,8 +857,8 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
     if (e->kind[v] == K_RECV || e->kind[v] == K_RECV_RNDV) key[e->gv ? e->gv[v] : v] = e->start[v];
   /* bursts (burst_flush): sends' starts, receives' ends, and which sends
    * waited for the previous send's transfer (their chain edge is tight) */
-  double *at = malloc((gn ? gn : 1) * sizeof *at);
-  uint8_t *binds = calloc(gn ? gn : 1, 1);
+  double *at = plan_alloc((gn ? gn : 1) * sizeof *at);
+  uint8_t *binds = plan_zalloc(gn ? gn : 1, 1);
   burst_ref_t bref = {at, binds};
   if (at && binds) {
     for (uint64_t v = 0; v < e->n; v++) {
