@@ -13,7 +13,9 @@
  * its rank's state the current one (llamp_cap_enter, below): SMPI's ranks
  * are coroutines of one OS thread, so the current state stays right until
  * the rank yields, and the helpers that yield (executing a compute burst,
- * MPI_Init, MPI_Finalize) restore it.
+ * MPI_Init, MPI_Finalize) restore it.  The recording wrappers' bodies run
+ * from the runtime too (llamp_rt_MPI_Xyz, generated): the program's stub
+ * enters its rank once, and the body enters it again after PMPI_*.
  *
  * A recording wrapper runs
  *     llamp_cap_begin     0 = do not record (before MPI_Init, after
