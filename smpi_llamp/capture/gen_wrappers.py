@@ -454,6 +454,28 @@ def alias(name, rtype, params, varargs):
             % (signature(name, rtype, params, varargs, 'llamp_alias_'), name, name))
 
 
+def recording_body(w, op, kind, call, pre, post, mapping, shared):
+    """A recording wrapper's body after its opening brace (the kind's
+    helpers around PMPI_*).  shared: it runs from the runtime, entered by the
+    program's stub, and makes its rank current again after PMPI_*."""
+    if shared:
+        w('  void *me_ = llamp_cap_self;\n')
+    w('  llamp_cap_call_t c;\n')
+    w('  if (!llamp_cap_begin(&c, LLAMP_OP_%s)) return %s;\n' % (op, call))
+    if kind in NEEDS_ST:
+        w('  MPI_Status st_;\n')
+    if pre:
+        w('  %s\n' % subst(pre, mapping))
+    w('  llamp_cap_pmpi(&c);\n')
+    w('  int ret = %s;\n' % call)
+    if shared:
+        w('  llamp_cap_self = me_; /* other ranks ran during it */\n')
+    w('  llamp_cap_pmpi_done(&c);\n')
+    if post:
+        w('  %s\n' % subst(post, mapping))
+    w('  llamp_cap_end(&c);\n  return ret;\n}\n')
+
+
 def main():
     argv = sys.argv[1:]
     mpich = bool(argv) and argv[0] == '--mpich'
@@ -530,23 +552,9 @@ def main():
             w('  llamp_cap_enter();\n  return llamp_rt_%s(%s);\n}\n' % (name, ', '.join(names)))
             w(alias(name, rtype, params, varargs))
             w('\n')
-            r = rt.append
-            r('/* %s -> LLAMP_OP_%s (%s) */\n' % (name, op, kind))
-            r('%s {\n' % body)
-            r('  void *me_ = llamp_cap_self;\n')
-            r('  llamp_cap_call_t c;\n')
-            r('  if (!llamp_cap_begin(&c, LLAMP_OP_%s)) return %s;\n' % (op, call))
-            if kind in NEEDS_ST:
-                r('  MPI_Status st_;\n')
-            if pre:
-                r('  %s\n' % subst(pre, mapping))
-            r('  llamp_cap_pmpi(&c);\n')
-            r('  int ret = %s;\n' % call)
-            r('  llamp_cap_self = me_; /* other ranks ran during it */\n')
-            r('  llamp_cap_pmpi_done(&c);\n')
-            if post:
-                r('  %s\n' % subst(post, mapping))
-            r('  llamp_cap_end(&c);\n  return ret;\n}\n\n')
+            rt.append('/* %s -> LLAMP_OP_%s (%s) */\n%s {\n' % (name, op, kind, body))
+            recording_body(rt.append, op, kind, call, pre, post, mapping, shared=True)
+            rt.append('\n')
             continue
         w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
         if kind == 'init':
@@ -557,18 +565,7 @@ def main():
         elif kind == 'finalize':
             w('  return llamp_cap_finalize();\n}\n')
         else:
-            w('  llamp_cap_call_t c;\n')
-            w('  if (!llamp_cap_begin(&c, LLAMP_OP_%s)) return %s;\n' % (op, call))
-            if kind in NEEDS_ST:
-                w('  MPI_Status st_;\n')
-            if pre:
-                w('  %s\n' % subst(pre, mapping))
-            w('  llamp_cap_pmpi(&c);\n')
-            w('  int ret = %s;\n' % call)
-            w('  llamp_cap_pmpi_done(&c);\n')
-            if post:
-                w('  %s\n' % subst(post, mapping))
-            w('  llamp_cap_end(&c);\n  return ret;\n}\n')
+            recording_body(w, op, kind, call, pre, post, mapping, shared=False)
         w(alias(name, rtype, params, varargs))
         w('\n')
 
