@@ -386,6 +386,8 @@ errors)
     smpirun -np 2 -platform "$platform" $SIM ./paper
   # a program built without the capture library
   check "./plain was not linked with the capture library" "$bin/smpi_llamp-run" -np 2 ./plain
+  # no such program (SMPI aborted, which read as an interrupted simulation)
+  check "'./missing' is not a file: give the program's path" "$bin/smpi_llamp-run" -np 2 ./missing
   # bad settings: model file, environment, options
   printf 'loggps = { L = "2us"; Q = 1; };\n' >bad.cfg
   check "bad.cfg:1: loggps.Q: unknown setting (valid: L, o, g, G, S, bandwidth_term, rendezvous, nic)" \

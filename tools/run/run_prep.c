@@ -7,7 +7,7 @@
  *   smpi_llamp-run-prep PROG OUT TMPBASE PID   (fd 9 open on OUT/.llamp-lock)
  *
  * Prints "linked 0|1|-1", "fortran 0|1" (PROG holds the capture library's
- * marker, libgfortran's soname; -1: not a file here) and "tmp DIR"; each line is printed only once
+ * marker, libgfortran's soname; -1: not a file) and "tmp DIR"; each line is printed only once
  * the step before it succeeded.  A failure prints one line on stderr,
  * prefixed "smpi_llamp-run: ", and exits 1: the lock is held by another run,
  * an output cannot be removed, the directory cannot be made.  Internal to
@@ -28,16 +28,18 @@ static const char prog[] = "smpi_llamp-run";
 enum { LOCK_FD = 9 };
 
 /* whether the file holds each string; *linked = -1 when PROGRAM is not a
- * regular file here (smpirun then says what it makes of it) */
+ * regular file (SMPI loads the program from its path, never from PATH) */
 static void markers(const char *path, int *linked, int *fortran) {
   *linked = -1, *fortran = 0;
   struct stat st;
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
-  *linked = 0;
   int fd = open(path, O_RDONLY);
-  if (fd < 0) return;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (fd < 0) {
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) *linked = 0; /* there, not readable */
+    return;
+  }
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    *linked = 0;
+    void *p = st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     if (p != MAP_FAILED) {
       static const char mark[] = "smpi_llamp-capture-linked", gf[] = "libgfortran";
       *linked = memmem(p, (size_t)st.st_size, mark, sizeof mark - 1) != NULL;
@@ -87,7 +89,7 @@ int main(int argc, char **argv) {
   markers(program, &linked, &fortran);
   printf("linked %d\nfortran %d\n", linked, fortran);
   fflush(stdout);
-  if (linked == 0) return 0; /* the wrapper says why and stops */
+  if (linked <= 0) return 0; /* the wrapper says why and stops */
   /* one run per output directory: the lock on the wrapper's fd 9 (shared
    * with it, so held after this process ends, until the simulation's) */
   if (flock(LOCK_FD, LOCK_EX | LOCK_NB) != 0) {
