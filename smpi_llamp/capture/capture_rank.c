@@ -27,6 +27,7 @@
 #include <xbt/config.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 #ifndef LLAMP_CAPTURE_NATIVE
@@ -34,6 +35,7 @@
 #endif
 
 #include "llamp_capture.h"
+#include "llamp_dmap.h"
 
 /* ---- a small open-addressing map: handle -> entry ---------------------------- */
 
@@ -116,6 +118,17 @@ static void pm_free(pmap_t *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* ---- the live requests: MPI_Request -> entry, dense (llamp_dmap.h) ----------- */
+
+typedef struct {
+  uint64_t id;
+  void *ptr; /* receive requests: comm_ent_t * (status translation) */
+  int kind;
+  int32_t src; /* receive requests: posted source (world rank), -1 = any */
+} rq_ent_t;
+
+static rq_ent_t *rq_find(llamp_dmap_t *m, MPI_Request h) { return llamp_dmap_find(m, (uintptr_t)h); }
+
 /* ---- per-rank state ----------------------------------------------------------- */
 
 struct comm_ent {
@@ -146,14 +159,14 @@ typedef struct {
   double read_cost; /* CPU time of one thread-clock read, taken off every burst */
   double rate, threshold;
   llamp_trace_writer_t *w;
-  /* line 1: the record and the requests */
-  double last_end;  /* simulated end of the last recorded call */
-  double simulated; /* compute total: simulated gaps */
-  uint64_t *pay;
-  size_t paycap;
-  pmap_t reqs; /* MPI_Request -> id, comm_ent_t* (ptr), kind */
+  /* line 1: the requests and what a call's end reads */
+  llamp_dmap_t reqs; /* MPI_Request -> rq_ent_t */
   uint64_t next_req;
-  /* lines 2-3: the last datatypes' sizes, MPI_COMM_WORLD */
+  uint64_t *pay;
+  double last_end; /* simulated end of the last recorded call */
+  /* lines 2-3: the gaps, the last datatypes' sizes, MPI_COMM_WORLD */
+  double simulated; /* compute total: simulated gaps */
+  size_t paycap;
   MPI_Datatype tkey[4];
   int tsize[4];
   comm_ent_t world;
@@ -174,12 +187,15 @@ typedef struct {
   uint32_t rank, size;
   MPI_Group world_group;
 } rank_state_t;
+_Static_assert(offsetof(rank_state_t, reqs) == 64 && offsetof(rank_state_t, simulated) == 128,
+               "a call's lines as laid out");
 
 #ifdef LLAMP_CAPTURE_NATIVE
 /* one rank a process: the state and the tables are this library's own */
 static const llamp_cap_tables_t native_tables = {&llamp_cap_num_unmodelled, llamp_cap_unmodelled_names,
                                                  llamp_cap_unmodelled_local, llamp_cap_unmodelled_counts};
-static rank_state_t native_state __attribute__((aligned(64))) = {.tables = &native_tables};
+static rank_state_t native_state __attribute__((aligned(64))) = {.reqs = {.vsize = sizeof(rq_ent_t)},
+                                                                  .tables = &native_tables};
 void *llamp_cap_self = &native_state;
 #define S native_state
 #else
@@ -206,6 +222,7 @@ void *llamp_cap_state_new(const llamp_cap_tables_t *tables) {
   rank_state_t *st = aligned_alloc(64, (sizeof *st + 63) / 64 * 64); /* lines as laid out */
   if (!st) oom("rank state");
   memset(st, 0, sizeof *st);
+  llamp_dmap_init(&st->reqs, sizeof(rq_ent_t));
   st->tables = tables;
   return st;
 }
@@ -572,7 +589,8 @@ void llamp_cap_probe(llamp_cap_call_t *c, int ret, MPI_Comm comm, int flag, cons
 void llamp_cap_new_request(llamp_cap_call_t *c, int ret, const MPI_Request *req, int kind,
                            MPI_Comm comm) {
   if (ret != MPI_SUCCESS || !req || *req == MPI_REQUEST_NULL) return;
-  pm_ent_t *e = pm_insert(&S.reqs, (uintptr_t)*req);
+  rq_ent_t *e = llamp_dmap_insert(&S.reqs, (uintptr_t)*req);
+  if (!e) oom("request map");
   if (e->ptr) comm_release(e->ptr); /* a stale handle SMPI reused */
   e->id = S.next_req++;
   e->kind = kind;
@@ -587,7 +605,7 @@ void llamp_cap_new_request(llamp_cap_call_t *c, int ret, const MPI_Request *req,
 }
 
 void llamp_cap_start(llamp_cap_call_t *c, const MPI_Request *req) {
-  pm_ent_t *e = req ? pm_find(&S.reqs, (uintptr_t)*req) : NULL;
+  rq_ent_t *e = req ? rq_find(&S.reqs, *req) : NULL;
   c->rec.req = e ? e->id : LLAMP_TRACE_NO_REQ;
 }
 
@@ -606,7 +624,7 @@ MPI_Request *llamp_cap_requests(llamp_cap_call_t *c, int n, const MPI_Request *r
     S.hs[i] = reqs[i];
     uint64_t id = LLAMP_TRACE_NO_REQ;
     if (reqs[i] != MPI_REQUEST_NULL) {
-      pm_ent_t *e = pm_find(&S.reqs, (uintptr_t)reqs[i]);
+      rq_ent_t *e = rq_find(&S.reqs, reqs[i]);
       id = e ? e->id : S.next_req++; /* a request no modelled call created */
     }
     p[2 * i] = id;
@@ -634,7 +652,7 @@ static int completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Reques
   (void)c;
   if (h[i] == MPI_REQUEST_NULL) return 0;
   int32_t src = -1, tag = -1;
-  pm_ent_t *e = pm_find(&S.reqs, (uintptr_t)h[i]);
+  rq_ent_t *e = rq_find(&S.reqs, h[i]);
   if (e && (e->kind & LLAMP_CAP_REQ_RECV) && st) {
     src = e->src >= 0 ? e->src : status_source(e->ptr, st->MPI_SOURCE);
     tag = st->MPI_TAG < 0 ? -1 : st->MPI_TAG;
@@ -642,7 +660,7 @@ static int completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Reques
   S.pay[base + 2 * (uint32_t)i + 1] = llamp_trace_pack_status(1, src, tag);
   if (e && !(e->kind & LLAMP_CAP_REQ_PERSISTENT)) {
     comm_release(e->ptr);
-    pm_erase(&S.reqs, e);
+    llamp_dmap_erase(&S.reqs, e);
   }
   return 1;
 }
@@ -667,10 +685,10 @@ void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *
 void llamp_cap_request_free(llamp_cap_call_t *c, int ret, MPI_Request handle) {
   (void)c;
   if (ret != MPI_SUCCESS || handle == MPI_REQUEST_NULL) return;
-  pm_ent_t *e = pm_find(&S.reqs, (uintptr_t)handle);
+  rq_ent_t *e = rq_find(&S.reqs, handle);
   if (e) {
     comm_release(e->ptr);
-    pm_erase(&S.reqs, e);
+    llamp_dmap_erase(&S.reqs, e);
   }
 }
 
@@ -1162,10 +1180,9 @@ int llamp_cap_finalize(void) {
   /* release the rank's tables */
   for (size_t i = 0; S.comms.t && i <= S.comms.mask; i++)
     if (S.comms.t[i].key) comm_release(S.comms.t[i].ptr);
-  for (size_t i = 0; S.reqs.t && i <= S.reqs.mask; i++)
-    if (S.reqs.t[i].key) comm_release(S.reqs.t[i].ptr);
+  for (uint32_t i = 0; i < S.reqs.n; i++) comm_release(((rq_ent_t *)llamp_dmap_at(&S.reqs, i))->ptr);
   pm_free(&S.comms);
-  pm_free(&S.reqs);
+  llamp_dmap_free(&S.reqs);
   pm_free(&S.seen);
   for (size_t i = 0; S.wins.t && i <= S.wins.mask; i++)
     if (S.wins.t[i].key) {
