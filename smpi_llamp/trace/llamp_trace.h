@@ -186,8 +186,12 @@ int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
 int32_t llamp_trace_intern_name(llamp_trace_writer_t *w, const char *name);
 uint64_t llamp_trace_records(const llamp_trace_writer_t *w);
 /* Flush everything to the file (for a later `llamp build DIR`); the writer
- * stays readable in memory until destroyed. */
+ * stays readable in memory until destroyed.  It also publishes (below). */
 int llamp_trace_writer_flush(llamp_trace_writer_t *w, char *err, size_t errlen);
+/* Make every record appended so far visible to w's follower.  Appends
+ * publish every 64 records and at each new chunk only (the chunk's header
+ * line is a cache miss per record otherwise, in the capture). */
+void llamp_trace_writer_publish(llamp_trace_writer_t *w);
 void llamp_trace_writer_destroy(llamp_trace_writer_t *w);
 /* Additions (trace.c): the reason for the last failed append / intern /
  * flush, and the bytes of memory the writer holds (record chunks, names). */
@@ -226,7 +230,9 @@ void llamp_trace_reader_destroy(llamp_trace_reader_t *r);
  * simulation).  llamp_trace_next returns 0 when it has caught up: call it
  * again later for the records appended since.  Make it before w's first
  * record (one per writer); spills are safe (w keeps the chunks it releases
- * until the follower has read them).  llamp_trace_name returns a copy that
+ * until the follower has read them).  It sees the records the writer has
+ * published (llamp_trace_writer_publish): publish after the last append
+ * before telling it to read the rest.  llamp_trace_name returns a copy that
  * lasts until the next call; rewind fails; reader_records counts the
  * records read so far.  Destroy it after w's last append, before w. */
 llamp_trace_reader_t *llamp_trace_follow(llamp_trace_writer_t *w, char *err, size_t errlen);

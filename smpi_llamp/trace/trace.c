@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,10 @@ _Static_assert(LLAMP_OP_COUNT_ < 256, "op codes fit a byte");
 #define LLT_MAX_NAME 1024u
 #define CHUNK_MIN ((size_t)16 << 10)
 #define CHUNK_MAX ((size_t)1 << 20)
+/* A follower sees a chunk's records every this many (the chunk's header
+ * line is then written once, not at every record), when the writer opens
+ * the next chunk, and at llamp_trace_writer_publish / flush. */
+#define PUBLISH_EVERY 64u
 /* Largest encoding of a record: fields and times, then 10 bytes a word. */
 #define REC_MAX_FIXED 96u
 #define REC_MAX_PER_WORD 10u
@@ -98,17 +103,25 @@ typedef struct {
 } codec_t;
 
 struct llamp_trace_writer {
-  char path[4096];
-  int has_dir;
-  uint32_t rank, world;
-  size_t spill_bytes;
-  chunk_t *head, *tail, *spare;
-  size_t next_chunk;
-  int sealed;         /* the tail chunk is on file: the next record starts a new one */
+  /* first line: what every append reads and writes (the capture appends
+   * right after a PMPI call that let the other ranks run: each line is a
+   * cache miss; the path used to come first and put these 4 KiB away, on
+   * two lines) */
+  chunk_t *tail;
+  unsigned char *cur, *lim; /* the tail's free bytes (its used and nrec are
+                               written back by tail_sync: its header is not
+                               touched per record) */
   codec_t enc;
-  uint64_t total;     /* records appended */
+  uint64_t total;   /* records appended */
+  int64_t mem_left; /* bytes of encoded records before a spill (INT64_MAX: none) */
+  uint32_t tail_nrec;
+  int sealed; /* the tail chunk is on file: the next record starts a new one */
+  size_t spill_bytes;
+  uint32_t rank, world;
+  chunk_t *head, *spare;
+  size_t next_chunk;
   uint64_t mem_first; /* index of the first record held in memory */
-  size_t mem_used;    /* bytes of encoded records held in memory */
+  int has_dir;
   size_t mem_alloc;   /* bytes of chunks allocated (held + spare) */
   int fd;
   uint64_t file_records, file_bytes; /* on file: records, bytes of blocks */
@@ -128,7 +141,9 @@ struct llamp_trace_writer {
   int followed;
   chunk_t *first, *follow_at, *retired, *retired_tail;
   char err[512];
+  char path[4096];
 };
+_Static_assert(offsetof(struct llamp_trace_writer, sealed) < 64, "an append's fields in one line");
 
 struct llamp_trace_reader {
   char path[4096];
@@ -535,14 +550,16 @@ llamp_trace_writer_t *llamp_trace_writer_create(const char *dir, uint32_t rank,
       return NULL;
     }
   }
-  llamp_trace_writer_t *w = calloc(1, sizeof *w);
+  llamp_trace_writer_t *w = aligned_alloc(64, (sizeof *w + 63) / 64 * 64); /* its first line as laid out */
   if (!w) {
     seterr(err, errlen, "trace writer: out of memory");
     return NULL;
   }
+  memset(w, 0, sizeof *w);
   w->rank = rank;
   w->world = world_size;
   w->spill_bytes = spill_bytes;
+  w->mem_left = spill_bytes ? (int64_t)spill_bytes : INT64_MAX;
   w->fd = -1;
   w->next_chunk = CHUNK_MIN;
   pthread_mutex_init(&w->names_lock, NULL);
@@ -645,8 +662,21 @@ static int open_file(llamp_trace_writer_t *w) {
   return 0;
 }
 
+/* The tail chunk's header from the writer's fields, its records published
+ * to a follower. */
+static void tail_sync(llamp_trace_writer_t *w) {
+  chunk_t *c = w->tail;
+  if (!c) return;
+  c->used = (size_t)(w->cur - c->data);
+  c->nrec = w->tail_nrec;
+  __atomic_store_n(&c->pub, w->tail_nrec, __ATOMIC_RELEASE);
+}
+
+void llamp_trace_writer_publish(llamp_trace_writer_t *w) { tail_sync(w); }
+
 /* Write the chunks not yet on file as blocks after the ones there. */
 static int write_pending(llamp_trace_writer_t *w) {
+  tail_sync(w);
   if (open_file(w)) return -1;
   uint64_t idx = w->mem_first;
   for (chunk_t *c = w->head; c; c = c->next) {
@@ -690,7 +720,7 @@ static void release_memory(llamp_trace_writer_t *w) {
     retired_free(w);
     w->head = w->tail = NULL;
     w->released_bytes = w->file_bytes;
-    w->mem_used = 0;
+    w->mem_left = (int64_t)w->spill_bytes;
     w->mem_first = w->total;
     return;
   }
@@ -706,7 +736,7 @@ static void release_memory(llamp_trace_writer_t *w) {
   }
   w->head = w->tail = NULL;
   w->released_bytes = w->file_bytes;
-  w->mem_used = 0;
+  w->mem_left = (int64_t)w->spill_bytes;
   w->mem_first = w->total;
 }
 
@@ -729,7 +759,8 @@ int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
   }
   size_t need = REC_MAX_FIXED + (size_t)rec->nwords * REC_MAX_PER_WORD;
   chunk_t *c = w->tail;
-  if (!c || w->sealed || c->cap - c->used < need) {
+  if (!c || w->sealed || (size_t)(w->lim - w->cur) < need) {
+    tail_sync(w); /* its last records published before the next chunk is linked */
     chunk_t *n = chunk_new(w, need);
     if (!n) {
       werr(w, "trace writer: rank %u: out of memory after %llu records", w->rank,
@@ -746,19 +777,21 @@ int llamp_trace_append(llamp_trace_writer_t *w, const llamp_trace_rec_t *rec,
         __atomic_store_n(&w->first, n, __ATOMIC_RELEASE);
     }
     w->tail = c = n;
+    w->cur = n->data;
+    w->lim = n->data + n->cap;
+    w->tail_nrec = 0;
     w->sealed = 0;
     memset(&w->enc, 0, sizeof w->enc);
   }
-  unsigned char *p = c->data + c->used;
+  unsigned char *p = w->cur;
   size_t sz = (size_t)(encode(&w->enc, p, rec, payload) - p);
-  c->used += sz;
-  c->nrec++;
-  __atomic_store_n(&c->pub, c->nrec, __ATOMIC_RELEASE); /* a plain store on x86 */
-  w->mem_used += sz;
+  w->cur = p + sz;
+  if (++w->tail_nrec % PUBLISH_EVERY == 0) /* a plain store on x86 */
+    __atomic_store_n(&c->pub, w->tail_nrec, __ATOMIC_RELEASE);
   w->total++;
   /* one writer thread under SMPI's contexts: load + store, not a locked add */
   __atomic_store_n(&appended, __atomic_load_n(&appended, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-  if (w->spill_bytes && w->mem_used > w->spill_bytes) {
+  if ((w->mem_left -= (int64_t)sz) < 0) {
     if (write_pending(w)) return -1;
     release_memory(w);
   }
@@ -920,6 +953,7 @@ llamp_trace_reader_t *llamp_trace_reader_from_writer(llamp_trace_writer_t *w, ch
     seterr(err, errlen, "trace reader: out of memory");
     return NULL;
   }
+  tail_sync(w);
   r->w = w;
   r->rank = w->rank;
   r->world = w->world;

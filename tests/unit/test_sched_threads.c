@@ -43,6 +43,7 @@ static int replay_piece(replay_t *x, uint32_t r, int most) {
     int rc = llamp_trace_next(x->src[r], &rec, &pl, err, sizeof err);
     if (rc <= 0) {
       if (rc < 0) x->ok = 0;
+      llamp_trace_writer_publish(x->w[r]); /* the follower sees the last records */
       __atomic_store_n(&x->done[r], 1, __ATOMIC_RELEASE);
       return 1;
     }
