@@ -36,6 +36,8 @@
 #endif
 #ifndef LLAMP_CAPTURE_NATIVE
 #include <simgrid/host.h>
+#include <sys/time.h> /* the hooks' types (capture_rank.h) */
+#include <unistd.h>
 #endif
 
 #include "llamp_capture.h"
@@ -568,20 +570,52 @@ void llamp_cap_compute_restart(void) {
   if (S.on && !S.depth) burst_begin();
 }
 
-/* Around an SMPI function the program calls outside MPI (capture_copy.c's
+/* Around an SMPI function the program calls outside MPI (capture_rank.h's
  * hooks): the compute so far is executed first, as SMPI would, and the clock
- * restarts after it, so no other rank's CPU time enters this rank's burst. */
-int llamp_cap_hook_enter(void) {
+ * restarts after it, so no other rank's CPU time enters this rank's burst.
+ * hook_enter is 1 when it ended the burst (0 outside a capture or inside a
+ * wrapper). */
+#ifndef LLAMP_CAPTURE_NATIVE
+static int hook_enter(void) {
   if (!S.on || S.depth) return 0;
   S.depth = 1;
   burst_end();
   return 1;
 }
-void llamp_cap_hook_leave(int synced) {
+static void hook_leave(int synced) {
   if (!synced) return;
   S.depth = 0;
   burst_begin();
 }
+
+/* SimGrid's own `name` (the program's copies define the name: their hook). */
+static void *simgrid_fn(const char *name, void **slot) {
+  if (!*slot && !(*slot = llamp_capture_simgrid_sym(name))) llamp_capture_fatal("cannot find SimGrid's %s", name);
+  return *slot;
+}
+/* SimGrid's function lets other ranks run: this rank is made current again */
+#define LLAMP_RT_HOOK(ret, name, params, args)                                   \
+  ret llamp_rt_hook_##name params {                                              \
+    static void *fn;                                                             \
+    void *me = llamp_cap_self;                                                   \
+    int synced = hook_enter();                                                   \
+    ret r = ((ret(*) params)simgrid_fn(#name, &fn)) args;                        \
+    llamp_cap_self = me;                                                         \
+    hook_leave(synced);                                                          \
+    return r;                                                                    \
+  }
+#define LLAMP_RT_HOOK_VOID(name, params, args)                                   \
+  void llamp_rt_hook_##name params {                                             \
+    static void *fn;                                                             \
+    void *me = llamp_cap_self;                                                   \
+    int synced = hook_enter();                                                   \
+    ((void(*) params)simgrid_fn(#name, &fn)) args;                               \
+    llamp_cap_self = me;                                                         \
+    hook_leave(synced);                                                          \
+  }
+LLAMP_CAP_HOOKS(LLAMP_CAP_HOOK_DECL, LLAMP_CAP_HOOK_DECL_VOID)
+LLAMP_CAP_HOOKS(LLAMP_RT_HOOK, LLAMP_RT_HOOK_VOID)
+#endif
 
 /* ---- point-to-point ---------------------------------------------------------------- */
 

@@ -141,11 +141,28 @@ void llamp_cap_sync_compute(void);
 int llamp_cap_rank(void);
 void llamp_cap_compute_restart(void);
 
-/* SMPI's functions the program calls outside MPI (capture_copy.c's hooks):
- * 1 when this rank's compute burst was ended here (the clock restarts in
- * llamp_cap_hook_leave), 0 outside a capture or inside a wrapper. */
-int llamp_cap_hook_enter(void);
-void llamp_cap_hook_leave(int synced);
+/* SMPI's functions the program calls outside MPI that end SMPI's compute
+ * timer (kernel models, sleeps, the clock) and may let other ranks run.
+ * Each copy of the program defines them (capture_copy.c: the program binds
+ * to its own, smpi_llamp-cc links with -Bsymbolic) as one call of
+ * llamp_rt_hook_NAME here, which executes the compute so far before
+ * SimGrid's NAME and restarts the rank's clock after it, so no other rank's
+ * CPU time enters this rank's burst.  (The copy made two calls, each through
+ * its own cold code, PLT and GOT lines: ~7 last-level misses a call.)
+ * X(ret, name, params, args), V(name, params, args) for void. */
+#define LLAMP_CAP_HOOKS(X, V)                                                            \
+  V(smpi_execute_benched, (double d), (d))                                               \
+  V(smpi_execute_flops_benched, (double f), (f))                                         \
+  V(smpi_execute, (double d), (d))                                                       \
+  V(smpi_execute_flops, (double f), (f))                                                 \
+  X(unsigned int, smpi_sleep, (unsigned int s), (s))                                     \
+  X(int, smpi_usleep, (useconds_t u), (u))                                               \
+  X(int, smpi_nanosleep, (const struct timespec *tp, struct timespec *t), (tp, t))       \
+  X(int, smpi_gettimeofday, (struct timeval *tv, struct timezone *tz), (tv, tz))         \
+  X(int, smpi_clock_gettime, (clockid_t id, struct timespec *tp), (id, tp))
+/* their declarations, where <sys/time.h>, <time.h> and <unistd.h> are in */
+#define LLAMP_CAP_HOOK_DECL(ret, name, params, args) ret llamp_rt_hook_##name params;
+#define LLAMP_CAP_HOOK_DECL_VOID(name, params, args) void llamp_rt_hook_##name params;
 
 /* The generated file's tables of one program copy (the counts are per rank). */
 typedef struct {
@@ -213,8 +230,6 @@ static inline void llamp_cap_enter(void) {
 #define llamp_cap_sync_compute() LLAMP_CAP_ENTERING(llamp_cap_sync_compute())
 #define llamp_cap_rank() LLAMP_CAP_ENTERING(llamp_cap_rank())
 #define llamp_cap_compute_restart() LLAMP_CAP_ENTERING(llamp_cap_compute_restart())
-#define llamp_cap_hook_enter() LLAMP_CAP_ENTERING(llamp_cap_hook_enter())
-#define llamp_cap_hook_leave(...) LLAMP_CAP_ENTERING(llamp_cap_hook_leave(__VA_ARGS__))
 #endif
 
 /* from the generated file: every wrapped but unmodelled function */
