@@ -115,6 +115,11 @@ int llamp_builder_reserve(llamp_builder_t *b, uint64_t ops, uint64_t deps) {
   return 0;
 }
 
+void llamp_builder_size(const llamp_builder_t *b, uint64_t *ops, uint64_t *edges) {
+  *ops = b->n;
+  *edges = b->m + b->nd; /* the current rank's dependencies are buffered until its block ends */
+}
+
 void llamp_builder_destroy(llamp_builder_t *b) {
   if (!b) return;
   free(b->kind);

@@ -1963,17 +1963,21 @@ done:
 
 /* ---- streaming: the ranks' records as they come -------------------------------------------------- */
 
-/* Each rank has the state and builder of a one-rank range; a rank that has
- * ended is appended to rank 0's builder as soon as every rank before it
- * is, with the tag and communicator ids remapped as for the two-thread
- * build: the graph is byte for byte llamp_sched_build's. */
+/* Each rank has the state and builder of a one-rank range.  At the finish
+ * the ranks' builders are appended in rank order, with the tag and
+ * communicator ids remapped as for the two-thread build (the graph is byte
+ * for byte llamp_sched_build's), into one builder made there with room for
+ * all of them: on the finishing thread, whose heap the capture has faulted
+ * in.  Appended on the feeding thread as the ranks ended, the copies went
+ * into fresh pages of that thread's heap, ~1 ms a rank at 5-10 us a page
+ * fault, mostly after the last rank had left (bench_capture64: 0.06-0.12 s
+ * in all). */
 struct llamp_sched_stream {
   sched_t like;
   sched_t *s;
   rank_t *k;
   llamp_sched_stats_t *st;
   uint8_t *opened, *ended;
-  uint32_t appended; /* ranks [0, appended) are in s[0]'s builder */
   int failed;
   char err[1024];
 };
@@ -2063,7 +2067,6 @@ static int stream_absorb(llamp_sched_stream_t *x, uint32_t r) {
   free(rm.tag);
   free(rm.cidx);
   sched_close(&x->s[r]);
-  rank_free(&x->k[r]);
   x->opened[r] = 0;
   llamp_sched_stats_free(&x->st[r]);
   return rc ? stream_fail(x) : 0;
@@ -2072,19 +2075,45 @@ static int stream_absorb(llamp_sched_stream_t *x, uint32_t r) {
 int llamp_sched_stream_end_rank(llamp_sched_stream_t *x, uint32_t rank) {
   if (stream_rank(x, rank)) return -1;
   if (end_rank(&x->s[rank], &x->k[rank])) return stream_fail(x);
+  rank_free(&x->k[rank]); /* the builder and the id tables stay for the finish */
+  memset(&x->k[rank], 0, sizeof x->k[rank]);
   x->ended[rank] = 1;
-  for (; x->appended < x->like.num_ranks && x->ended[x->appended]; x->appended++)
-    if (x->appended > 0 && stream_absorb(x, x->appended)) return -1;
+  return 0;
+}
+
+/* Rank 0's builder into a new one with room for every rank's (made on this
+ * thread), then ranks 1.. appended to it. */
+static int stream_gather(llamp_sched_stream_t *x) {
+  uint64_t ops = 0, edges = 0;
+  for (uint32_t r = 0; r < x->like.num_ranks; r++) {
+    uint64_t n, m;
+    llamp_builder_size(x->s[r].b, &n, &m);
+    ops += n;
+    edges += m;
+  }
+  llamp_builder_t *b = llamp_builder_create(x->like.num_ranks, x->like.opt.source);
+  if (!b || llamp_builder_reserve(b, ops + 1, edges + 1) || llamp_builder_append(b, x->s[0].b, NULL, NULL)) {
+    snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
+    if (b) x->s[0].b = NULL; /* consumed by the append */
+    llamp_builder_destroy(b);
+    return stream_fail(x);
+  }
+  llamp_builder_set_threads(b, x->like.opt.threads);
+  x->s[0].b = b;
+  for (uint32_t r = 1; r < x->like.num_ranks; r++)
+    if (stream_absorb(x, r)) return -1;
   return 0;
 }
 
 llamp_graph_t *llamp_sched_stream_finish(llamp_sched_stream_t *x, llamp_sched_stats_t *stats, char *err,
                                          size_t errlen) {
   llamp_graph_t *g = NULL;
-  if (!x->failed && x->appended < x->like.num_ranks) {
-    snprintf(x->err, sizeof x->err, "%s: rank %u has not ended", x->like.opt.source, x->appended);
-    stream_fail(x);
-  }
+  for (uint32_t r = 0; r < x->like.num_ranks && !x->failed; r++)
+    if (!x->ended[r]) {
+      snprintf(x->err, sizeof x->err, "%s: rank %u has not ended", x->like.opt.source, r);
+      stream_fail(x);
+    }
+  if (!x->failed) (void)stream_gather(x);
   if (!x->failed) {
     g = llamp_builder_finish(x->s[0].b, x->err, sizeof x->err);
     x->s[0].b = NULL;
