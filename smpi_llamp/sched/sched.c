@@ -2092,9 +2092,15 @@ static int stream_gather(llamp_sched_stream_t *x) {
     edges += m;
   }
   llamp_builder_t *b = llamp_builder_create(x->like.num_ranks, x->like.opt.source);
-  if (!b || llamp_builder_reserve(b, ops + 1, edges + 1) || llamp_builder_append(b, x->s[0].b, NULL, NULL)) {
+  if (!b) {
     snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
-    if (b) x->s[0].b = NULL; /* consumed by the append */
+    return stream_fail(x);
+  }
+  (void)llamp_builder_reserve(b, ops + 1, edges + 1); /* a hint: the appends grow it otherwise */
+  int bad = llamp_builder_append(b, x->s[0].b, NULL, NULL);
+  x->s[0].b = NULL; /* consumed by the append, also on failure */
+  if (bad) {
+    snprintf(x->err, sizeof x->err, "%s", llamp_builder_error(b));
     llamp_builder_destroy(b);
     return stream_fail(x);
   }
