@@ -10,11 +10,12 @@
 
 #include <smpi/smpi_helpers_internal.h>
 
+#include "capture_marker.h"
 #include "capture_rank.h"
 #include "llamp_capture.h"
 
 /* Marker string: smpi_llamp-run checks that the program contains it. */
-__attribute__((used)) const char llamp_capture_marker[] = "smpi_llamp-capture-linked";
+__attribute__((used)) const char llamp_capture_marker[] = LLAMP_CAPTURE_MARKER;
 
 void *llamp_cap_mine;
 

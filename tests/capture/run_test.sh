@@ -386,6 +386,12 @@ errors)
     smpirun -np 2 -platform "$platform" $SIM ./paper
   # a program built without the capture library
   check "./plain was not linked with the capture library" "$bin/smpi_llamp-run" -np 2 ./plain
+  # one built by an older smpi_llamp-cc (its marker without this runtime's
+  # interface): SMPI failed at load with "undefined symbol: llamp_cap_..."
+  printf 'const char old_marker[] __attribute__((used)) = "smpi_llamp-capture-linked";\n' >old_marker.c
+  smpicc -O1 "$here/paper_example.c" old_marker.c -o older || fail "smpicc"
+  check "./older was built by another version of smpi_llamp-cc, whose capture does not match this runtime: rebuild it" \
+    "$bin/smpi_llamp-run" -np 2 ./older
   # no such program (SMPI aborted, which read as an interrupted simulation)
   check "'./missing' is not a file: give the program's path" "$bin/smpi_llamp-run" -np 2 ./missing
   # bad settings: model file, environment, options

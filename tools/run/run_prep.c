@@ -6,8 +6,9 @@
  *
  *   smpi_llamp-run-prep PROG OUT TMPBASE PID   (fd 9 open on OUT/.llamp-lock)
  *
- * Prints "linked 0|1|-1", "fortran 0|1" (PROG holds the capture library's
- * marker, libgfortran's soname; -1: not a file) and "tmp DIR"; each line is printed only once
+ * Prints "linked 0|1|2|-1", "fortran 0|1" (PROG holds the capture library's
+ * marker, libgfortran's soname; 2: the marker of another version of the
+ * capture, capture_marker.h; -1: not a file) and "tmp DIR"; each line is printed only once
  * the step before it succeeded.  A failure prints one line on stderr,
  * prefixed "smpi_llamp-run: ", and exits 1: the lock is held by another run,
  * an output cannot be removed, the directory cannot be made.  Internal to
@@ -23,6 +24,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "capture_marker.h"
 
 static const char prog[] = "smpi_llamp-run";
 enum { LOCK_FD = 9 };
@@ -41,8 +44,11 @@ static void markers(const char *path, int *linked, int *fortran) {
     *linked = 0;
     void *p = st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     if (p != MAP_FAILED) {
-      static const char mark[] = "smpi_llamp-capture-linked", gf[] = "libgfortran";
-      *linked = memmem(p, (size_t)st.st_size, mark, sizeof mark - 1) != NULL;
+      /* the marker with this runtime's interface (NUL included), else an
+       * older or newer one: 2 = linked, but with another version */
+      static const char mark[] = LLAMP_CAPTURE_MARKER, base[] = LLAMP_CAPTURE_MARKER_BASE, gf[] = "libgfortran";
+      *linked = memmem(p, (size_t)st.st_size, mark, sizeof mark) != NULL ? 1
+                : memmem(p, (size_t)st.st_size, base, sizeof base - 1) != NULL ? 2 : 0;
       *fortran = memmem(p, (size_t)st.st_size, gf, sizeof gf - 1) != NULL;
       munmap(p, (size_t)st.st_size);
     }
@@ -89,7 +95,7 @@ int main(int argc, char **argv) {
   markers(program, &linked, &fortran);
   printf("linked %d\nfortran %d\n", linked, fortran);
   fflush(stdout);
-  if (linked <= 0) return 0; /* the wrapper says why and stops */
+  if (linked != 1) return 0; /* the wrapper says why and stops */
   /* one run per output directory: the lock on the wrapper's fd 9 (shared
    * with it, so held after this process ends, until the simulation's) */
   if (flock(LOCK_FD, LOCK_EX | LOCK_NB) != 0) {
