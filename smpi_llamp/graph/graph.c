@@ -46,6 +46,8 @@ struct llamp_builder {
   /* the current rank's dependencies, until its block ends */
   uint64_t nd, capd;
   uint32_t *dep_after, *dep_before; /* before | DEP_IREQ_BIT */
+  uint64_t pend_recv; /* receives in the current block (each gets a message slot) */
+  int unsorted;       /* the current block's dependencies are not in vertex order */
   int failed;
   int threads; /* for the finish's passes (llamp_builder_set_threads) */
 };
@@ -147,6 +149,21 @@ static inline uint32_t dep_word(uint32_t before) {
   return (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
 }
 
+/* The in-edge segments of the current block [flushed, n), whose
+ * dependencies are in vertex order: off[v - flushed] = its first edge,
+ * counted from k, each source plus `shift` (the block's place in a
+ * concatenation).  Returns the end of the last segment. */
+static uint32_t segments_sorted(const llamp_builder_t *b, uint32_t *off, uint32_t *in_src, uint32_t k,
+                                uint32_t shift) {
+  uint64_t lo = b->flushed, d = 0;
+  for (uint64_t v = lo; v < b->n; v++) {
+    off[v - lo] = k;
+    if (b->kind[v] == LLAMP_VERTEX_RECV) in_src[k++] = shift; /* message slot, set after matching */
+    for (; d < b->nd && b->dep_after[d] == v; d++) in_src[k++] = dep_word(b->dep_before[d]) + shift;
+  }
+  return k;
+}
+
 /* Close the current rank's block: append its vertices' in-edge segments
  * (message slot first for a receive, then its dependencies in the order
  * they were given) to the CSR, and forget the buffered dependencies. */
@@ -170,14 +187,7 @@ static int flush_rank(llamp_builder_t *b) {
   }
   uint32_t *off = b->in_off;
   if (sorted) { /* the segments in one pass, in order */
-    uint32_t k = (uint32_t)b->m;
-    uint64_t d = 0;
-    for (uint64_t v = lo; v < hi; v++) {
-      off[v] = k;
-      if (b->kind[v] == LLAMP_VERTEX_RECV) b->in_src[k++] = 0; /* message slot, set after matching */
-      for (; d < b->nd && b->dep_after[d] == v; d++) b->in_src[k++] = dep_word(b->dep_before[d]);
-    }
-    off[hi] = k;
+    off[hi] = segments_sorted(b, off + lo, b->in_src, (uint32_t)b->m, 0);
     goto done;
   }
   if (!(cursor = alloc_big((hi - lo) * sizeof *cursor))) goto oom;
@@ -195,6 +205,8 @@ done:
   b->m += add;
   b->flushed = hi;
   b->nd = 0;
+  b->pend_recv = 0;
+  b->unsorted = 0;
   return 0;
 oom:
   free(cursor);
@@ -266,6 +278,7 @@ int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t
   b->tag[id] = kind == LLAMP_VERTEX_CALC ? 0 : tag;
   b->line[id] = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
   b->count[rank]++;
+  b->pend_recv += kind == LLAMP_VERTEX_RECV;
   return (int64_t)id;
 }
 
@@ -304,6 +317,7 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
     }
     b->capd = cap;
   }
+  if (b->nd && (uint32_t)after < b->dep_after[b->nd - 1]) b->unsorted = 1;
   b->dep_after[b->nd] = (uint32_t)after;
   b->dep_before[b->nd] = (uint32_t)before | (kind == LLAMP_EDGE_IREQUIRES ? DEP_IREQ_BIT : 0);
   b->nd++;
@@ -401,6 +415,132 @@ failed:
 fail:
   llamp_builder_destroy(src);
   return -1;
+}
+
+/* The concatenation's copies: each part whose first new id falls in the
+ * half's range (all parts when the range reaches the end) is moved to its
+ * place, its tags mapped, its edges shifted. */
+typedef struct {
+  llamp_builder_t *b, **parts;
+  const uint64_t *n0, *m0; /* per part: its first new id and first new edge */
+  uint32_t count;
+  uint64_t total;
+  int32_t (*map_tag)(void *ctx, int32_t tag);
+  void *const *ctx;
+} concat_t;
+
+static void concat_copy(void *c, uint64_t lo, uint64_t hi, int h) {
+  const concat_t *x = c;
+  llamp_builder_t *b = x->b;
+  for (uint32_t i = 0; i < x->count; i++) {
+    if (h ? x->n0[i] < lo : x->n0[i] >= hi && hi < x->total) continue;
+    llamp_builder_t *src = x->parts[i];
+    uint64_t n = x->n0[i], m = x->m0[i], n2 = src->n, m2 = src->m;
+    if (x->map_tag && x->ctx[i])
+      for (uint64_t v = 0; v < n2; v++)
+        if (src->kind[v] != LLAMP_VERTEX_CALC) src->tag[v] = x->map_tag(x->ctx[i], src->tag[v]);
+    /* the flushed blocks' segments shifted; the open block's written in
+     * place from its buffered dependencies (its own in-edges would be
+     * fresh pages, written once and copied) */
+    uint64_t fl = src->flushed;
+    for (uint64_t v = 0; v < fl; v++) b->in_off[n + v] = src->in_off[v] + (uint32_t)m;
+    for (uint64_t e = 0; e < m2; e++) b->in_src[m + e] = src->in_src[e] + (uint32_t)n;
+    if (fl < n2) (void)segments_sorted(src, b->in_off + n + fl, b->in_src, (uint32_t)(m + m2), (uint32_t)n);
+    drop_moved(src->in_off, (fl + 1) * sizeof *src->in_off);
+    drop_moved(src->in_src, m2 * sizeof *src->in_src);
+    move_array(b->kind, n, src->kind, 1, n2);
+    move_array(b->rank, n, src->rank, 4, n2);
+    move_array(b->value, n, src->value, 8, n2);
+    move_array(b->peer, n, src->peer, 4, n2);
+    move_array(b->tag, n, src->tag, 4, n2);
+    move_array(b->line, n, src->line, 4, n2);
+    src->kind = NULL;
+    src->rank = NULL;
+    src->value = NULL;
+    src->peer = src->tag = NULL;
+    src->line = NULL;
+  }
+}
+
+llamp_builder_t *llamp_builder_concat(llamp_builder_t **parts, uint32_t count,
+                                      int32_t (*map_tag)(void *ctx, int32_t tag), void *const *ctx,
+                                      int threads, char *err, size_t errlen) {
+  llamp_builder_t *b = NULL;
+  uint64_t *off = NULL, n = 0, m = 0;
+  llamp_par_t *par = NULL;
+  const char *why = NULL;
+  if (!count) {
+    why = "no builder to concatenate";
+    goto fail;
+  }
+  b = llamp_builder_create(parts[0]->num_ranks, parts[0]->source);
+  off = calloc(2 * (size_t)count, sizeof *off);
+  if (!b || !off) {
+    why = "out of memory";
+    goto fail;
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    llamp_builder_t *src = parts[i];
+    /* an open block in vertex order is written by the copy */
+    if (src->failed || (src->cur_rank >= 0 && src->unsorted && flush_rank(src))) {
+      snprintf(b->err, sizeof b->err, "%s", src->err);
+      goto fail;
+    }
+    if (src->num_ranks != b->num_ranks) {
+      berr(b, "%s: appended builder has %u ranks (expected %u)", b->source, src->num_ranks, b->num_ranks);
+      goto fail;
+    }
+    for (uint32_t r = 0; r < b->num_ranks; r++)
+      if (src->seen[r]) {
+        if (b->seen[r]) {
+          berr(b, "%s: operations of rank %u are not contiguous (rank given twice)", b->source, r);
+          goto fail;
+        }
+        b->seen[r] = 1;
+        b->first[r] = src->first[r] + n;
+        b->count[r] = src->count[r];
+      }
+    if (src->cur_rank >= 0) b->cur_rank = src->cur_rank;
+    off[i] = n;
+    off[count + i] = m;
+    n += src->n;
+    m += src->m + (src->flushed < src->n ? src->nd + src->pend_recv : 0);
+    if (n > LLAMP_MAX_VERTICES || m >= UINT32_MAX) {
+      berr(b, "%s: more than %llu operations or 2^32 edges are not supported", b->source,
+           (unsigned long long)LLAMP_MAX_VERTICES);
+      goto fail;
+    }
+  }
+  /* one spare vertex slot: the finish then keeps its levels in the peers'
+   * pages; the edges first, at their size (a realloc that grows them may
+   * move them past the pages the capture faulted in ahead) */
+  if (grow((void **)&b->in_src, 4, m + 1) || (b->capm = m + 1, llamp_builder_reserve(b, n + 1, 0))) {
+    why = "out of memory";
+    goto fail;
+  }
+  concat_t x = {b, parts, off, off + count, count, n, map_tag, ctx};
+  par = llamp_par_create(llamp_par_halves(threads, n));
+  if (!par) {
+    why = "out of memory";
+    goto fail;
+  }
+  llamp_par_run(par, n, concat_copy, &x);
+  llamp_par_destroy(par);
+  b->in_off[n] = (uint32_t)m;
+  b->n = b->flushed = n;
+  b->m = m;
+  free(off);
+  for (uint32_t i = 0; i < count; i++) llamp_builder_destroy(parts[i]);
+  return b;
+fail:
+  if (err && errlen) {
+    if (why) snprintf(err, errlen, "%s: %s", count ? parts[0]->source : "graph", why);
+    else snprintf(err, errlen, "%s", b->err);
+  }
+  free(off);
+  llamp_builder_destroy(b);
+  for (uint32_t i = 0; i < count; i++) llamp_builder_destroy(parts[i]);
+  return NULL;
 }
 
 static uint64_t pair_key(uint32_t src, uint32_t dst) { return ((uint64_t)src << 32) | dst; }

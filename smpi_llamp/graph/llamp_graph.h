@@ -105,6 +105,17 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before,
 int llamp_builder_append(llamp_builder_t *b, llamp_builder_t *src,
                          int32_t (*map_tag)(void *ctx, int32_t tag), void *ctx);
 
+/* A new builder holding the operations and dependencies of parts[0..count)
+ * in that order: the builder a chain of llamp_builder_append calls into an
+ * empty one gives (the graph is byte for byte the same), with the copies
+ * split over `threads` as llamp_builder_set_threads counts them.  When
+ * map_tag is given, part i's sends' and receives' tags go through
+ * map_tag(ctx[i], tag) where ctx[i] is not NULL.  Every part is consumed
+ * (destroyed); NULL with a message in err on failure. */
+llamp_builder_t *llamp_builder_concat(llamp_builder_t **parts, uint32_t count,
+                                      int32_t (*map_tag)(void *ctx, int32_t tag), void *const *ctx,
+                                      int threads, char *err, size_t errlen);
+
 /* Match messages, sort topologically, freeze.  Matching rule: for each
  * destination rank, receives are taken in posting order (operation id order
  * within the rank) and each is matched to the earliest not yet matched send

@@ -2046,32 +2046,6 @@ int llamp_sched_stream_feed(llamp_sched_stream_t *x, uint32_t rank, llamp_trace_
   return feed_rank(&x->s[rank], &x->k[rank], rd) ? stream_fail(x) : 0;
 }
 
-/* Rank r (> 0, ended) into rank 0's builder; its own state is freed. */
-static int stream_absorb(llamp_sched_stream_t *x, uint32_t r) {
-  id_remap_t rm = {0};
-  int same = remap_build(&x->s[0], &x->s[r], &rm), rc = 0;
-  if (same < 0) {
-    snprintf(x->err, sizeof x->err, "%s: too many tags or communicators to build the graph rank by rank",
-             x->like.opt.source);
-    rc = -1;
-  } else if (stats_merge(&x->st[0], &x->st[r])) {
-    snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
-    rc = -1;
-  } else {
-    if (llamp_builder_append(x->s[0].b, x->s[r].b, same ? NULL : remap_tag, &rm)) {
-      snprintf(x->err, sizeof x->err, "%s", llamp_builder_error(x->s[0].b));
-      rc = -1;
-    }
-    x->s[r].b = NULL; /* consumed by the append, also on failure */
-  }
-  free(rm.tag);
-  free(rm.cidx);
-  sched_close(&x->s[r]);
-  x->opened[r] = 0;
-  llamp_sched_stats_free(&x->st[r]);
-  return rc ? stream_fail(x) : 0;
-}
-
 int llamp_sched_stream_end_rank(llamp_sched_stream_t *x, uint32_t rank) {
   if (stream_rank(x, rank)) return -1;
   if (end_rank(&x->s[rank], &x->k[rank])) return stream_fail(x);
@@ -2081,34 +2055,48 @@ int llamp_sched_stream_end_rank(llamp_sched_stream_t *x, uint32_t rank) {
   return 0;
 }
 
-/* Rank 0's builder into a new one with room for every rank's (made on this
- * thread), then ranks 1.. appended to it. */
+/* Every rank's builder into one (llamp_builder_concat, its copies on two
+ * threads), their tags and communicators renumbered as one pass over all
+ * ranks numbers them; their statistics into rank 0's. */
 static int stream_gather(llamp_sched_stream_t *x) {
-  uint64_t ops = 0, edges = 0;
-  for (uint32_t r = 0; r < x->like.num_ranks; r++) {
-    uint64_t n, m;
-    llamp_builder_size(x->s[r].b, &n, &m);
-    ops += n;
-    edges += m;
+  uint32_t P = x->like.num_ranks;
+  id_remap_t *rm = calloc(P, sizeof *rm);
+  void **ctx = calloc(P, sizeof *ctx);
+  llamp_builder_t **parts = calloc(P, sizeof *parts);
+  int rc = rm && ctx && parts ? 0 : -1, mapped = 0;
+  if (rc) snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
+  for (uint32_t r = 1; r < P && !rc; r++) {
+    int same = remap_build(&x->s[0], &x->s[r], &rm[r]);
+    if (same < 0) {
+      snprintf(x->err, sizeof x->err, "%s: too many tags or communicators to build the graph rank by rank",
+               x->like.opt.source);
+      rc = -1;
+    } else if (stats_merge(&x->st[0], &x->st[r])) {
+      snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
+      rc = -1;
+    }
+    if (!same) ctx[r] = &rm[r], mapped = 1;
   }
-  llamp_builder_t *b = llamp_builder_create(x->like.num_ranks, x->like.opt.source);
-  if (!b) {
-    snprintf(x->err, sizeof x->err, "%s: out of memory", x->like.opt.source);
-    return stream_fail(x);
+  if (!rc) {
+    for (uint32_t r = 0; r < P; r++) {
+      parts[r] = x->s[r].b;
+      x->s[r].b = NULL; /* consumed by the concatenation, also on failure */
+    }
+    x->s[0].b = llamp_builder_concat(parts, P, mapped ? remap_tag : NULL, ctx, x->like.opt.threads, x->err,
+                                     sizeof x->err);
+    if (x->s[0].b) llamp_builder_set_threads(x->s[0].b, x->like.opt.threads);
+    else rc = -1;
   }
-  (void)llamp_builder_reserve(b, ops + 1, edges + 1); /* a hint: the appends grow it otherwise */
-  int bad = llamp_builder_append(b, x->s[0].b, NULL, NULL);
-  x->s[0].b = NULL; /* consumed by the append, also on failure */
-  if (bad) {
-    snprintf(x->err, sizeof x->err, "%s", llamp_builder_error(b));
-    llamp_builder_destroy(b);
-    return stream_fail(x);
+  for (uint32_t r = 1; r < P; r++) {
+    if (rm) free(rm[r].tag), free(rm[r].cidx);
+    sched_close(&x->s[r]);
+    x->opened[r] = 0;
+    llamp_sched_stats_free(&x->st[r]);
   }
-  llamp_builder_set_threads(b, x->like.opt.threads);
-  x->s[0].b = b;
-  for (uint32_t r = 1; r < x->like.num_ranks; r++)
-    if (stream_absorb(x, r)) return -1;
-  return 0;
+  free(rm);
+  free(ctx);
+  free(parts);
+  return rc ? stream_fail(x) : 0;
 }
 
 llamp_graph_t *llamp_sched_stream_finish(llamp_sched_stream_t *x, llamp_sched_stats_t *stats, char *err,

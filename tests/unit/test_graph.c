@@ -79,6 +79,51 @@ static int64_t add(llamp_builder_t *b, uint32_t r, llamp_vertex_kind_t k, double
   return llamp_builder_add(b, r, k, v, peer, tag, (uint64_t)line);
 }
 
+
+/* ---- llamp_builder_concat against one builder ---- */
+
+/* Rank r's operations of a ring exchange (send to r+1, receive from r-1,
+ * tag base + k at step k) into b, each after the previous one; the ranks in
+ * `shuffled` give their dependencies out of vertex order (a block the
+ * concatenation must flush itself). */
+static void ring_rank(llamp_builder_t *b, uint32_t r, uint32_t P, int steps, int tag_base, int shuffled) {
+  int64_t prev = -1;
+  for (int k = 0; k < steps; k++) {
+    int64_t c = add(b, r, LLAMP_VERTEX_CALC, 1e-6 * (1 + (r * 7 + (uint32_t)k) % 5), 0, 0, k);
+    int64_t s = add(b, r, LLAMP_VERTEX_SEND, 64.0 * (1 + k % 3), (int)((r + 1) % P), tag_base + k, k);
+    int64_t v = add(b, r, LLAMP_VERTEX_RECV, 64.0 * (1 + k % 3), (int)((r + P - 1) % P), tag_base + k, k);
+    if (shuffled) {
+      CHECK(llamp_builder_depend(b, v, s, LLAMP_EDGE_REQUIRES, (uint64_t)k) == 0);
+      CHECK(llamp_builder_depend(b, s, c, LLAMP_EDGE_IREQUIRES, (uint64_t)k) == 0);
+      if (prev >= 0) CHECK(llamp_builder_depend(b, c, prev, LLAMP_EDGE_REQUIRES, (uint64_t)k) == 0);
+    } else {
+      if (prev >= 0) CHECK(llamp_builder_depend(b, c, prev, LLAMP_EDGE_REQUIRES, (uint64_t)k) == 0);
+      CHECK(llamp_builder_depend(b, s, c, LLAMP_EDGE_IREQUIRES, (uint64_t)k) == 0);
+      CHECK(llamp_builder_depend(b, v, s, LLAMP_EDGE_REQUIRES, (uint64_t)k) == 0);
+    }
+    prev = v;
+  }
+}
+
+static int32_t tag_plus_1000(void *ctx, int32_t tag) {
+  (*(int *)ctx)++;
+  return tag + 1000;
+}
+
+/* The same arrays: kind, rank, value, tag, partner, builder id, in-edges. */
+static int identical(const llamp_graph_t *a, const llamp_graph_t *b) {
+  llamp_graph_arrays_t x, y;
+  llamp_graph_arrays(a, &x);
+  llamp_graph_arrays(b, &y);
+  int ok = x.n == y.n && x.m == y.m;
+  for (uint64_t v = 0; ok && v < x.n; v++)
+    ok = x.kind[v] == y.kind[v] && x.rank[v] == y.rank[v] && memcmp(&x.value[v], &y.value[v], 8) == 0 &&
+         x.in_beg[v] == y.in_beg[v] && x.in_end[v] == y.in_end[v] && llamp_graph_tag(a, v) == llamp_graph_tag(b, v) &&
+         llamp_graph_partner(a, v) == llamp_graph_partner(b, v) && llamp_graph_id(a, v) == llamp_graph_id(b, v);
+  for (uint64_t e = 0; ok && e < x.m; e++) ok = x.in_src[e] == y.in_src[e];
+  return ok;
+}
+
 int main(void) {
   char err[512];
   /* tags reorder matching: rank 1 receives tag 2 first */
@@ -254,6 +299,42 @@ int main(void) {
     }
     llamp_graph_destroy(old);
     llamp_graph_destroy(txt);
+  }
+  /* a concatenation of builders holding rank ranges (some empty, some with
+   * several ranks, blocks open or flushed, dependencies in or out of vertex
+   * order) is the builder that held them all, on one thread or two; each
+   * part's tags mapped where it has a context */
+  for (int threads = 1; threads <= 2; threads++) {
+    const uint32_t P = 13;
+    const int steps = 40;
+    llamp_builder_t *whole = llamp_builder_create(P, "ring");
+    for (uint32_t r = 0; r < P; r++) ring_rank(whole, r, P, steps, 1000, r % 4 == 1);
+    llamp_graph_t *g1 = llamp_builder_finish(whole, err, sizeof err);
+    CHECK(g1 != NULL);
+    /* parts: {} {0} {1 2 3} {} {4..8} {9} {10 11 12}; part 5 pre-mapped */
+    const uint32_t lo[7] = {0, 0, 1, 4, 4, 9, 10}, hi[7] = {0, 1, 4, 4, 9, 10, 13};
+    llamp_builder_t *parts[7];
+    int calls[7] = {0};
+    void *ctx[7];
+    for (int i = 0; i < 7; i++) {
+      parts[i] = llamp_builder_create(P, "ring");
+      for (uint32_t r = lo[i]; r < hi[i]; r++) ring_rank(parts[i], r, P, steps, i == 5 ? 1000 : 0, r % 4 == 1);
+      ctx[i] = i == 5 ? NULL : &calls[i];
+    }
+    llamp_builder_t *b = llamp_builder_concat(parts, 7, tag_plus_1000, ctx, threads, err, sizeof err);
+    CHECK(b != NULL);
+    CHECK(calls[5] == 0 && calls[4] == 5 * steps * 2 && calls[0] == 0);
+    llamp_graph_t *g2 = b ? llamp_builder_finish(b, err, sizeof err) : NULL;
+    CHECK(g2 != NULL && llamp_graph_check(g2, err, sizeof err) == 0);
+    CHECK(g1 && g2 && identical(g1, g2));
+    llamp_graph_destroy(g1);
+    llamp_graph_destroy(g2);
+    /* a rank in two parts is refused, naming it; every part is consumed */
+    llamp_builder_t *twice[2] = {llamp_builder_create(P, "twice"), llamp_builder_create(P, "twice")};
+    ring_rank(twice[0], 3, P, 2, 0, 0);
+    ring_rank(twice[1], 3, P, 2, 0, 0);
+    CHECK(llamp_builder_concat(twice, 2, NULL, NULL, threads, err, sizeof err) == NULL);
+    CHECK(strstr(err, "rank 3") != NULL);
   }
   TEST_DONE();
 }
