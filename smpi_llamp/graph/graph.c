@@ -49,7 +49,8 @@ struct llamp_builder {
   uint64_t pend_recv; /* receives in the current block (each gets a message slot) */
   int unsorted;       /* the current block's dependencies are not in vertex order */
   int failed;
-  int threads; /* for the finish's passes (llamp_builder_set_threads) */
+  int threads;      /* for the finish's passes (llamp_builder_set_threads) */
+  llamp_par_t *par; /* a concatenation's helper thread, kept for the finish */
 };
 
 static void berr(llamp_builder_t *b, const char *fmt, ...) {
@@ -137,6 +138,7 @@ void llamp_builder_destroy(llamp_builder_t *b) {
   free(b->dep_before);
   free(b->in_off);
   free(b->in_src);
+  llamp_par_destroy(b->par);
   free(b);
 }
 
@@ -525,7 +527,7 @@ llamp_builder_t *llamp_builder_concat(llamp_builder_t **parts, uint32_t count,
     goto fail;
   }
   llamp_par_run(par, n, concat_copy, &x);
-  llamp_par_destroy(par);
+  b->par = par; /* the finish's passes use it next */
   b->in_off[n] = (uint32_t)m;
   b->n = b->flushed = n;
   b->m = m;
@@ -726,12 +728,58 @@ out:
  * matching of a collective-heavy trace).  Each pair's sends are in posting
  * order whatever the order of the blocks, as with one pass over the ids. */
 #define FAST_SCAN 256
-static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
+/* The receives of destinations [lo, hi): each takes the first unmatched
+ * send of its pair with its tag.  A send has one destination, so halves of
+ * the destinations touch disjoint sends, pairs and receives. */
+typedef struct {
+  const llamp_builder_t *b;
+  uint32_t *partner, *slot[2], *pcount;
+  uint8_t *complex;
+  const uint32_t *psrc, *poff, *items, *doff, *dpairs;
+} match_dest_t;
+
+static void match_dests(void *c, uint64_t lo, uint64_t hi, int h) {
+  const match_dest_t *x = c;
+  const llamp_builder_t *b = x->b;
+  uint32_t *partner = x->partner, *slot = x->slot[h], *pcount = x->pcount;
+  uint8_t *complex = x->complex;
+  const uint32_t *psrc = x->psrc, *poff = x->poff, *items = x->items, *doff = x->doff, *dpairs = x->dpairs;
+  for (uint64_t d = lo; d < hi; d++) {
+    if (complex[d]) continue;
+    for (uint32_t q = doff[d]; q < doff[d + 1]; q++) slot[psrc[dpairs[q]]] = dpairs[q];
+    for (uint64_t j = b->first[d], e = j + b->count[d]; j < e && !complex[d]; j++) {
+      if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
+      uint32_t q = slot[b->peer[j]];
+      if (q == LLAMP_NONE32) {
+        complex[d] = 1;
+        break;
+      }
+      uint32_t end = poff[q + 1], k = pcount[q];
+      while (k < end && partner[items[k]] != LLAMP_NONE32) k++;
+      pcount[q] = k;
+      for (uint32_t steps = 0;; k++, steps++) {
+        if (k == end || steps == FAST_SCAN) {
+          complex[d] = 1;
+          break;
+        }
+        uint32_t i = items[k];
+        if (partner[i] == LLAMP_NONE32 && b->tag[i] == b->tag[j]) {
+          partner[i] = (uint32_t)j;
+          partner[j] = i;
+          break;
+        }
+      }
+    }
+    for (uint32_t q = doff[d]; q < doff[d + 1]; q++) slot[psrc[dpairs[q]]] = LLAMP_NONE32;
+  }
+}
+
+static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex, llamp_par_t *par) {
   const uint32_t P = b->num_ranks;
   uint64_t n = b->n, np = 0, pcap = 1024;
   int rc = -1;
   /* pairs are numbered source by source: rank r's are [sfirst[r], sfirst[r + 1]) */
-  uint32_t *slot = NULL, *sfirst = NULL, *psrc = NULL, *pdst = NULL, *pcount = NULL, *poff = NULL;
+  uint32_t *slot = NULL, *slot2 = NULL, *sfirst = NULL, *psrc = NULL, *pdst = NULL, *pcount = NULL, *poff = NULL;
   uint32_t *items = NULL, *doff = NULL, *dpairs = NULL;
   if (!(slot = malloc((size_t)P * sizeof *slot)) || !(sfirst = malloc(((size_t)P + 1) * sizeof *sfirst)) ||
       !(doff = calloc((size_t)P + 1, sizeof *doff)) || !(psrc = malloc(pcap * sizeof *psrc)) ||
@@ -780,34 +828,10 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
   for (uint64_t q = 0; q < np; q++) dpairs[doff[pdst[q]]++] = (uint32_t)q;
   for (uint32_t d = P; d > 0; d--) doff[d] = doff[d - 1];
   doff[0] = 0;
-  for (uint32_t d = 0; d < P; d++) {
-    if (complex[d]) continue;
-    for (uint32_t x = doff[d]; x < doff[d + 1]; x++) slot[psrc[dpairs[x]]] = dpairs[x];
-    for (uint64_t j = b->first[d], e = j + b->count[d]; j < e && !complex[d]; j++) {
-      if (b->kind[j] != LLAMP_VERTEX_RECV) continue;
-      uint32_t q = slot[b->peer[j]];
-      if (q == LLAMP_NONE32) {
-        complex[d] = 1;
-        break;
-      }
-      uint32_t end = poff[q + 1], k = pcount[q];
-      while (k < end && partner[items[k]] != LLAMP_NONE32) k++;
-      pcount[q] = k;
-      for (uint32_t steps = 0;; k++, steps++) {
-        if (k == end || steps == FAST_SCAN) {
-          complex[d] = 1;
-          break;
-        }
-        uint32_t i = items[k];
-        if (partner[i] == LLAMP_NONE32 && b->tag[i] == b->tag[j]) {
-          partner[i] = (uint32_t)j;
-          partner[j] = i;
-          break;
-        }
-      }
-    }
-    for (uint32_t x = doff[d]; x < doff[d + 1]; x++) slot[psrc[dpairs[x]]] = LLAMP_NONE32;
-  }
+  if (!(slot2 = malloc((size_t)P * sizeof *slot2))) goto out;
+  for (uint32_t r = 0; r < P; r++) slot2[r] = LLAMP_NONE32;
+  match_dest_t md = {b, partner, {slot, slot2}, pcount, complex, psrc, poff, items, doff, dpairs};
+  llamp_par_run(par, P, match_dests, &md);
   for (uint64_t i = 0; i < n; i++) {
     if (b->kind[i] == LLAMP_VERTEX_SEND && partner[i] == LLAMP_NONE32) complex[b->peer[i]] = 1;
   }
@@ -819,6 +843,7 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex) {
 out:
   if (rc) berr(b, "%s: out of memory while matching messages", b->source);
   free(slot);
+  free(slot2);
   free(sfirst);
   free(psrc);
   free(pdst);
@@ -896,11 +921,12 @@ nomem:
 #define SWEEP_WAITED (LLAMP_NONE32 - 2) /* a send not swept yet whose receive waits (the
                                            smallest mark: levels at or above it are unknown) */
 
-/* The level of v, all of whose predecessors have theirs (max + 1, 0 without one). */
+/* The level of receive v (its message from msg), all of whose predecessors
+ * have theirs: max + 1. */
 static inline uint32_t level_of(const uint32_t *in_off, const uint32_t *in_src, const uint32_t *level,
-                                uint64_t v) {
-  uint32_t lv = 0;
-  for (uint32_t e = in_off[v]; e < in_off[v + 1]; e++) {
+                                uint64_t v, uint32_t msg) {
+  uint32_t lv = level[msg] + 1, e = in_off[v] + 1; /* the message slot, written beside, is msg */
+  for (; e < in_off[v + 1]; e++) {
     uint32_t lu = level[in_src[e] & LLAMP_EDGE_SRC_MASK] + 1;
     if (lu > lv) lv = lu;
   }
@@ -916,7 +942,7 @@ static inline uint32_t level_of(const uint32_t *in_off, const uint32_t *in_src, 
  * matched partners.  Returns 0; 1 when a vertex needs one that comes later
  * in its rank, or a cycle (the caller then runs dfs_levels, which also names
  * a vertex of the cycle); -1 when out of memory. */
-static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint32_t *level) {
+static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint32_t *level, uint32_t *maxl) {
   const uint32_t P = b->num_ranks;
   const uint32_t *in_off = b->in_off, *in_src = b->in_src;
   uint64_t *cur = malloc((size_t)P * sizeof *cur);
@@ -924,7 +950,7 @@ static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint3
   int rc = -1;
   if (!cur || !stack || !stopped) goto out;
   for (uint64_t v = 0; v < b->n; v++) level[v] = LLAMP_NONE32;
-  uint32_t sp = 0;
+  uint32_t sp = 0, top = 0;
   for (uint32_t r = P; r-- > 0;) { /* stopped[r]: the vertex r waits for, NONE32 when queued */
     cur[r] = b->first[r];
     stopped[r] = LLAMP_NONE32;
@@ -935,8 +961,9 @@ static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint3
     uint64_t v = cur[r], end = b->first[r] + b->count[r];
     for (; v < end; v++) {
       uint32_t e = in_off[v], e1 = in_off[v + 1], lv = 0, wait = 0, msg = 0;
-      if (b->kind[v] == LLAMP_VERTEX_RECV) { /* the message slot first */
-        msg = in_src[e++] & LLAMP_EDGE_SRC_MASK;
+      if (b->kind[v] == LLAMP_VERTEX_RECV) { /* the message slot first (written beside: its partner) */
+        msg = partner[v];
+        e++;
         uint32_t lm = level[msg];
         wait = lm >= SWEEP_WAITED;
         lv = wait ? 0 : lm + 1;
@@ -959,9 +986,11 @@ static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint3
        * another rank's block, a cache miss per message otherwise */
       uint32_t was = level[v];
       level[v] = lv;
+      if (lv > top) top = lv;
       if (was == SWEEP_WAITED && level[partner[v]] == SWEEP_WAIT) {
         uint32_t j = partner[v], q = b->rank[j];
-        level[j] = level_of(in_off, in_src, level, j);
+        level[j] = level_of(in_off, in_src, level, j, partner[j]);
+        if (level[j] > top) top = level[j];
         if (stopped[q] == j) stopped[q] = LLAMP_NONE32, stack[sp++] = q;
       }
     }
@@ -970,6 +999,7 @@ static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint3
   rc = 0;
   for (uint32_t r = 0; r < P; r++)
     if (cur[r] < b->first[r] + b->count[r]) rc = 1;
+  *maxl = top;
 out:
   free(cur);
   free(stack);
@@ -1118,7 +1148,23 @@ static void rl_swap_gather(relayout_t *x, llamp_par_t *par, void **a, void **spa
   *spare = t;
 }
 
+static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl);
+
 int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
+  /* one helper thread for all the passes (at 600 k vertices: one thread
+   * 12.7-13.1 ms, two 10.7-10.9 ms, 13-17 ms with a thread created per pass) */
+  llamp_par_t *par = llamp_par_create(llamp_par_halves(threads, g->n));
+  if (!par) {
+    free(level);
+    return -1;
+  }
+  int rc = relayout(g, level, par, LLAMP_NONE32);
+  llamp_par_destroy(par);
+  return rc;
+}
+
+/* maxl: the largest level, LLAMP_NONE32 when unknown (found by a pass). */
+static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl) {
   uint64_t n = g->n, m = g->m;
   uint32_t P = g->num_ranks;
   relayout_t x;
@@ -1127,12 +1173,10 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   x.level = level;
   void *spare = NULL;
   block_t *blk = NULL;
-  /* one helper thread for all the passes (at 600 k vertices: one thread
-   * 12.7-13.1 ms, two 10.7-10.9 ms, 13-17 ms with a thread created per pass) */
-  llamp_par_t *par = llamp_par_create(llamp_par_halves(threads, n));
-  if (!par) goto oom;
-  llamp_par_run(par, n, rl_maxlevel, &x);
-  uint32_t maxl = x.maxl[0] > x.maxl[1] ? x.maxl[0] : x.maxl[1];
+  if (maxl == LLAMP_NONE32) {
+    llamp_par_run(par, n, rl_maxlevel, &x);
+    maxl = x.maxl[0] > x.maxl[1] ? x.maxl[0] : x.maxl[1];
+  }
   for (int h = 0; h < 2; h++) {
     if (!(x.cnt[h] = alloc_big(((size_t)maxl + 1) * sizeof *x.cnt[h])) ||
         !(x.rcnt[h] = calloc((size_t)P + 1, sizeof *x.rcnt[h])))
@@ -1199,10 +1243,8 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   free(x.rcnt[0]);
   free(x.rcnt[1]);
   g->id = x.inv;
-  llamp_par_destroy(par);
   return 0;
 oom:
-  llamp_par_destroy(par);
   free(level);
   free(x.cnt[0]);
   free(x.cnt[1]);
@@ -1245,6 +1287,37 @@ static void fail_copy(llamp_builder_t *b, char *err, size_t errlen) {
   if (err && errlen) snprintf(err, errlen, "%s", b->err[0] ? b->err : "graph build failed");
 }
 
+/* The levels (half 0) and, meanwhile, what needs only the matching (half
+ * 1): each receive's message slot and tag (its send's), and the count of
+ * messages.  The sweep reads none of them (a receive's message is its
+ * partner), so they overlap; with one half both run in turn.  The
+ * depth-first fallback, which reads the slots, runs after. */
+typedef struct {
+  llamp_builder_t *b;
+  const uint32_t *partner;
+  uint32_t *level, maxl;
+  int swept;
+  uint64_t messages;
+} beside_sweep_t;
+
+static void levels_and_slots(void *c, uint64_t lo, uint64_t hi, int h) {
+  (void)h;
+  beside_sweep_t *x = c;
+  llamp_builder_t *b = x->b;
+  if (lo == 0) x->swept = sweep_levels(b, x->partner, x->level, &x->maxl);
+  if (hi < 2) return;
+  const uint32_t *partner = x->partner;
+  uint64_t sends = 0;
+  for (uint64_t v = 0; v < b->n; v++) {
+    if (b->kind[v] == LLAMP_VERTEX_RECV) {
+      b->in_src[b->in_off[v]] = partner[v] | ((uint32_t)LLAMP_EDGE_MESSAGE << LLAMP_EDGE_KIND_SHIFT);
+      b->tag[v] = b->tag[partner[v]];
+    }
+    sends += b->kind[v] == LLAMP_VERTEX_SEND;
+  }
+  x->messages = sends;
+}
+
 llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen) {
   llamp_graph_t *g = NULL;
   uint32_t *partner = NULL, *order = NULL, *g_id = NULL;
@@ -1260,13 +1333,14 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   free(b->dep_before);
   b->dep_after = b->dep_before = NULL;
   uint64_t n = b->n, m = b->m;
+  if (!b->par) b->par = llamp_par_create(llamp_par_halves(b->threads, n)); /* NULL: one thread */
   partner = alloc_big(n * sizeof *partner);
   if (!partner) goto oom;
   for (uint64_t i = 0; i < n; i++) partner[i] = LLAMP_NONE32;
   uint8_t *complex = calloc(b->num_ranks, 1);
   if (!complex) goto oom;
   int any = 0;
-  if (match_fast(b, partner, complex) == 0) {
+  if (match_fast(b, partner, complex, b->par) == 0) {
     for (uint32_t r = 0; r < b->num_ranks; r++) any |= complex[r];
     if (any && match_messages(b, partner, complex)) any = -1;
   } else {
@@ -1274,9 +1348,6 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   }
   free(complex);
   if (any < 0) goto fail;
-  for (uint64_t i = 0; i < n; i++)
-    if (b->kind[i] == LLAMP_VERTEX_RECV)
-      b->in_src[b->in_off[i]] = partner[i] | ((uint32_t)LLAMP_EDGE_MESSAGE << LLAMP_EDGE_KIND_SHIFT);
 
   /* the levels, then the relayout's offsets (n + 1 entries), in the pages
    * of the peers (fresh pages cost more than the sweep) */
@@ -1289,7 +1360,9 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   }
   free(b->peer);
   b->peer = NULL;
-  int oom_flag = 0, swept = sweep_levels(b, partner, order);
+  beside_sweep_t bs = {b, partner, order, LLAMP_NONE32, 0, 0};
+  llamp_par_run(b->par, 2, levels_and_slots, &bs);
+  int oom_flag = 0, swept = bs.swept;
   if (swept < 0) goto oom;
   uint64_t cyc = swept ? dfs_levels(n, b->in_off, b->in_src, order, &oom_flag) : n;
   if (oom_flag) goto oom;
@@ -1327,12 +1400,10 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   b->rank = NULL;
   b->value = NULL;
   b->tag = NULL;
-  for (uint64_t v = 0; v < n; v++)
-    if (g->kind[v] == LLAMP_VERTEX_RECV) g->tag[v] = g->tag[g->partner[v]];
+  g->num_messages = bs.messages;
   uint32_t *lv = order;
   order = NULL;
-  if (llamp_graph_relayout(g, lv, b->threads)) goto oom;
-  for (uint64_t v = 0; v < n; v++) g->num_messages += g->kind[v] == LLAMP_VERTEX_SEND;
+  if (relayout(g, lv, b->par, swept ? LLAMP_NONE32 : bs.maxl)) goto oom;
   llamp_builder_destroy(b);
   return g;
 
