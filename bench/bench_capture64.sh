@@ -36,7 +36,7 @@ min() { echo "$1 $2" | awk '{ print ($1 < $2 ? $1 : $2) }'; }
 # the median of the runs (a list of times): printed beside the best, since
 # this VM's noise can put one variant's best below another's
 median() { echo "$1" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-plain=1e9 noan=1e9 full=1e9 files=1e9 plains="" noans="" fulls="" filess="" rnoan="" rfull=""
+plain=1e9 noan=1e9 full=1e9 files=1e9 plains="" noans="" fulls="" filess="" rnoan="" rfull="" builds=""
 for _ in $(seq "$reps"); do
   # shellcheck disable=SC2086
   t=$(wall smpirun -np 64 -platform p64.xml $sim ./halo_plain $args)
@@ -48,6 +48,9 @@ for _ in $(seq "$reps"); do
   # shellcheck disable=SC2086
   t=$(wall "$bin/smpi_llamp-run" -np 64 -platform p64.xml $sim -llamp-out out ./halo_cap $args)
   full=$(min "$full" "$t") fulls="$fulls $t"
+  # the DAG's time at the last MPI_Finalize in each run (this VM's noise
+  # doubles it now and then: the best and the median of all runs)
+  builds="$builds $(grep -o '"build_seconds": [0-9.]*' out/report.json | awk '{print $2}')"
   rfull="$rfull $(echo "$t $tp" | awk '{ printf "%.4f", $1 / $2 }')"
   # the same with the DAG built from the trace files at the last
   # MPI_Finalize instead of during the simulation (-llamp-stream no)
@@ -59,6 +62,7 @@ mplain=$(median "$plains") mnoan=$(median "$noans") mfull=$(median "$fulls") mfi
 # each run against the plain run just before it (the host's load changes
 # over minutes: neighbours share it), the median of those ratios
 prnoan=$(median "$rnoan") prfull=$(median "$rfull")
+bbest=$(echo "$builds" | tr ' ' '\n' | grep . | sort -n | head -1) bmed=$(median "$builds")
 cp run.log full.log
 # where the analysis at MPI_Finalize goes (LLAMP_TIMING: one more run)
 # shellcheck disable=SC2086
@@ -68,6 +72,7 @@ records=$(grep -o '"records": [0-9]*' out/report.json | awk '{print $2}')
 build_s=$(grep -o '"build_seconds": [0-9.]*' out/report.json | awk '{print $2}')
 analysis_s=$(grep -o '"analysis_seconds": [0-9.]*' out/report.json | awk '{print $2}')
 cmp out/graph.llg fout/graph.llg || { echo "the streamed DAG differs from the files' one"; exit 1; }
+# shellcheck disable=SC2086
 LLAMP_TIMING=1 "$bin/smpi_llamp-run" -np 64 -platform p64.xml $sim -llamp-out fout -llamp-stream no ./halo_cap $args \
   >ftiming.log 2>&1 || { cat ftiming.log; exit 1; }
 fbuild_s=$(grep -o '"build_seconds": [0-9.]*' fout/report.json | awk '{print $2}')
@@ -77,7 +82,7 @@ echo "records: $records ($(echo "$records $iters" | awk '{printf "%.1f per rank 
 grep -E '^smpi_llamp: 64 ranks' full.log || true
 awk -v p="$plain" -v n="$noan" -v f="$full" -v r="$records" -v b="$build_s" -v a="$analysis_s" \
   -v mp="$mplain" -v mn="$mnoan" -v mf="$mfull" -v fl="$files" -v mfl="$mfiles" -v fb="$fbuild_s" \
-  -v prn="$prnoan" -v prf="$prfull" 'BEGIN {
+  -v prn="$prnoan" -v prf="$prfull" -v bb="$bbest" -v bm="$bmed" -v nb="$reps" 'BEGIN {
   printf "plain smpirun                 %8.3f s                                         (median %.3f s)\n", p, mp
   printf "capture, no analysis          %8.3f s   x%.3f  (+%.1f %%, +%.2f us per record) (median x%.3f)\n", n, n / p, (n / p - 1) * 100, (n - p) / r * 1e6, mn / mp
   printf "capture + analysis            %8.3f s   x%.3f  (+%.1f %%; DAG at the last MPI_Finalize %.3f s = %.1f M records/s, engine and report %.2f s) (median x%.3f)\n", f, f / p, (f / p - 1) * 100, b, r / b / 1e6, a, mf / mp
@@ -90,6 +95,8 @@ awk -v p="$plain" -v n="$noan" -v f="$full" -v r="$records" -v b="$build_s" -v a
     printf "target <= 15 %%: not decided (noise: %s); rerun with more REPS\n", (f < n ? "capture + analysis ran faster than the capture alone" : "the best, the median and the paired median disagree")
   else
     printf "target <= 15 %%: %s\n", (f / p <= 1.15 ? "met" : "NOT met")
+  printf "DAG at the last MPI_Finalize over the %d capture + analysis runs: best %.3f s = %.1f M records/s, median %.3f s = %.1f M records/s\n", nb, bb, r / bb / 1e6, bm, r / bm / 1e6
+  printf "target >= 20 M records/s: %s\n", (r / bm >= 20e6 ? "met (median)" : r / bb >= 20e6 ? "not decided (the best meets it, the median does not)" : "NOT met")
 }'
 echo "the analysis at the last MPI_Finalize, by stage (LLAMP_TIMING, a separate run):"
 sed -n 's/^smpi_llamp: timing: /  /p' timing.log
