@@ -832,10 +832,12 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex, l
   for (uint32_t r = 0; r < P; r++) slot2[r] = LLAMP_NONE32;
   match_dest_t md = {b, partner, {slot, slot2}, pcount, complex, psrc, poff, items, doff, dpairs};
   llamp_par_run(par, P, match_dests, &md);
+  int any = 0;
   for (uint64_t i = 0; i < n; i++) {
     if (b->kind[i] == LLAMP_VERTEX_SEND && partner[i] == LLAMP_NONE32) complex[b->peer[i]] = 1;
   }
-  for (uint64_t i = 0; i < n; i++) {
+  for (uint32_t d = 0; d < P; d++) any |= complex[d];
+  for (uint64_t i = 0; any && i < n; i++) { /* the complex destinations start over (match_messages) */
     uint32_t d = b->kind[i] == LLAMP_VERTEX_SEND ? (uint32_t)b->peer[i] : b->rank[i];
     if (b->kind[i] != LLAMP_VERTEX_CALC && complex[d]) partner[i] = LLAMP_NONE32;
   }
