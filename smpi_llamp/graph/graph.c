@@ -471,6 +471,11 @@ llamp_builder_t *llamp_builder_concat(llamp_builder_t **parts, uint32_t count,
   uint64_t *off = NULL, n = 0, m = 0;
   llamp_par_t *par = NULL;
   const char *why = NULL;
+  for (uint32_t i = 0; i < count; i++)
+    if (!parts[i]) {
+      why = "a part without a builder";
+      goto fail;
+    }
   if (!count) {
     why = "no builder to concatenate";
     goto fail;
@@ -514,8 +519,7 @@ llamp_builder_t *llamp_builder_concat(llamp_builder_t **parts, uint32_t count,
     }
   }
   /* one spare vertex slot: the finish then keeps its levels in the peers'
-   * pages; the edges first, at their size (a realloc that grows them may
-   * move them past the pages the capture faulted in ahead) */
+   * pages; the edges at their final size */
   if (grow((void **)&b->in_src, 4, m + 1) || (b->capm = m + 1, llamp_builder_reserve(b, n + 1, 0))) {
     why = "out of memory";
     goto fail;
@@ -536,7 +540,7 @@ llamp_builder_t *llamp_builder_concat(llamp_builder_t **parts, uint32_t count,
   return b;
 fail:
   if (err && errlen) {
-    if (why) snprintf(err, errlen, "%s: %s", count ? parts[0]->source : "graph", why);
+    if (why) snprintf(err, errlen, "%s: %s", count && parts[0] ? parts[0]->source : "graph", why);
     else snprintf(err, errlen, "%s", b->err);
   }
   free(off);

@@ -335,6 +335,9 @@ int main(void) {
     ring_rank(twice[1], 3, P, 2, 0, 0);
     CHECK(llamp_builder_concat(twice, 2, NULL, NULL, threads, err, sizeof err) == NULL);
     CHECK(strstr(err, "rank 3") != NULL);
+    llamp_builder_t *with_null[2] = {llamp_builder_create(P, "null"), NULL};
+    CHECK(llamp_builder_concat(with_null, 2, NULL, NULL, threads, err, sizeof err) == NULL);
+    CHECK(strstr(err, "without a builder") != NULL);
   }
   TEST_DONE();
 }
