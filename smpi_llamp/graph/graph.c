@@ -118,11 +118,6 @@ int llamp_builder_reserve(llamp_builder_t *b, uint64_t ops, uint64_t deps) {
   return 0;
 }
 
-void llamp_builder_size(const llamp_builder_t *b, uint64_t *ops, uint64_t *edges) {
-  *ops = b->n;
-  *edges = b->m + b->nd; /* the current rank's dependencies are buffered until its block ends */
-}
-
 void llamp_builder_destroy(llamp_builder_t *b) {
   if (!b) return;
   free(b->kind);
@@ -343,6 +338,27 @@ static void move_array(void *dst, uint64_t at, void *src, size_t elem, uint64_t 
   free(src);
 }
 
+/* src's vertices to b[at..), each send's and receive's tag through map_tag
+ * (NULL = as is) first; src's vertex arrays are freed. */
+static void move_vertices(llamp_builder_t *b, uint64_t at, llamp_builder_t *src,
+                          int32_t (*map_tag)(void *ctx, int32_t tag), void *ctx) {
+  uint64_t n = at, n2 = src->n;
+  if (map_tag)
+    for (uint64_t v = 0; v < n2; v++)
+      if (src->kind[v] != LLAMP_VERTEX_CALC) src->tag[v] = map_tag(ctx, src->tag[v]);
+  move_array(b->kind, n, src->kind, 1, n2);
+  move_array(b->rank, n, src->rank, 4, n2);
+  move_array(b->value, n, src->value, 8, n2);
+  move_array(b->peer, n, src->peer, 4, n2);
+  move_array(b->tag, n, src->tag, 4, n2);
+  move_array(b->line, n, src->line, 4, n2);
+  src->kind = NULL;
+  src->rank = NULL;
+  src->value = NULL;
+  src->peer = src->tag = NULL;
+  src->line = NULL;
+}
+
 int llamp_builder_append(llamp_builder_t *b, llamp_builder_t *src,
                          int32_t (*map_tag)(void *ctx, int32_t tag), void *ctx) {
   if (b->failed) goto fail;
@@ -379,20 +395,7 @@ int llamp_builder_append(llamp_builder_t *b, llamp_builder_t *src,
     goto failed;
   }
   if (edges > b->capm) b->capm = edges;
-  if (map_tag)
-    for (uint64_t v = 0; v < n2; v++)
-      if (src->kind[v] != LLAMP_VERTEX_CALC) src->tag[v] = map_tag(ctx, src->tag[v]);
-  move_array(b->kind, n, src->kind, 1, n2);
-  move_array(b->rank, n, src->rank, 4, n2);
-  move_array(b->value, n, src->value, 8, n2);
-  move_array(b->peer, n, src->peer, 4, n2);
-  move_array(b->tag, n, src->tag, 4, n2);
-  move_array(b->line, n, src->line, 4, n2);
-  src->kind = NULL;
-  src->rank = NULL;
-  src->value = NULL;
-  src->peer = src->tag = NULL;
-  src->line = NULL;
+  move_vertices(b, n, src, map_tag, ctx);
   /* in-edges: offsets shift by b's edges, sources by b's operations (the
    * receives' message slots are set after matching) */
   for (uint64_t v = 0; v < n2; v++) b->in_off[n + v] = src->in_off[v] + (uint32_t)m;
@@ -438,9 +441,6 @@ static void concat_copy(void *c, uint64_t lo, uint64_t hi, int h) {
     if (h ? x->n0[i] < lo : x->n0[i] >= hi && hi < x->total) continue;
     llamp_builder_t *src = x->parts[i];
     uint64_t n = x->n0[i], m = x->m0[i], n2 = src->n, m2 = src->m;
-    if (x->map_tag && x->ctx[i])
-      for (uint64_t v = 0; v < n2; v++)
-        if (src->kind[v] != LLAMP_VERTEX_CALC) src->tag[v] = x->map_tag(x->ctx[i], src->tag[v]);
     /* the flushed blocks' segments shifted; the open block's written in
      * place from its buffered dependencies (its own in-edges would be
      * fresh pages, written once and copied) */
@@ -450,17 +450,8 @@ static void concat_copy(void *c, uint64_t lo, uint64_t hi, int h) {
     if (fl < n2) (void)segments_sorted(src, b->in_off + n + fl, b->in_src, (uint32_t)(m + m2), (uint32_t)n);
     drop_moved(src->in_off, (fl + 1) * sizeof *src->in_off);
     drop_moved(src->in_src, m2 * sizeof *src->in_src);
-    move_array(b->kind, n, src->kind, 1, n2);
-    move_array(b->rank, n, src->rank, 4, n2);
-    move_array(b->value, n, src->value, 8, n2);
-    move_array(b->peer, n, src->peer, 4, n2);
-    move_array(b->tag, n, src->tag, 4, n2);
-    move_array(b->line, n, src->line, 4, n2);
-    src->kind = NULL;
-    src->rank = NULL;
-    src->value = NULL;
-    src->peer = src->tag = NULL;
-    src->line = NULL;
+    void *ctx = x->map_tag ? x->ctx[i] : NULL; /* a part without a context keeps its tags */
+    move_vertices(b, n, src, ctx ? x->map_tag : NULL, ctx);
   }
 }
 

@@ -74,9 +74,6 @@ void llamp_builder_set_threads(llamp_builder_t *b, int threads);
  * used is never touched, so a generous hint costs address space only.
  * Returns 0, or -1 when out of memory (the builder is then unchanged). */
 int llamp_builder_reserve(llamp_builder_t *b, uint64_t ops, uint64_t deps);
-/* Operations and in-edges (dependencies plus a message slot per receive)
- * added so far. */
-void llamp_builder_size(const llamp_builder_t *b, uint64_t *ops, uint64_t *edges);
 
 /* Append an operation to `rank`.  Returns the builder-wide operation id (>=0)
  * or -1.  All operations of one rank must be added contiguously (rank blocks
