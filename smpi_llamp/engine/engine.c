@@ -8,6 +8,7 @@
  * sender completion) and gap edges are added and the vertices re-sorted. */
 #include "llamp_engine.h"
 #include "llamp_mem.h"
+#include "llamp_par.h"
 
 #include <float.h>
 #include <math.h>
@@ -633,16 +634,11 @@ static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
   *out = (pwv_t){x.cpu, x.c, x.k, x.start};
 }
 
-static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
+/* The costs by graph vertex: nonblocking sends first (a send's costs
+ * depend on it), then every vertex's. */
+static void costs_fill_pw(llamp_engine_t *e) {
   llamp_graph_arrays_t a;
   llamp_graph_arrays(e->graph, &a);
-  e->net = *e->proto.net;
-  e->nonblocking = plan_zalloc(a.n ? a.n : 1, 1);
-  e->pw = plan_alloc((e->n ? e->n : 1) * sizeof *e->pw);
-  if (!e->nonblocking || !e->pw) {
-    snprintf(err, errlen, "out of memory while preparing the size-dependent costs");
-    return -1;
-  }
   for (uint64_t v = 0; v < a.n; v++)
     for (uint32_t i = a.in_beg[v]; i < a.in_end[v]; i++) {
       uint32_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK;
@@ -660,11 +656,10 @@ static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
     pwv_t cost;
   } memo[MEMO];
   memset(memo, 0, sizeof memo);
-  for (uint64_t p = 0; p < e->n; p++) {
-    uint64_t v = e->gv ? e->gv[p] : p;
+  for (uint64_t v = 0; v < a.n; v++) {
     unsigned k = a.kind[v];
     if (k == LLAMP_VERTEX_CALC) {
-      memset(&e->pw[p], 0, sizeof e->pw[p]);
+      memset(&e->pw[v], 0, sizeof e->pw[v]);
       continue;
     }
     double sz = a.value[k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(e->graph, v)];
@@ -678,9 +673,8 @@ static int build_pw(llamp_engine_t *e, char *err, size_t errlen) {
       memo[h].s = sz;
       memo[h].flags = flags;
     }
-    e->pw[p] = memo[h].cost;
+    e->pw[v] = memo[h].cost;
   }
-  return 0;
 }
 
 /* A send or receive vertex's message goes from a rank to itself. */
@@ -714,14 +708,32 @@ static double self_c(const llamp_engine_t *e, double c, double self_lat) {
   return e->net.L_ref > 0 ? c * self_lat / e->net.L_ref : 0;
 }
 
-/* Message kinds (see struct llamp_engine), built with per-pair costs or
+/* ---- size-dependent costs and message kinds ------------------------------------ */
+
+/* Both depend on the graph alone: they are built by graph vertex, on the
+ * helper thread beside the plan (costs_fill), then put in the plan's order
+ * (costs_renumber).  Their arrays are allocated here, by the calling thread:
+ * in the capture its heap is the one prefaulted for the analysis.
+ *
+ * Message kinds (see struct llamp_engine) are built with per-pair costs or
  * when some rank sends to itself.  A message to oneself never crosses the
  * network (docs/model.md, "Messages to oneself"): no L, no topology
  * parameter; its latency and time per byte are the constants of its host's
  * route to itself (SimGrid's loopback) when the routes are known, else 0. */
-static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, size_t errlen) {
+static int costs_alloc(llamp_engine_t *e, const llamp_params_t *p, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
+  uint64_t gn = llamp_graph_num_vertices(g);
   uint32_t P = llamp_graph_num_ranks(g);
+  const llamp_pairs_t *q = p->pairs;
+  if (p->net) {
+    e->net = *p->net;
+    e->nonblocking = plan_zalloc(gn ? gn : 1, 1);
+    e->pw = plan_alloc((gn ? gn : 1) * sizeof *e->pw);
+    if (!e->nonblocking || !e->pw) {
+      snprintf(err, errlen, "out of memory while preparing the size-dependent costs");
+      return -1;
+    }
+  }
   if (q && (q->ranks != P || q->num_params > LLAMP_MAX_XPARAMS ||
             (!q->pair_kind && (!q->rank_host || (q->nhpairs && !q->hpair_key) || (q->nhpairs && !q->hpair_kind))))) {
     snprintf(err, errlen, "per-pair costs for %u ranks and %u parameters, the graph has %u ranks "
@@ -735,7 +747,7 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
   uint32_t nk = base + (self ? (q ? P : 1) : 0);
   e->nk = nk;
   e->K = K;
-  e->pk = plan_alloc((e->n ? e->n : 1) * sizeof *e->pk);
+  e->pk = plan_alloc((gn ? gn : 1) * sizeof *e->pk);
   e->kl = plan_alloc(nk * sizeof *e->kl);
   e->kc0 = plan_alloc(nk * sizeof *e->kc0);
   e->kg = plan_alloc(nk * sizeof *e->kg);
@@ -760,8 +772,18 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
     e->kc0[k] = q && q->self_lat ? q->self_lat[r] : 0;
     e->kb[k] = q && q->self_G ? q->self_G[r] : 0;
   }
-  for (uint64_t i = 0; i < e->n; i++) {
-    uint64_t v = e->gv ? e->gv[i] : i;
+  return 0;
+}
+
+/* Every graph vertex's message kind; after the costs (a message to oneself
+ * changes its constant). */
+static int costs_fill_kinds(llamp_engine_t *e, char *err, size_t errlen) {
+  const llamp_graph_t *g = e->graph;
+  const llamp_pairs_t *q = e->pairs;
+  uint64_t gn = llamp_graph_num_vertices(g);
+  uint32_t base = q ? q->num_kinds : 1, nk = e->nk;
+  if (!e->pk) return 0;
+  for (uint64_t v = 0; v < gn; v++) {
     uint32_t kind = vertex_kind(e, v);
     if (kind == UINT32_MAX) {
       uint32_t a = llamp_graph_rank(g, v), b = llamp_graph_rank(g, llamp_graph_partner(g, v));
@@ -775,9 +797,48 @@ static int build_kinds(llamp_engine_t *e, const llamp_pairs_t *q, char *err, siz
                llamp_graph_rank(g, v), q ? q->num_kinds : 1);
       return -1;
     }
-    e->pk[i] = kind;
-    if (e->pw && kind >= base) e->pw[i].c = self_c(e, e->pw[i].c, e->kc0[kind]);
+    e->pk[v] = kind;
+    if (e->pw && kind >= base) e->pw[v].c = self_c(e, e->pw[v].c, e->kc0[kind]);
   }
+  return 0;
+}
+
+static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
+  if (e->pw) costs_fill_pw(e);
+  return costs_fill_kinds(e, err, errlen);
+}
+
+/* The costs in the plan's order (a gather by gv, in two halves). */
+typedef struct {
+  const uint32_t *gv;
+  const pwv_t *pw;
+  const uint32_t *pk;
+  pwv_t *to_pw;
+  uint32_t *to_pk;
+} gather_t;
+static void gather_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  (void)half;
+  const gather_t *c = ctx;
+  if (c->pw)
+    for (uint64_t p = lo; p < hi; p++) c->to_pw[p] = c->pw[c->gv[p]];
+  if (c->pk)
+    for (uint64_t p = lo; p < hi; p++) c->to_pk[p] = c->pk[c->gv[p]];
+}
+static int costs_renumber(llamp_engine_t *e, llamp_par_t *par, char *err, size_t errlen) {
+  if (!e->gv || (!e->pw && !e->pk)) return 0;
+  gather_t c = {e->gv, e->pw, e->pk, NULL, NULL};
+  if ((e->pw && !(c.to_pw = plan_alloc((e->n ? e->n : 1) * sizeof *c.to_pw))) ||
+      (e->pk && !(c.to_pk = plan_alloc((e->n ? e->n : 1) * sizeof *c.to_pk)))) {
+    free(c.to_pw);
+    snprintf(err, errlen, "out of memory while preparing the size-dependent costs");
+    return -1;
+  }
+  if (par) llamp_par_run(par, e->n, gather_half, &c);
+  else gather_half(&c, 0, e->n, 0);
+  free(e->pw);
+  free(e->pk);
+  e->pw = c.to_pw;
+  e->pk = c.to_pk;
   return 0;
 }
 
@@ -792,6 +853,25 @@ static void drop_work(llamp_engine_t *e) {
   e->work = e->start = e->cmax = e->cmin = NULL, e->terminal = NULL, e->lane_start = e->lane_coef = NULL;
   e->tail_buf = NULL, e->tail_lanes = 0, e->lane_alloc = 0;
   e->work_valid = 0;
+}
+
+/* The costs and kinds, taken out of an engine and given back (they
+ * outlive a plan whose numbering was the graph's). */
+typedef struct {
+  struct pwv *pw;
+  uint8_t *nonblocking;
+  const llamp_pairs_t *pairs;
+  uint32_t *pk, nk, K;
+  double *kl, *kc0, *kcoef, *kg, *kb, *klat;
+} costs_t;
+static void costs_detach(llamp_engine_t *e, costs_t *c) {
+  *c = (costs_t){e->pw, e->nonblocking, e->pairs, e->pk, e->nk, e->K, e->kl, e->kc0, e->kcoef, e->kg, e->kb, e->klat};
+  e->pw = NULL, e->nonblocking = NULL, e->pairs = NULL, e->pk = NULL, e->nk = e->K = 0;
+  e->kl = e->kc0 = e->kcoef = e->kg = e->kb = e->klat = NULL;
+}
+static void costs_attach(llamp_engine_t *e, const costs_t *c) {
+  e->pw = c->pw, e->nonblocking = c->nonblocking, e->pairs = c->pairs, e->pk = c->pk, e->nk = c->nk, e->K = c->K;
+  e->kl = c->kl, e->kc0 = c->kc0, e->kcoef = c->kcoef, e->kg = c->kg, e->kb = c->kb, e->klat = c->klat;
 }
 
 /* Free the plan and everything numbered by it (work arrays, size-dependent
@@ -837,7 +917,7 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
  * receives not) at p, order each rank's receives by when they start there
  * (the later of posting and arrival), and rebuild the plan with the
  * receives chained in that order (posting order if that one is cyclic). */
-static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, size_t errlen) {
+static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, llamp_par_t *par, char *err, size_t errlen) {
   uint64_t gn = llamp_graph_num_vertices(e->graph);
   double *key = plan_alloc((gn ? gn : 1) * sizeof *key);
   if (!key || ensure_work(e, 1)) {
@@ -877,15 +957,40 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, char *err, siz
       }
     }
   }
+  /* the costs by graph vertex stay when the first plan kept the graph's
+   * numbering (they are then in graph order): only their order changes */
+  costs_t kept = {0};
+  int keep = !e->gv;
+  if (keep) costs_detach(e, &kept);
   drop_plan(e); /* the first plan, and what depends on its numbering */
   int rc = at && binds ? build_plan(e, 1, key, &bref, err, errlen) : -1;
   if (rc) rc = build_plan(e, 1, NULL, NULL, err, errlen); /* zero-cost ties against posting order */
   free(key);
   free(at);
   free(binds);
-  if (rc == 0 && p->net) rc = build_pw(e, err, errlen);
-  if (rc == 0) rc = build_kinds(e, p->pairs, err, errlen);
+  if (keep) costs_attach(e, &kept);
+  else if (rc == 0 && (rc = costs_alloc(e, p, err, errlen)) == 0)
+    rc = costs_fill(e, err, errlen);
+  if (rc == 0) rc = costs_renumber(e, par, err, errlen);
   return rc;
+}
+
+/* Engine creation's two independent parts: the plan (task 0, on the
+ * calling thread, whose heap its arrays go to) and the costs by graph
+ * vertex (task 1, into arrays costs_alloc made). */
+typedef struct {
+  llamp_engine_t *e;
+  int plan, recv_chain, costs;
+  int rc[2];
+  char err[2][256];
+} create_job_t;
+static void create_task(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  (void)half;
+  create_job_t *j = ctx;
+  for (uint64_t t = lo; t < hi; t++) {
+    if (t == 0 && j->plan) j->rc[0] = build_plan(j->e, j->recv_chain, NULL, NULL, j->err[0], sizeof j->err[0]);
+    if (t == 1 && j->costs) j->rc[1] = costs_fill(j->e, j->err[1], sizeof j->err[1]);
+  }
 }
 
 llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t *p, char *err,
@@ -907,12 +1012,8 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   int rndv = 0;
   for (uint64_t v = 0; v < a.n && !rndv; v++)
     rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > p->S;
-  if (rndv || p->g > 0 || p->nic) {
-    if (build_plan(e, !p->nic, NULL, NULL, err, errlen)) {
-      llamp_engine_destroy(e);
-      return NULL;
-    }
-  } else {
+  int plan = rndv || p->g > 0 || p->nic;
+  if (!plan) {
     e->n = a.n;
     e->m = a.m;
     e->kind = a.kind;
@@ -924,15 +1025,20 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     e->shift = LLAMP_EDGE_KIND_SHIFT;
     e->mask = LLAMP_EDGE_SRC_MASK;
   }
-  if (p->net && build_pw(e, err, errlen)) {
-    llamp_engine_destroy(e);
-    return NULL;
-  }
-  if (build_kinds(e, p->pairs, err, errlen)) {
-    llamp_engine_destroy(e);
-    return NULL;
-  }
-  if (p->nic && nic_replan(e, p, err, errlen)) {
+  /* the plan on this thread, the costs beside it on a helper (both read
+   * the graph only, and write apart) */
+  llamp_par_t *par = plan ? llamp_par_create(llamp_par_halves(0, a.n)) : NULL;
+  create_job_t job = {e, plan, !p->nic, 0, {0, 0}, {"", ""}};
+  job.rc[1] = costs_alloc(e, p, job.err[1], sizeof job.err[1]);
+  job.costs = job.rc[1] == 0; /* else the plan's own error still comes first */
+  if (par) llamp_par_run(par, 2, create_task, &job);
+  else create_task(&job, 0, 2, 0);
+  int rc = job.rc[0] ? job.rc[0] : job.rc[1];
+  if (rc == 0) rc = costs_renumber(e, par, job.err[1], sizeof job.err[1]);
+  if (rc == 0 && p->nic) rc = nic_replan(e, p, par, job.err[1], sizeof job.err[1]);
+  llamp_par_destroy(par);
+  if (rc) {
+    snprintf(err, errlen, "%s", job.rc[0] ? job.err[0] : job.err[1]);
     llamp_engine_destroy(e);
     return NULL;
   }
