@@ -129,9 +129,11 @@ static void pm_free(pmap_t *m) {
 typedef struct {
   uint64_t id;
   void *ptr; /* receive requests: comm_ent_t * (status translation) */
-  int kind;
   int32_t src; /* receive requests: posted source (world rank), -1 = any */
+  unsigned kind : 4; /* LLAMP_CAP_REQ_* */
+  signed tag : 28;   /* receive requests: posted tag, -1 = any (or too large to keep here) */
 } rq_ent_t;
+#define RQ_TAG_MAX ((1 << 27) - 1)
 
 static rq_ent_t *rq_find(llamp_dmap_t *m, MPI_Request h) { return llamp_dmap_find(m, (uintptr_t)h); }
 
@@ -181,6 +183,7 @@ typedef struct {
   size_t hscap;
   MPI_Status *st;
   size_t stcap;
+  int named; /* every receive among the completion's requests has a named source and tag */
   /* the rest: communicators, windows, scratch, set-up */
   pmap_t comms; /* MPI_Comm -> comm_ent_t* (ptr) */
   pmap_t seen;  /* member-set hash -> occurrences (lazily found communicators) */
@@ -669,6 +672,7 @@ void llamp_cap_new_request(llamp_cap_call_t *c, int ret, const MPI_Request *req,
   e->kind = kind;
   e->ptr = NULL;
   e->src = c->recv_src;
+  e->tag = (kind & LLAMP_CAP_REQ_RECV) && c->rec.tag >= 0 && c->rec.tag <= RQ_TAG_MAX ? c->rec.tag : -1;
   if (kind & LLAMP_CAP_REQ_RECV) {
     comm_ent_t *ce = comm_lookup(comm, c->rec.t_start);
     if (ce && ce != &S.world) ce->refs++;
@@ -693,16 +697,19 @@ MPI_Request *llamp_cap_requests(llamp_cap_call_t *c, int n, const MPI_Request *r
     S.hscap = cap;
   }
   uint64_t *p = pay_reserve(c, 2 * (size_t)n);
+  int named = 1;
   for (int i = 0; i < n; i++) {
     S.hs[i] = reqs[i];
     uint64_t id = LLAMP_TRACE_NO_REQ;
     if (reqs[i] != MPI_REQUEST_NULL) {
       rq_ent_t *e = rq_find(&S.reqs, reqs[i]);
       id = e ? e->id : S.next_req++; /* a request no modelled call created */
+      if (e && (e->kind & LLAMP_CAP_REQ_RECV)) named &= e->src >= 0 && e->tag >= 0;
     }
     p[2 * i] = id;
     p[2 * i + 1] = llamp_trace_pack_status(0, -1, -1);
   }
+  S.named = named;
   return S.hs;
 }
 
@@ -710,6 +717,10 @@ MPI_Status *llamp_cap_statuses(llamp_cap_call_t *c, int n, MPI_Status *st, MPI_S
   (void)c;
   if (st != MPI_STATUSES_IGNORE) return st;
   if (n <= 1) return one;
+  /* the program ignores them and so can the record, when the requests
+   * (llamp_cap_requests, just before) name their sources and tags: SimGrid
+   * then writes no status (a cold line each, every call) */
+  if (S.named) return MPI_STATUSES_IGNORE;
   if ((size_t)n > S.stcap) {
     MPI_Status *p = realloc(S.st, (size_t)n * sizeof *p);
     if (!p) oom("statuses");
@@ -726,9 +737,14 @@ static int completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Reques
   if (h[i] == MPI_REQUEST_NULL) return 0;
   int32_t src = -1, tag = -1;
   rq_ent_t *e = rq_find(&S.reqs, h[i]);
-  if (e && (e->kind & LLAMP_CAP_REQ_RECV) && st) {
-    src = e->src >= 0 ? e->src : status_source(e->ptr, st->MPI_SOURCE);
-    tag = st->MPI_TAG < 0 ? -1 : st->MPI_TAG;
+  if (e && (e->kind & LLAMP_CAP_REQ_RECV)) {
+    if (st) {
+      src = e->src >= 0 ? e->src : status_source(e->ptr, st->MPI_SOURCE);
+      tag = st->MPI_TAG < 0 ? -1 : st->MPI_TAG;
+    } else { /* statuses ignored: named (llamp_cap_statuses), and a message matches its tag */
+      src = e->src;
+      tag = e->tag;
+    }
   }
   S.pay[base + 2 * (uint32_t)i + 1] = llamp_trace_pack_status(1, src, tag);
   if (e && !(e->kind & LLAMP_CAP_REQ_PERSISTENT)) {
@@ -741,6 +757,7 @@ static int completed(llamp_cap_call_t *c, uint32_t base, int i, const MPI_Reques
 void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *h,
                         const MPI_Status *st, int pattern, int count, const int *indices) {
   (void)ret;
+  if (st == MPI_STATUSES_IGNORE) st = NULL; /* (MPI_Status *)1 in MPICH */
   uint32_t base = c->npay - 2 * (uint32_t)(n > 0 ? n : 0);
   int any = 0;
   if (pattern == LLAMP_CAP_DONE_ALL) {
