@@ -976,20 +976,23 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, llamp_par_t *p
 }
 
 /* Engine creation's two independent parts: the plan (task 0, on the
- * calling thread, whose heap its arrays go to) and the costs by graph
- * vertex (task 1, into arrays costs_alloc made). */
+ * calling thread, whose heap its arrays go to; its error in the caller's
+ * buffer) and the costs by graph vertex (task 1, into arrays costs_alloc
+ * made; its error in cerr). */
 typedef struct {
   llamp_engine_t *e;
   int plan, recv_chain, costs;
   int rc[2];
-  char err[2][256];
+  char *err;
+  size_t errlen;
+  char cerr[256];
 } create_job_t;
 static void create_task(void *ctx, uint64_t lo, uint64_t hi, int half) {
   (void)half;
   create_job_t *j = ctx;
   for (uint64_t t = lo; t < hi; t++) {
-    if (t == 0 && j->plan) j->rc[0] = build_plan(j->e, j->recv_chain, NULL, NULL, j->err[0], sizeof j->err[0]);
-    if (t == 1 && j->costs) j->rc[1] = costs_fill(j->e, j->err[1], sizeof j->err[1]);
+    if (t == 0 && j->plan) j->rc[0] = build_plan(j->e, j->recv_chain, NULL, NULL, j->err, j->errlen);
+    if (t == 1 && j->costs) j->rc[1] = costs_fill(j->e, j->cerr, sizeof j->cerr);
   }
 }
 
@@ -1026,19 +1029,19 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     e->mask = LLAMP_EDGE_SRC_MASK;
   }
   /* the plan on this thread, the costs beside it on a helper (both read
-   * the graph only, and write apart) */
-  llamp_par_t *par = plan ? llamp_par_create(llamp_par_halves(0, a.n)) : NULL;
-  create_job_t job = {e, plan, !p->nic, 0, {0, 0}, {"", ""}};
-  job.rc[1] = costs_alloc(e, p, job.err[1], sizeof job.err[1]);
+   * the graph only, and write apart); a helper only when both have work */
+  create_job_t job = {e, plan, !p->nic, 0, {0, 0}, err, errlen, ""};
+  job.rc[1] = costs_alloc(e, p, job.cerr, sizeof job.cerr);
   job.costs = job.rc[1] == 0; /* else the plan's own error still comes first */
+  llamp_par_t *par = plan && job.costs && (e->pw || e->pk) ? llamp_par_create(llamp_par_halves(0, a.n)) : NULL;
   if (par) llamp_par_run(par, 2, create_task, &job);
   else create_task(&job, 0, 2, 0);
   int rc = job.rc[0] ? job.rc[0] : job.rc[1];
-  if (rc == 0) rc = costs_renumber(e, par, job.err[1], sizeof job.err[1]);
-  if (rc == 0 && p->nic) rc = nic_replan(e, p, par, job.err[1], sizeof job.err[1]);
+  if (!job.rc[0] && job.rc[1]) snprintf(err, errlen, "%s", job.cerr);
+  if (rc == 0) rc = costs_renumber(e, par, err, errlen);
+  if (rc == 0 && p->nic) rc = nic_replan(e, p, par, err, errlen);
   llamp_par_destroy(par);
   if (rc) {
-    snprintf(err, errlen, "%s", job.rc[0] ? job.err[0] : job.err[1]);
     llamp_engine_destroy(e);
     return NULL;
   }
