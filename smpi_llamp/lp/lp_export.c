@@ -341,11 +341,21 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
      * after the previous send: start(v) >= start(prev) + g + bw(s_prev) G;
      * an eager receive (its start is the end of its data) after the previous
      * receive: + g + bw(s_v) G, the message's own transfer; a rendezvous
-     * receive: + g */
+     * receive: + g, and + the previous one's bytes when that one is a
+     * rendezvous receive too (engine.c gapr_prev) */
     uint64_t u = m->prev_msg[v];
     if (m->nic && m->a.kind[v] == LLAMP_VERTEX_RECV) {
-      u = v;
-      if (recv_size(m, v) > m->S) u = NONE;
+      int eager_v = recv_size(m, v) <= m->S;
+      if (!eager_v && recv_size(m, u) > m->S) { /* u's data ends its bytes after v's may begin */
+        if (m->net) {
+          llamp_netmodel_vertex_t x;
+          net_of(m, u, &x);
+          add_bytes(m, u, x.k, &r[k]);
+        } else {
+          add_bytes(m, u, bw_bytes(recv_size(m, u), m->full), &r[k]);
+        }
+      }
+      u = eager_v ? v : NONE;
     }
     if (m->nic && u != NONE) {
       if (m->net) {

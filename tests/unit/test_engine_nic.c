@@ -1,7 +1,8 @@
 /* The NIC rule (docs/model.md, "The NIC rule") checked by hand: a rank's
  * consecutive sends start at least g + (s_prev - 1) G apart, and its
  * receives, in their order of arrival, end at least g + (s - 1) G apart
- * (an eager receive starts at the end of its data). */
+ * (an eager receive starts at the end of its data), and two rendezvous
+ * receives' data as well. */
 #include "llamp_engine.h"
 #include "llamp_test.h"
 
@@ -167,6 +168,44 @@ int main(void) {
    * (2.2), rank 1's 1001 B end 1 us later, 3.2 (ends 3.3; before: 3.2) */
   g = blocking_arrivals2(0, 1001, 101);
   CHECK_CLOSE(T_of(g, &p, NULL), 3.3 * us, 1e-15);
+  llamp_graph_destroy(g);
+
+  /* Rendezvous (S = 500 B; RDMA read: a receive costs 2L + (s-1)G + o after
+   * the match).  Both senders post 1001 B at 0: each request arrives at 0.1
+   * + 2 = 2.1 and is matched there; the data follows 2L later and takes
+   * 1 us.  Without the rule both end at 2.1 + 4 + 1 + 0.1 = 7.2.  Through one
+   * NIC the second read's data can only end 1 us after the first's: its
+   * receive starts at 2.1 + 1 (the first message's bytes; the chain once
+   * added g alone) and ends 8.2.  lambda_L: the request's L and the second
+   * read's 2L; lambda_G: both messages' bytes. */
+  p.S = 500;
+  g = blocking_arrivals2(0, 1001, 1001);
+  p.nic = 0;
+  CHECK_CLOSE(T_of(g, &p, NULL), 7.2 * us, 1e-15);
+  p.nic = 1;
+  CHECK_CLOSE(T_of(g, &p, &lG), 8.2 * us, 1e-15);
+  CHECK(lG == 2000);
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  llamp_point_t pt;
+  CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+  if (e) CHECK(pt.lambda[LLAMP_PARAM_L] == 3);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  /* An eager message after a rendezvous one: rank 2's 1001 B are matched at
+   * 2.1 and their data ends at 7.1; rank 1's 101 B, sent after 3 us of
+   * compute, arrive at 3.1 + 2 + 0.1 = 5.2, before that read's data flows
+   * (6.1), and go first: T stays 7.2, the chain adding only their own 100 ns
+   * to the rendezvous receive's start (2.2 <= 5.2). */
+  g = blocking_arrivals2(3 * us, 101, 1001);
+  p.nic = 0;
+  CHECK_CLOSE(T_of(g, &p, NULL), 7.2 * us, 1e-15);
+  p.nic = 1;
+  CHECK_CLOSE(T_of(g, &p, NULL), 7.2 * us, 1e-15);
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_gap_chain(e, prev) == 0);
+  /* builder ids: rank 0's receives 1 (from rank 1, eager) and 2 (rank 2) */
+  CHECK(prev[vid(g, 1)] == vid(g, 2) && prev[vid(g, 2)] == UINT32_MAX);
+  llamp_engine_destroy(e);
   llamp_graph_destroy(g);
   TEST_DONE();
 }
