@@ -23,10 +23,10 @@ enum {
   E_EAGER = 2,    /* end(u)   + L + bw(s)                 (eager message) */
   E_RTS = 3,      /* end(u)   + L                         (rendezvous request) */
   E_RNDV_DONE = 4,/* start(u) + L + bw(s), u = rndv recv  (sender completion) */
-  E_GAP = 5,      /* start(u) + g [+ bw(s_u), NIC rule]   (consecutive messages) */
-  E_GAPR = 6,     /* start(u) + g + bw(s_v) into an eager receive v, start(u) + g + bw(s_u)
-                     into a rendezvous one after a rendezvous u, start(u) + g after an eager
-                     one (the NIC rule's receive chain, u the previous receive; gapr_prev) */
+  E_GAP = 5,      /* start(u) + g [+ bw(s_u), NIC rule]   (consecutive messages; also a
+                     rendezvous receive after one whose read it waits for: build_plan) */
+  E_GAPR = 6,     /* start(u) + g + bw(s_v) into an eager receive v, start(u) + g into a
+                     rendezvous one  (the NIC rule's receive chain, u the previous receive) */
   E_BURST = 7     /* end(u) + L + bw(s_v): v's message left in the burst that send u ends
                      (the NIC rule's fair sharing; v an eager receive) */
 };
@@ -63,6 +63,7 @@ struct llamp_engine {
   llamp_netmodel_t net;
   uint32_t *gap_prev; /* graph vertex -> previous message of its gap chain (graph id) */
   uint32_t *burst_from; /* graph receive -> the last send of its message's burst (graph id) */
+  uint8_t *chain_read; /* graph receive -> 1: its chain edge charges the previous read's bytes */
   /* message kinds (docs/model.md, "Per-pair costs", "Messages to oneself"),
    * built with per-pair costs or when a rank sends to itself (pk NULL:
    * every message costs L + bytes G).  pk[v]: engine vertex v's kind; per
@@ -154,7 +155,6 @@ typedef struct {
   const uint32_t *pk;
   const double *kl, *klat, *kg, *kb, *kcoef;
   uint32_t K;
-  const uint8_t *kind; /* the plan's vertex kinds (E_GAPR reads its source's); NULL without a plan */
 } theta_t;
 
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
@@ -260,54 +260,26 @@ static inline __attribute__((always_inline)) double ecoef(unsigned type, double 
   }
 }
 
-/* The NIC rule's receive chain u -> v (E_GAPR, u the receive before v in
- * the order they start): v's data ends no sooner than g plus its own bytes
- * after u's.  An eager receive starts when its data has arrived, so v adds
- * its own transfer bytes (gapr_target); a rendezvous receive's data arrives
- * a transfer after its start, so v adds nothing.  Between two rendezvous
- * receives u's bytes count too (gapr_prev): each one's data follows its
- * start by its read's latencies, so u's data ends its bytes later than v's
- * could begin; exact when both have the same latency terms and constant
- * (one cluster's hosts, one size), never negative.  An eager receive after
- * a rendezvous one keeps g and its own bytes: it may arrive while the
- * other's read request is still on its way, and then goes first.  Before
- * 2026-11-28 a rendezvous u added nothing: four 800 KB messages into one
- * host ran side by side in the DAG, -74 % against SimGrid. */
-static inline __attribute__((always_inline)) double gapr_target(const theta_t *t, const pwv_t *pw, unsigned kind_v,
-                                                               double val_v, uint64_t v) {
-  return kind_v == K_RECV ? msg_bytes(val_v, t, pw, v) * bterm(t, v) : 0;
-}
-static inline __attribute__((always_inline)) double gapr_target_coef(llamp_param_t w, const theta_t *t, const pwv_t *pw,
-                                                                    unsigned kind_v, double val_v, uint64_t v) {
-  return kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v), w, t, v) : 0;
-}
-static inline __attribute__((always_inline)) int gapr_rndv_pair(const theta_t *t, uint64_t u, unsigned kind_v) {
-  return kind_v == K_RECV_RNDV && t->kind && t->kind[u] == K_RECV_RNDV;
-}
-static inline __attribute__((always_inline)) double gapr_prev(const theta_t *t, const pwv_t *pw, double val_u, uint64_t u,
-                                                             unsigned kind_v) {
-  return gapr_rndv_pair(t, u, kind_v) ? msg_bytes(val_u, t, pw, u) * bterm(t, u) : 0;
-}
-static inline __attribute__((always_inline)) double gapr_prev_coef(llamp_param_t w, const theta_t *t, const pwv_t *pw,
-                                                                  double val_u, uint64_t u, unsigned kind_v) {
-  return gapr_rndv_pair(t, u, kind_v) ? msg_coef(0, msg_bytes(val_u, t, pw, u), w, t, u) : 0;
-}
-
 /* The cost of the plan edge u -> v (kind_v, val_v: v's plan kind and value).
- * Only the NIC rule's receive chain depends on its target (above). */
+ * Only the NIC rule's receive chain depends on its target: an eager
+ * receive's start is the end of its data, so the previous receive's start
+ * (the end of its data) plus g plus THIS message's transfer bounds it
+ * (LogGOPSim's arrival rule, arrivals g + (s_prev - 1) G apart, seen from
+ * the end of each transfer); a rendezvous receive starts at the match, its
+ * transfer L later: g alone (the previous transfer's end is not tracked). */
 static inline __attribute__((always_inline)) double ecost_uv(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
                               uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
   if (type == E_BURST) /* v's own message, leaving when u's does */
     return lterm(t, v) + (pw ? pw[v].c : 0) + msg_bytes(val_v, t, pw, v) * bterm(t, v);
   if (type != E_GAPR) return ecost(type, val_u, t, pw, u);
-  return t->g + gapr_target(t, pw, kind_v, val_v, v) + gapr_prev(t, pw, val_u, u, kind_v);
+  return t->g + (kind_v == K_RECV ? msg_bytes(val_v, t, pw, v) * bterm(t, v) : 0);
 }
 static inline __attribute__((always_inline)) double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                               const pwv_t *pw, uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
   if (type == E_BURST) return msg_coef(1, msg_bytes(val_v, t, pw, v), w, t, v);
   if (type != E_GAPR) return ecoef(type, val_u, w, t, pw, u);
-  return (w == LLAMP_PARAM_GAP ? 1 : 0) + gapr_target_coef(w, t, pw, kind_v, val_v, v) +
-         gapr_prev_coef(w, t, pw, val_u, u, kind_v);
+  return (w == LLAMP_PARAM_GAP ? 1 : 0) +
+         (kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v), w, t, v) : 0);
 }
 
 /* A message's latency term: L + its route's latency (+ the size-dependent
@@ -458,6 +430,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   uint8_t *kind = plan_alloc(n ? n : 1);
   double *value = plan_alloc((n ? n : 1) * 8);
   uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL, *burst_from = NULL, *burst = NULL;
+  uint8_t *chain_read = NULL;
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
   for (uint64_t v = 0; v < n; v++) {
@@ -484,7 +457,8 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     if (bref) { /* bursts first: their receives leave the receive chain */
       burst_from = plan_alloc((n ? n : 1) * 4);
       burst = plan_alloc((n ? n : 1) * 4);
-      if (!burst_from || !burst) {
+      chain_read = plan_zalloc(n ? n : 1, 1);
+      if (!burst_from || !burst || !chain_read) {
         free(arr);
         goto oom;
       }
@@ -563,6 +537,19 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
       }
       if (gap && prev_msg[v] != UINT32_MAX) {
         uint32_t gt = e->proto.nic && a.kind[v] == LLAMP_VERTEX_RECV ? E_GAPR : E_GAP;
+        /* A rendezvous receive after another: its data follows its start by
+         * its read's latencies, as the other's did, so it ends no sooner than
+         * the other's bytes after it could have begun: E_GAP, which charges
+         * them (exact for equal latency terms).  Only where its sender's own
+         * chain did not bind at the reference: a sender whose link is busy
+         * too shares it while the receiver's is shared, which SimGrid does at
+         * once and two chains would add (an allgather of 800 KB blocks:
+         * +12.9 % with both).  Four senders into one host: -74.5 % -> 0. */
+        if (chain_read && kind[v] == K_RECV_RNDV && kind[prev_msg[v]] == K_RECV_RNDV &&
+            !bref->binds[llamp_graph_partner(g, v)]) {
+          gt = E_GAP;
+          if (pass) chain_read[v] = 1;
+        }
         if (pass) src[m] = prev_msg[v] | (gt << PLAN_SHIFT);
         m++;
       }
@@ -581,6 +568,9 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   free(e->burst_from);
   e->burst_from = burst_from; /* llamp_engine_burst_sources */
   burst_from = NULL;
+  free(e->chain_read);
+  e->chain_read = chain_read; /* llamp_engine_chain_reads */
+  chain_read = NULL;
   /* the graph is numbered topologically with locality (llamp_graph.h): keep
    * its order when the added edges respect it too, else the nearest one that
    * they do (plan_sort) */
@@ -643,6 +633,7 @@ fail:
   free(value);
   free(prev_msg);
   free(burst_from);
+  free(chain_read);
   free(burst);
   free(posting);
   free(rank_off);
@@ -1109,7 +1100,14 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->ring);
   free(e->gap_prev);
   free(e->burst_from);
+  free(e->chain_read);
   free(e);
+}
+
+int llamp_engine_chain_reads(const llamp_engine_t *e, uint8_t *charged) {
+  uint64_t n = llamp_graph_num_vertices(e->graph);
+  for (uint64_t v = 0; v < n; v++) charged[v] = e->chain_read ? e->chain_read[v] : 0;
+  return 0;
 }
 
 int llamp_engine_burst_sources(const llamp_engine_t *e, uint32_t *from) {
@@ -1145,8 +1143,7 @@ static int proto_flags(const llamp_engine_t *e) {
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0,
-               e->kind};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
   if (e->pk) {
     for (uint32_t k = 0; k < e->nk; k++) {
       double l = e->kc0[k];
@@ -2111,7 +2108,7 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     snprintf(err, errlen, "out of memory for a window of %llu vertices", (unsigned long long)W);
     return -1;
   }
-  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL};
+  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
   double T = 0, Tc[2 * NW] = {0};
   int rc = 0;
   for (uint64_t v = 0; v < a.n && rc == 0; v++) {
@@ -3172,7 +3169,7 @@ typedef struct {
   double kl, klat, kg, kb;
 } kview_t;
 static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv_t *pw) {
-  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL};
+  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
   uint32_t k = e->pk ? vertex_kind(e, gv) : 0;
   if (e->pw) {
     pw_vertex(e, gv, pw);
@@ -3294,12 +3291,10 @@ int llamp_engine_pair_lambda(llamp_engine_t *e, const llamp_params_t *p, llamp_p
           best = type;
         }
       }
-      if (best == E_GAPR) { /* the NIC rule's receive chain: the target's transfer, the previous one's */
-        PAIR_ADD(nx, gapr_target_coef(LLAMP_PARAM_L, &raw, e->pw, e->kind[nx], e->value[nx], nx),
-                 gapr_target_coef(LLAMP_PARAM_G, &raw, e->pw, e->kind[nx], e->value[nx], nx));
-        PAIR_ADD(x, gapr_prev_coef(LLAMP_PARAM_L, &raw, e->pw, s, x, e->kind[nx]),
-                 gapr_prev_coef(LLAMP_PARAM_G, &raw, e->pw, s, x, e->kind[nx]));
-      } else if (best != UINT32_MAX)
+      if (best == E_GAPR) /* the NIC rule's receive chain: the target's transfer */
+        PAIR_ADD(nx, ecoef_uv(best, s, LLAMP_PARAM_L, &raw, e->pw, x, e->kind[nx], e->value[nx], nx),
+                 ecoef_uv(best, s, LLAMP_PARAM_G, &raw, e->pw, x, e->kind[nx], e->value[nx], nx));
+      else if (best != UINT32_MAX)
         PAIR_ADD(x, ecoef(best, s, LLAMP_PARAM_L, &raw, e->pw, x), ecoef(best, s, LLAMP_PARAM_G, &raw, e->pw, x));
     } else if (done_end) { /* the rendezvous sender's completion ends the run */
       PAIR_ADD(x, ecoef(E_RNDV_DONE, s, LLAMP_PARAM_L, &raw, e->pw, x), ecoef(E_RNDV_DONE, s, LLAMP_PARAM_G, &raw, e->pw, x));

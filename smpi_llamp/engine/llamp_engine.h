@@ -107,6 +107,9 @@ typedef struct {
                                vertex's chain (llamp_engine_gap_chain); NULL = posting order */
   const uint32_t *burst_from; /* for the LP export: the NIC rule's bursts
                                  (llamp_engine_burst_sources); NULL = none */
+  const uint8_t *chain_reads; /* for the LP export: the NIC rule's rendezvous receives that
+                                 follow the previous one's read (llamp_engine_chain_reads);
+                                 NULL = none */
   const llamp_pairs_t *pairs; /* per-pair costs (NULL: every pair alike); the engine borrows it */
   double x[LLAMP_MAX_XPARAMS]; /* values of the pairs' extra parameters */
 } llamp_params_t;
@@ -154,6 +157,13 @@ int llamp_engine_gap_chain(const llamp_engine_t *e, uint32_t *prev);
  * shares the link fairly with that send's), UINT32_MAX when none; one entry
  * per graph vertex.  Returns 0 (all UINT32_MAX without the rule). */
 int llamp_engine_burst_sources(const llamp_engine_t *e, uint32_t *from);
+
+/* The NIC rule's rendezvous receives whose data waits for the previous
+ * receive's (docs/model.md, "The NIC rule"): charged[v] = 1 when v's chain
+ * edge costs g plus the previous rendezvous message's bytes at G, 0 when g
+ * alone (or v's own bytes, eager); one entry per graph vertex.  Returns 0
+ * (all 0 without the rule). */
+int llamp_engine_chain_reads(const llamp_engine_t *e, uint8_t *charged);
 
 /* The affine costs the engine uses (DESIGN §3), in the graph's vertex ids:
  * the cost of vertex v, and of its i-th in-edge (i < in-degree from

@@ -157,6 +157,7 @@ typedef struct {
   int nic;               /* the NIC rule: a gap row also costs the previous message's bytes */
   uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
   const uint32_t *burst_from;    /* the NIC rule's bursts (receive -> send), or NULL */
+  const uint8_t *chain_reads;    /* 1: a rendezvous receive after the previous one's read, or NULL */
   uint32_t *burst_off, *burst_to; /* the same inverted: a send's burst receives (MPS only) */
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
   uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
@@ -341,21 +342,12 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
      * after the previous send: start(v) >= start(prev) + g + bw(s_prev) G;
      * an eager receive (its start is the end of its data) after the previous
      * receive: + g + bw(s_v) G, the message's own transfer; a rendezvous
-     * receive: + g, and + the previous one's bytes when that one is a
-     * rendezvous receive too (engine.c gapr_prev) */
+     * receive: + g, or + g + bw(s_prev) G after a rendezvous receive whose
+     * read it waits for (engine.c build_plan, llamp_engine_chain_reads) */
     uint64_t u = m->prev_msg[v];
     if (m->nic && m->a.kind[v] == LLAMP_VERTEX_RECV) {
-      int eager_v = recv_size(m, v) <= m->S;
-      if (!eager_v && recv_size(m, u) > m->S) { /* u's data ends its bytes after v's may begin */
-        if (m->net) {
-          llamp_netmodel_vertex_t x;
-          net_of(m, u, &x);
-          add_bytes(m, u, x.k, &r[k]);
-        } else {
-          add_bytes(m, u, bw_bytes(recv_size(m, u), m->full), &r[k]);
-        }
-      }
-      u = eager_v ? v : NONE;
+      if (!(recv_size(m, v) > m->S)) u = v;
+      else if (!(m->chain_reads && m->chain_reads[v] && recv_size(m, u) > m->S)) u = NONE;
     }
     if (m->nic && u != NONE) {
       if (m->net) {
@@ -500,6 +492,7 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
     free(rank_off);
     free(posting);
   }
+  if (m->nic) m->chain_reads = p->chain_reads;
   if (m->nic && p->burst_from) { /* the engine's bursts (the NIC rule) */
     m->burst_from = p->burst_from;
     if (need_out) {

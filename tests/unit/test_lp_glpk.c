@@ -480,13 +480,15 @@ static llamp_graph_t *random_case(long id, uint64_t seed, uint32_t max_ops, lp_r
     return NULL;
   }
   *chain = NULL;
-  if (p->nic) { /* the engine's receive order and bursts, in one block */
+  if (p->nic) { /* the engine's receive order, bursts and chained reads, in one block */
     uint64_t n1 = llamp_graph_num_vertices(g) + 1;
-    *chain = malloc(2 * n1 * sizeof **chain);
+    *chain = malloc(3 * n1 * sizeof **chain);
     CHECK(*chain && llamp_engine_gap_chain(*e, *chain) == 0 &&
-          llamp_engine_burst_sources(*e, *chain + n1) == 0);
+          llamp_engine_burst_sources(*e, *chain + n1) == 0 &&
+          llamp_engine_chain_reads(*e, (uint8_t *)(*chain + 2 * n1)) == 0);
     p->gap_prev = *chain;
     p->burst_from = *chain + n1;
+    p->chain_reads = (const uint8_t *)(*chain + 2 * n1);
   }
   return g;
 }
