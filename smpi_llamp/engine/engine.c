@@ -543,8 +543,9 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
          * them (exact for equal latency terms).  Only where its sender's own
          * chain did not bind at the reference: a sender whose link is busy
          * too shares it while the receiver's is shared, which SimGrid does at
-         * once and two chains would add (an allgather of 800 KB blocks:
-         * +12.9 % with both).  Four senders into one host: -74.5 % -> 0. */
+         * once and two chains would add (800 KB allgathers on 8 hosts:
+         * +12.9 % and +39.6 % with both).  Four senders into one host:
+         * -74.5 % -> 0 (tests/consistency/nic.sh). */
         if (chain_read && kind[v] == K_RECV_RNDV && kind[prev_msg[v]] == K_RECV_RNDV &&
             !bref->binds[llamp_graph_partner(g, v)]) {
           gt = E_GAP;
