@@ -8,8 +8,7 @@
 # SimGrid's time (-9.2 % without it, which must stay below -5 %: the case
 # still tests something); on the mesh the rule stays off and T(L0) is within
 # 0.5 %.  Then issue 9's cases and the incast ones (below), each within
-# 0.5 %.  Exit 77 when
-# SimGrid or the capture build is missing.
+# 0.5 %.  Exit 77 when SimGrid or the capture build is missing.
 set -u
 build=$1
 src=$2
