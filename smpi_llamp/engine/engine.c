@@ -27,8 +27,9 @@ enum {
                      rendezvous receive after one whose read it waits for: build_plan) */
   E_GAPR = 6,     /* start(u) + g + bw(s_v) into an eager receive v, start(u) + g into a
                      rendezvous one  (the NIC rule's receive chain, u the previous receive) */
-  E_BURST = 7     /* end(u) + L + bw(s_v): v's message left in the burst that send u ends
-                     (the NIC rule's fair sharing; v an eager receive) */
+  E_BURST = 7     /* end(u) + L + bw(s_v) + ahead(v): v's message left the NIC after the
+                     messages ahead of it in the run of sends u starts (the NIC rule; v an
+                     eager receive; ahead = their count x g + their bytes at G) */
 };
 /* Plan vertex kinds: graph kinds plus a rendezvous receive. */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
@@ -62,7 +63,11 @@ struct llamp_engine {
   uint8_t *nonblocking; /* graph send vertex -> 1 when a successor irequires it */
   llamp_netmodel_t net;
   uint32_t *gap_prev; /* graph vertex -> previous message of its gap chain (graph id) */
-  uint32_t *burst_from; /* graph receive -> the last send of its message's burst (graph id) */
+  uint32_t *burst_from; /* graph receive -> the first send of its message's run (graph id) */
+  uint32_t *ahead_to;   /* graph receive -> the send whose place in the run sets its ahead */
+  uint32_t *run_list, *run_idx, nrun; /* the runs' sends in posting order (graph ids), and
+                                         each send's place there (UINT32_MAX: none) */
+  double *run_bk, *run_bn; /* plan receive -> ahead: bytes (G units) and messages (g) */
   uint8_t *chain_read; /* graph receive -> 1: its chain edge charges the previous read's bytes */
   /* message kinds (docs/model.md, "Per-pair costs", "Messages to oneself"),
    * built with per-pair costs or when a rank sends to itself (pk NULL:
@@ -101,6 +106,7 @@ void llamp_params_default(llamp_params_t *p) {
   p->nic = 0;
   p->gap_prev = NULL;
   p->burst_from = NULL;
+  p->ahead_bytes = p->ahead_count = NULL;
   p->pairs = NULL;
   memset(p->x, 0, sizeof p->x);
 }
@@ -155,6 +161,7 @@ typedef struct {
   const uint32_t *pk;
   const double *kl, *klat, *kg, *kb, *kcoef;
   uint32_t K;
+  const double *bk, *bn; /* the NIC rule's runs: what is ahead of a receive's message (E_BURST) */
 } theta_t;
 
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
@@ -269,14 +276,16 @@ static inline __attribute__((always_inline)) double ecoef(unsigned type, double 
  * transfer L later: g alone (the previous transfer's end is not tracked). */
 static inline __attribute__((always_inline)) double ecost_uv(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
                               uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
-  if (type == E_BURST) /* v's own message, leaving when u's does */
-    return lterm(t, v) + (pw ? pw[v].c : 0) + msg_bytes(val_v, t, pw, v) * bterm(t, v);
+  if (type == E_BURST) /* v's own message, after those ahead of it in u's run */
+    return lterm(t, v) + (pw ? pw[v].c : 0) + (msg_bytes(val_v, t, pw, v) + t->bk[v]) * bterm(t, v) +
+           t->bn[v] * t->g;
   if (type != E_GAPR) return ecost(type, val_u, t, pw, u);
   return t->g + (kind_v == K_RECV ? msg_bytes(val_v, t, pw, v) * bterm(t, v) : 0);
 }
 static inline __attribute__((always_inline)) double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                               const pwv_t *pw, uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
-  if (type == E_BURST) return msg_coef(1, msg_bytes(val_v, t, pw, v), w, t, v);
+  if (type == E_BURST)
+    return msg_coef(1, msg_bytes(val_v, t, pw, v) + t->bk[v], w, t, v) + (w == LLAMP_PARAM_GAP ? t->bn[v] : 0);
   if (type != E_GAPR) return ecoef(type, val_u, w, t, pw, u);
   return (w == LLAMP_PARAM_GAP ? 1 : 0) +
          (kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v), w, t, v) : 0);
@@ -384,33 +393,68 @@ static void sort_arrivals(arrival_t *a, uint32_t n) {
   }
 }
 
+/* A rank's vertices in posting order: posting[rank_off[r] ..
+ * rank_off[r + 1]) (graph ids). */
+static int posting_order(const llamp_graph_t *g, const llamp_graph_arrays_t *a, uint32_t **rank_off_out,
+                         uint32_t **posting_out) {
+  uint32_t P = llamp_graph_num_ranks(g);
+  uint32_t *rank_off = plan_zalloc((size_t)P + 1, 4), *posting = plan_alloc((a->n ? a->n : 1) * 4);
+  if (!rank_off || !posting) {
+    free(rank_off);
+    free(posting);
+    return -1;
+  }
+  for (uint64_t v = 0; v < a->n; v++) rank_off[a->rank[v] + 1]++;
+  for (uint32_t r = 0; r < P; r++) rank_off[r + 1] += rank_off[r];
+  for (uint64_t v = 0; v < a->n; v++) posting[rank_off[a->rank[v]] + llamp_graph_local_index(g, v)] = (uint32_t)v;
+  *rank_off_out = rank_off;
+  *posting_out = posting;
+  return 0;
+}
+
 /* Build the private plan: rendezvous and gap edges, re-sorted.  Each rank's
  * receives are chained (recv_chain) in the order of recv_key (graph ids;
  * NULL: posting order); the NIC rule's first plan chains none. */
-/* What the NIC rule's second plan learns from a pass at the reference
- * (graph ids): a send's start and a receive's end (`at`), and whether a
- * send's chain edge (the previous send's transfer) was what made it wait. */
+/* What the NIC rule's next plan learns from a pass at the reference (graph
+ * ids, nic_reference): binds[v] bit 1, send v was posted while its NIC was
+ * still busy with the previous send; bit 2, as soon as that send's CPU time
+ * ended. */
 typedef struct {
-  const double *at;
   const uint8_t *binds;
 } burst_ref_t;
 
-/* A burst: a rank's eager sends of one size and one route latency, each
- * posted while the NIC was still busy with the one before.  SimGrid shares the link fairly between
- * them, so they end together, with the last one: each earlier message
- * arrives no sooner than L + its transfer after the last send leaves (exact
- * for equal sizes posted together; the FIFO chain alone lets the first
- * through a whole transfer early).  The edge is only added where the last
- * send left before the earlier message's receive ended at the reference:
- * no path from that receive to the last send then exists, so no cycle. */
-static void burst_flush(const llamp_graph_t *g, const burst_ref_t *ref, const uint32_t *burst,
-                        uint32_t nb, uint32_t *burst_from) {
-  if (nb < 2) return;
-  uint32_t last = burst[nb - 1];
-  for (uint32_t i = 0; i + 1 < nb; i++) {
-    uint64_t r = llamp_graph_partner(g, burst[i]);
-    double ls = ref->at[last];
-    if (ls + 1e-12 * fabs(ls) + 1e-18 < ref->at[r]) burst_from[r] = last;
+/* The NIC rule's runs (docs/model.md, "The NIC rule").  A run is a rank's
+ * eager sends, in posting order, each posted while the NIC was still busy
+ * with the one before (its chain edge bound at the reference) on a route of
+ * the same latency.  The sender's CPU does not wait for its NIC (SMPI's
+ * eager sends are detached): the run's messages queue at the NIC instead,
+ * so a receive's message arrives no sooner than the run's first send's end
+ * plus the messages ahead of it (E_BURST, their count x g and bytes at G)
+ * plus its own L and transfer.  Within a run, a burst of equal messages
+ * shares the link fairly, so its earlier messages end with its last one:
+ * they count every message ahead of that one and leave the receive chain.
+ * The edge starts at a send posted before the receive's own send, so it
+ * closes no cycle. */
+#define AHEAD_OFF_CHAIN 0x80000000u /* ahead_to: the receive leaves the receive chain */
+static void run_flush(const llamp_graph_t *g, const llamp_graph_arrays_t *a, const burst_ref_t *ref,
+                      const uint32_t *run, uint32_t nr, uint32_t *burst_from, uint32_t *ahead_to) {
+  if (nr < 2) return;
+  for (uint32_t i = 0; i < nr;) {
+    uint32_t j = i + 1; /* [i, j): a burst of equal sizes posted back to back */
+    while (j < nr && a->value[run[j]] == a->value[run[i]] && (ref->binds[run[j]] & 2)) j++;
+    /* a burst to several hosts is limited by its sender's link, which
+     * the ahead already charges: none of its receives joins a receive
+     * chain (to one host, the last one does: that host's link may be the
+     * narrower one) */
+    int spread = 0;
+    for (uint32_t k = i + 1; k < j && !spread; k++)
+      spread = a->rank[llamp_graph_partner(g, run[k])] != a->rank[llamp_graph_partner(g, run[i])];
+    for (uint32_t k = i; k < j; k++) {
+      uint64_t r = llamp_graph_partner(g, run[k]);
+      burst_from[r] = run[0];
+      ahead_to[r] = run[j - 1] | (k + 1 < j || spread ? AHEAD_OFF_CHAIN : 0);
+    }
+    i = j;
   }
 }
 
@@ -430,6 +474,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   uint8_t *kind = plan_alloc(n ? n : 1);
   double *value = plan_alloc((n ? n : 1) * 8);
   uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL, *burst_from = NULL, *burst = NULL;
+  uint32_t *ahead_to = NULL, *run_idx = NULL, *run_list = NULL, nrun = 0;
   uint8_t *chain_read = NULL;
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
@@ -446,36 +491,38 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   if (gap) {
     uint32_t P = llamp_graph_num_ranks(g);
     prev_msg = plan_alloc((n ? n : 1) * 4);
-    posting = plan_alloc((n ? n : 1) * 4);
-    rank_off = plan_zalloc((size_t)P + 1, 4);
-    if (!prev_msg || !posting || !rank_off) goto oom;
-    for (uint64_t v = 0; v < n; v++) rank_off[a.rank[v] + 1]++;
-    for (uint32_t r = 0; r < P; r++) rank_off[r + 1] += rank_off[r];
-    for (uint64_t v = 0; v < n; v++) posting[rank_off[a.rank[v]] + llamp_graph_local_index(g, v)] = (uint32_t)v;
+    if (!prev_msg || posting_order(g, &a, &rank_off, &posting)) goto oom;
     arrival_t *arr = recv_key ? plan_alloc((n ? n : 1) * sizeof *arr) : NULL;
     if (recv_key && !arr) goto oom;
-    if (bref) { /* bursts first: their receives leave the receive chain */
+    if (bref) { /* runs first: their bursts' receives leave the receive chain */
       burst_from = plan_alloc((n ? n : 1) * 4);
+      ahead_to = plan_alloc((n ? n : 1) * 4);
+      run_idx = plan_alloc((n ? n : 1) * 4);
+      run_list = plan_alloc((n ? n : 1) * 4);
       burst = plan_alloc((n ? n : 1) * 4);
       chain_read = plan_zalloc(n ? n : 1, 1);
-      if (!burst_from || !burst || !chain_read) {
+      if (!burst_from || !ahead_to || !run_idx || !run_list || !burst || !chain_read) {
         free(arr);
         goto oom;
       }
-      for (uint64_t v = 0; v < n; v++) burst_from[v] = UINT32_MAX;
+      for (uint64_t v = 0; v < n; v++) burst_from[v] = ahead_to[v] = run_idx[v] = UINT32_MAX;
       for (uint32_t r = 0; r < P; r++) {
         uint32_t nb = 0;
         for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
           uint32_t v = posting[i];
           if (a.kind[v] != LLAMP_VERTEX_SEND || (any_self && to_self(g, v))) continue;
           int eager = a.value[v] <= e->proto.S;
-          if (!(nb && eager && bref->binds[v] && a.value[v] == a.value[burst[nb - 1]])) {
-            burst_flush(g, bref, burst, nb, burst_from);
+          if (!(nb && eager && bref->binds[v])) {
+            run_flush(g, &a, bref, burst, nb, burst_from, ahead_to);
             nb = 0;
           }
-          if (eager) burst[nb++] = v;
+          if (eager) {
+            burst[nb++] = v;
+            run_idx[v] = nrun;
+            run_list[nrun++] = v;
+          }
         }
-        burst_flush(g, bref, burst, nb, burst_from);
+        run_flush(g, &a, bref, burst, nb, burst_from, ahead_to);
       }
     }
     for (uint32_t r = 0; r < P; r++) {
@@ -485,12 +532,17 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
         prev_msg[v] = UINT32_MAX;
         if (e->proto.nic && any_self && to_self(g, v)) continue; /* never on the wire */
         if (a.kind[v] == LLAMP_VERTEX_SEND) {
-          prev_msg[v] = last_send;
+          /* with the runs, an eager send's NIC wait is on its message
+           * (E_BURST), not on the rank: only a rendezvous send, or one
+           * after it, keeps the chain edge */
+          if (!run_idx || !(a.value[v] <= e->proto.S) ||
+              (last_send != UINT32_MAX && !(a.value[last_send] <= e->proto.S)))
+            prev_msg[v] = last_send;
           last_send = v;
         } else if (a.kind[v] == LLAMP_VERTEX_RECV && recv_chain) {
           /* an earlier message of a burst ends with the burst's last one,
            * sharing the receiver's link with it too: not FIFO there */
-          if (burst_from && burst_from[v] != UINT32_MAX) continue;
+          if (burst_from && burst_from[v] != UINT32_MAX && (ahead_to[v] & AHEAD_OFF_CHAIN)) continue;
           if (arr) arr[nr++] = (arrival_t){recv_key[v], i, v};
           else {
             prev_msg[v] = last_recv;
@@ -569,6 +621,11 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   free(e->burst_from);
   e->burst_from = burst_from; /* llamp_engine_burst_sources */
   burst_from = NULL;
+  free(e->ahead_to);
+  free(e->run_idx);
+  free(e->run_list);
+  e->ahead_to = ahead_to, e->run_idx = run_idx, e->run_list = run_list, e->nrun = nrun;
+  ahead_to = run_idx = run_list = NULL;
   free(e->chain_read);
   e->chain_read = chain_read; /* llamp_engine_chain_reads */
   chain_read = NULL;
@@ -634,6 +691,9 @@ fail:
   free(value);
   free(prev_msg);
   free(burst_from);
+  free(ahead_to);
+  free(run_idx);
+  free(run_list);
   free(chain_read);
   free(burst);
   free(posting);
@@ -914,6 +974,9 @@ static void drop_plan(llamp_engine_t *e) {
   free(e->kb);
   free(e->klat);
   free(e->kcoef);
+  free(e->run_bk);
+  free(e->run_bn);
+  e->run_bk = e->run_bn = NULL;
   e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
   e->pw = NULL, e->nonblocking = NULL;
   e->pk = NULL, e->kl = e->kc0 = e->kg = e->kb = e->klat = e->kcoef = NULL;
@@ -935,65 +998,127 @@ static int ensure_work(llamp_engine_t *e, size_t lanes);
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p);
 static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out);
 
-/* The NIC rule's receive order: evaluate the first plan (sends chained,
- * receives not) at p, order each rank's receives by when they start there
- * (the later of posting and arrival), and rebuild the plan with the
- * receives chained in that order (posting order if that one is cyclic). */
+/* What is ahead of each run receive's message (E_BURST), by plan vertex:
+ * the run's messages before the one ahead_to names, their bytes at G in the
+ * cost model's units (msg_bytes) and their count.  After the costs, which
+ * give a send's bytes. */
+static int runs_fill(llamp_engine_t *e, char *err, size_t errlen) {
+  free(e->run_bk);
+  free(e->run_bn);
+  e->run_bk = e->run_bn = NULL;
+  if (!e->burst_from) return 0;
+  uint64_t n = e->n;
+  uint32_t *pv = NULL; /* graph -> plan */
+  double *pre = malloc(((size_t)e->nrun + 1) * sizeof *pre);
+  e->run_bk = plan_zalloc(n ? n : 1, sizeof *e->run_bk);
+  e->run_bn = plan_zalloc(n ? n : 1, sizeof *e->run_bn);
+  if (e->gv && (pv = malloc((n ? n : 1) * sizeof *pv)))
+    for (uint64_t p = 0; p < n; p++) pv[e->gv[p]] = (uint32_t)p;
+  if (!pre || !e->run_bk || !e->run_bn || (e->gv && !pv)) {
+    free(pre);
+    free(pv);
+    snprintf(err, errlen, "out of memory for the NIC rule's runs");
+    return -1;
+  }
+  theta_t t = theta_of(e, &e->proto);
+  pre[0] = 0;
+  for (uint32_t i = 0; i < e->nrun; i++) {
+    uint64_t p = pv ? pv[e->run_list[i]] : e->run_list[i];
+    pre[i + 1] = pre[i] + msg_bytes(e->value[p], &t, e->pw, p);
+  }
+  for (uint64_t p = 0; p < n; p++) {
+    uint64_t v = e->gv ? e->gv[p] : p;
+    if (e->burst_from[v] == UINT32_MAX) continue;
+    uint32_t f = e->run_idx[e->burst_from[v]], a = e->run_idx[e->ahead_to[v] & ~AHEAD_OFF_CHAIN];
+    e->run_bk[p] = pre[a] - pre[f];
+    e->run_bn[p] = a - f;
+  }
+  free(pre);
+  free(pv);
+  return 0;
+}
+
+/* The NIC rule's reference, from the first plan (whose sends wait for their
+ * NIC) at t: the pass that the runs model, where a rank goes on while its
+ * eager sends queue at its NIC.  A send's CPU start (e->start) follows its
+ * in-edges but the chain; its injection (e->cmax) is the later of that and
+ * the previous send's injection + g + its bytes at G; its messages leave
+ * from its injection.  From it (graph ids): each receive's start (key),
+ * and for each eager send whose chain predecessor is on a route of the
+ * same latency and kind, binds bit 1 when it was posted before the NIC was
+ * free, bit 2 when it was posted within half of the previous message's
+ * transfer (or its CPU time) after that one: SimGrid then shares the link
+ * between the two for most of the time, so they end nearer together than
+ * one after the other. */
+static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint8_t *binds) {
+  const pwv_t *pw = e->pw;
+  double *st = e->start, *inj = e->cmax;
+  e->work_valid = 0;
+  for (uint64_t i_ = 0; i_ < e->n; i_++) {
+    uint64_t v = e->topo ? e->topo[i_] : i_, gv = e->gv ? e->gv[v] : v;
+    unsigned kv = e->kind[v];
+    int eager_send = kv == K_SEND && e->value[v] <= e->proto.S;
+    double b = 0, q = 0;
+    uint64_t prev = UINT64_MAX;
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+      uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
+      int wire = e->kind[u] == K_SEND && (type == E_EAGER || type == E_RTS || type == E_GAP);
+      double c = (wire ? inj[u] : st[u]) + ecost_uv(type, e->value[u], t, pw, u, kv, e->value[v], v);
+      if (!from_start(type)) c += vcost(e->kind[u], e->value[u], t, pw, u);
+      if (type == E_GAP && kv == K_SEND) {
+        q = c;
+        prev = u;
+      } else if (c > b) {
+        b = c;
+      }
+    }
+    /* a rendezvous send still waits for its NIC (its chain edge) */
+    st[v] = (eager_send && prev != UINT64_MAX && e->value[prev] <= e->proto.S) || q <= b ? b : q;
+    inj[v] = q > b ? q : b;
+    if (kv == K_RECV || kv == K_RECV_RNDV) key[gv] = b;
+    if (prev != UINT64_MAX && b <= q + tie_tol(q) && msg_lat(t, pw, v) == msg_lat(t, pw, prev) &&
+        (!e->pk || e->pk[v] == e->pk[prev])) {
+      double w = ecost(E_GAP, e->value[prev], t, pw, prev), o = vcost(K_SEND, e->value[prev], t, pw, prev);
+      double after = st[prev] + (w > o ? w : o);
+      binds[gv] = 1 | (b <= after + tie_tol(after) ? 2 : 0);
+    }
+  }
+}
+
+/* The NIC rule's plans (docs/model.md, "The NIC rule"): the first plan
+ * chains each rank's sends; the reference pass from it (nic_reference)
+ * orders the receives and finds the runs of sends, and the plan is rebuilt
+ * with the receives chained in that order (posting order if that one is
+ * cyclic) and the runs' NIC waits on their messages. */
 static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, llamp_par_t *par, char *err, size_t errlen) {
   uint64_t gn = llamp_graph_num_vertices(e->graph);
   double *key = plan_alloc((gn ? gn : 1) * sizeof *key);
-  if (!key || ensure_work(e, 1)) {
+  uint8_t *binds = plan_zalloc(gn ? gn : 1, 1);
+  if (!key || !binds || ensure_work(e, 1)) {
     free(key);
+    free(binds);
     snprintf(err, errlen, "out of memory while ordering the receives (NIC rule)");
     return -1;
   }
   theta_t t = theta_of(e, p);
-  llamp_eval_t ev;
-  pass1(e, &t, LLAMP_PARAM_L, &ev);
-  /* The key is the receive's start in that plan, max(posted, arrival): a
-   * receive vertex starts no earlier than the receives it irequires (the
-   * DAG matches a rank's nonblocking receives in posting order), so this
-   * order never contradicts the graph; ties keep posting order. */
   for (uint64_t v = 0; v < gn; v++) key[v] = 0;
-  for (uint64_t v = 0; v < e->n; v++)
-    if (e->kind[v] == K_RECV || e->kind[v] == K_RECV_RNDV) key[e->gv ? e->gv[v] : v] = e->start[v];
-  /* bursts (burst_flush): sends' starts, receives' ends, and which sends
-   * waited for the previous send's transfer (their chain edge is tight) */
-  double *at = plan_alloc((gn ? gn : 1) * sizeof *at);
-  uint8_t *binds = plan_zalloc(gn ? gn : 1, 1);
-  burst_ref_t bref = {at, binds};
-  if (at && binds) {
-    for (uint64_t v = 0; v < e->n; v++) {
-      uint64_t gv = e->gv ? e->gv[v] : v;
-      at[gv] = e->start[v] + (e->kind[v] == K_SEND ? 0 : vcost(e->kind[v], e->value[v], &t, e->pw, v));
-      if (e->kind[v] != K_SEND) continue;
-      for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
-        uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-        double c = e->start[u] + ecost(type, e->value[u], &t, e->pw, u);
-        /* and only between messages of one route latency: SimGrid charges a
-         * route's latency before its data shares the link, so a nearer
-         * message's data flows while a farther one is still in its latency */
-        if (type == E_GAP && e->start[v] <= c + 1e-12 * fabs(c) + 1e-18 &&
-            msg_lat(&t, e->pw, v) == msg_lat(&t, e->pw, u))
-          binds[gv] = 1;
-      }
-    }
-  }
+  nic_reference(e, &t, key, binds);
+  burst_ref_t bref = {binds};
   /* the costs by graph vertex stay when the first plan kept the graph's
    * numbering (they are then in graph order): only their order changes */
   costs_t kept = {0};
   int keep = !e->gv;
   if (keep) costs_detach(e, &kept);
   drop_plan(e); /* the first plan, and what depends on its numbering */
-  int rc = at && binds ? build_plan(e, 1, key, &bref, err, errlen) : -1;
+  int rc = build_plan(e, 1, key, &bref, err, errlen);
   if (rc) rc = build_plan(e, 1, NULL, NULL, err, errlen); /* zero-cost ties against posting order */
   free(key);
-  free(at);
   free(binds);
   if (keep) costs_attach(e, &kept);
   else if (rc == 0 && (rc = costs_alloc(e, p, err, errlen)) == 0)
     rc = costs_fill(e, err, errlen);
   if (rc == 0) rc = costs_renumber(e, par, err, errlen);
+  if (rc == 0) rc = runs_fill(e, err, errlen);
   return rc;
 }
 
@@ -1101,6 +1226,9 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->ring);
   free(e->gap_prev);
   free(e->burst_from);
+  free(e->ahead_to);
+  free(e->run_idx);
+  free(e->run_list);
   free(e->chain_read);
   free(e);
 }
@@ -1114,6 +1242,17 @@ int llamp_engine_chain_reads(const llamp_engine_t *e, uint8_t *charged) {
 int llamp_engine_burst_sources(const llamp_engine_t *e, uint32_t *from) {
   uint64_t n = llamp_graph_num_vertices(e->graph);
   for (uint64_t v = 0; v < n; v++) from[v] = e->burst_from ? e->burst_from[v] : UINT32_MAX;
+  return 0;
+}
+
+int llamp_engine_burst_ahead(const llamp_engine_t *e, double *bytes, double *count) {
+  uint64_t n = llamp_graph_num_vertices(e->graph);
+  for (uint64_t v = 0; v < n; v++) bytes[v] = count[v] = 0;
+  for (uint64_t p = 0; e->run_bk && p < e->n; p++) {
+    uint64_t v = e->gv ? e->gv[p] : p;
+    bytes[v] = e->run_bk[p];
+    count[v] = e->run_bn[p];
+  }
   return 0;
 }
 
@@ -1144,7 +1283,7 @@ static int proto_flags(const llamp_engine_t *e) {
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
   if (e->pk) {
     for (uint32_t k = 0; k < e->nk; k++) {
       double l = e->kc0[k];
@@ -1159,6 +1298,8 @@ static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
     t.kcoef = e->kcoef;
     t.K = e->K;
   }
+  t.bk = e->run_bk;
+  t.bn = e->run_bn;
   return t;
 }
 
@@ -2109,7 +2250,7 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     snprintf(err, errlen, "out of memory for a window of %llu vertices", (unsigned long long)W);
     return -1;
   }
-  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
   double T = 0, Tc[2 * NW] = {0};
   int rc = 0;
   for (uint64_t v = 0; v < a.n && rc == 0; v++) {
@@ -3170,7 +3311,7 @@ typedef struct {
   double kl, klat, kg, kb;
 } kview_t;
 static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv_t *pw) {
-  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
   uint32_t k = e->pk ? vertex_kind(e, gv) : 0;
   if (e->pw) {
     pw_vertex(e, gv, pw);

@@ -105,8 +105,10 @@ typedef struct {
               created with (an approximation: that order may change with L) */
   const uint32_t *gap_prev; /* for the LP export: the previous message of each graph
                                vertex's chain (llamp_engine_gap_chain); NULL = posting order */
-  const uint32_t *burst_from; /* for the LP export: the NIC rule's bursts
+  const uint32_t *burst_from; /* for the LP export: the NIC rule's runs
                                  (llamp_engine_burst_sources); NULL = none */
+  const double *ahead_bytes, *ahead_count; /* for the LP export: what is ahead of those
+                                              receives' messages (llamp_engine_burst_ahead) */
   const uint8_t *chain_reads; /* for the LP export: the NIC rule's rendezvous receives that
                                  follow the previous one's read (llamp_engine_chain_reads);
                                  NULL = none */
@@ -152,11 +154,18 @@ int llamp_engine_refresh_pairs(llamp_engine_t *e);
  * vertex.  Returns 0 (all UINT32_MAX when neither g nor the NIC rule is on). */
 int llamp_engine_gap_chain(const llamp_engine_t *e, uint32_t *prev);
 
-/* The NIC rule's bursts (docs/model.md, "The NIC rule"): from[v] = the send
- * whose end bounds receive v's start (+ L + v's own transfer: its message
- * shares the link fairly with that send's), UINT32_MAX when none; one entry
- * per graph vertex.  Returns 0 (all UINT32_MAX without the rule). */
+/* The NIC rule's runs (docs/model.md, "The NIC rule"): from[v] = the first
+ * send of the run whose NIC queue receive v's message waited in: its end
+ * bounds v's start, + the messages ahead of v's (llamp_engine_burst_ahead)
+ * + L + v's own transfer; UINT32_MAX when none; one entry per graph vertex.
+ * Returns 0 (all UINT32_MAX without the rule). */
 int llamp_engine_burst_sources(const llamp_engine_t *e, uint32_t *from);
+
+/* What is ahead of those receives' messages in their runs: bytes[v] their
+ * bytes at G (in the cost model's units: (s-1), s, or a size-dependent
+ * model's k(s), of the same route kind as v's), count[v] how many messages
+ * (each g); 0 where none; one entry per graph vertex.  Returns 0. */
+int llamp_engine_burst_ahead(const llamp_engine_t *e, double *bytes, double *count);
 
 /* The NIC rule's rendezvous receives whose data waits for the previous
  * receive's (docs/model.md, "The NIC rule"): charged[v] = 1 when v's chain

@@ -156,7 +156,8 @@ typedef struct {
   int full, gap, direct; /* direct: SMPI-like rendezvous (llamp_params_t.rndv_direct) */
   int nic;               /* the NIC rule: a gap row also costs the previous message's bytes */
   uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
-  const uint32_t *burst_from;    /* the NIC rule's bursts (receive -> send), or NULL */
+  const uint32_t *burst_from;    /* the NIC rule's runs (receive -> their first send), or NULL */
+  const double *ahead_bytes, *ahead_count; /* what is ahead of those receives' messages */
   const uint8_t *chain_reads;    /* 1: a rendezvous receive after the previous one's read, or NULL */
   uint32_t *burst_off, *burst_to; /* the same inverted: a send's burst receives (MPS only) */
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
@@ -328,11 +329,14 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
  * completion row. */
 static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
   int k = 0;
-  if (m->burst_from && m->burst_from[v] != UINT32_MAX) { /* start(v) >= end(u) + v's transfer */
+  if (m->burst_from && m->burst_from[v] != UINT32_MAX) {
+    /* start(v) >= end(u) + the messages ahead of v's in u's run + v's transfer */
     uint64_t u = m->burst_from[v];
     row_init(&r[k], 'b', v, v, u);
     add_vertex_cost(m, u, &r[k]);
     add_transfer(m, llamp_graph_partner(m->g, v), recv_size(m, v), &r[k]);
+    if (m->ahead_bytes) add_bytes(m, llamp_graph_partner(m->g, v), m->ahead_bytes[v], &r[k]);
+    if (m->ahead_count) r[k].ng += m->ahead_count[v];
     k++;
   }
   if (m->gap && m->prev_msg[v] != UINT32_MAX) {
@@ -495,6 +499,8 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   if (m->nic) m->chain_reads = p->chain_reads;
   if (m->nic && p->burst_from) { /* the engine's bursts (the NIC rule) */
     m->burst_from = p->burst_from;
+    m->ahead_bytes = p->ahead_bytes;
+    m->ahead_count = p->ahead_count;
     if (need_out) {
       m->burst_off = calloc(n + 1, 4);
       m->burst_to = malloc((n ? n : 1) * 4);

@@ -806,19 +806,24 @@ static int cmd_export(int argc, char **argv) {
   llamp_param_t wrt = wrt_str ? resolve_param(&co.params, "wrt", wrt_str) : LLAMP_PARAM_L;
   uint32_t *chain = NULL;
   uint8_t *reads = NULL;
+  double *ahead = NULL;
   if (co.params.nic) { /* the engine's receive order goes into the LP */
     llamp_engine_t *e = llamp_engine_create(g, &co.params, err, sizeof err);
     if (!e) die("%s: %s", argv[optind], err);
     uint64_t n1 = llamp_graph_num_vertices(g) + 1; /* and its bursts */
     chain = malloc(2 * n1 * sizeof *chain);
     reads = malloc(n1);
-    if (!chain || !reads) die("out of memory");
+    ahead = malloc(2 * n1 * sizeof *ahead);
+    if (!chain || !reads || !ahead) die("out of memory");
     llamp_engine_gap_chain(e, chain);
     llamp_engine_burst_sources(e, chain + n1);
+    llamp_engine_burst_ahead(e, ahead, ahead + n1); /* what queued before them */
     llamp_engine_chain_reads(e, reads); /* and which receives wait for the previous read */
     llamp_engine_destroy(e);
     co.params.gap_prev = chain;
     co.params.burst_from = chain + n1;
+    co.params.ahead_bytes = ahead;
+    co.params.ahead_count = ahead + n1;
     co.params.chain_reads = reads;
   }
   stage_begin("writing", out_path);
@@ -828,6 +833,7 @@ static int cmd_export(int argc, char **argv) {
   stage_end();
   free(chain);
   free(reads);
+  free(ahead);
   topo_free(&to);
   llamp_graph_destroy(g);
   return 0;
