@@ -69,6 +69,25 @@ static llamp_graph_t *blocking_arrivals(double c1, double bytes) {
 }
 
 /* the graph vertex of builder id b (the graph renumbers for locality) */
+/* rank 0 sends a bytes to rank 1 and b bytes to rank `to2` (Isend,
+ * Isend), then computes c0 (the program goes on: the sends are eager);
+ * ranks 1 and to2 receive */
+static llamp_graph_t *sends_then_compute(double a, double b, uint32_t to2, double c0) {
+  llamp_builder_t *bd = llamp_builder_create(3, "sends_then_compute");
+  int64_t s1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, a, 1, 0, 0);
+  int64_t s2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, b, to2, 0, 0);
+  int64_t x = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, c0, 0, 0, 0);
+  llamp_builder_depend(bd, s2, s1, LLAMP_EDGE_REQUIRES, 0);
+  llamp_builder_depend(bd, x, s2, LLAMP_EDGE_REQUIRES, 0);
+  int64_t r1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, a, 0, 0, 0);
+  int64_t r2 = llamp_builder_add(bd, to2, LLAMP_VERTEX_RECV, b, 0, 0, 0);
+  if (to2 == 1) llamp_builder_depend(bd, r2, r1, LLAMP_EDGE_IREQUIRES, 0);
+  char err[256];
+  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
+  if (!g) fprintf(stderr, "builder: %s\n", err);
+  return g;
+}
+
 static uint32_t vid(const llamp_graph_t *g, uint64_t b) {
   for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++)
     if (llamp_graph_id(g, v) == b) return (uint32_t)v;
@@ -206,6 +225,54 @@ int main(void) {
   /* builder ids: rank 0's receives 1 (from rank 1, eager) and 2 (rank 2) */
   CHECK(prev[vid(g, 1)] == vid(g, 2) && prev[vid(g, 2)] == UINT32_MAX);
   llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+
+  /* The rank does not wait for its NIC (SMPI's eager sends are detached):
+   * rank 0's second send is posted at 0.1 and its compute runs from 0.2;
+   * the NIC sends the second message after the first (1 us each) while
+   * both share the link (a burst to two hosts: both arrive with the last,
+   * end(s1) 0.1 + 1 us ahead + 2 + 1 = 4.1, and leave the receive chains).
+   * Before 2026-11-28 the rank waited: its compute began at 1.1 (T 11.1). */
+  p.o = 0.1 * us;
+  p.S = 1e9; /* eager */
+  g = sends_then_compute(1001, 1001, 2, 10 * us);
+  p.nic = 0;
+  CHECK_CLOSE(T_of(g, &p, NULL), 10.2 * us, 1e-15);
+  p.nic = 1;
+  CHECK_CLOSE(T_of(g, &p, &lG), 10.2 * us, 1e-15);
+  CHECK(lG == 0);
+  llamp_graph_destroy(g);
+  /* with 1 us of compute the messages decide: 4.1 + o = 4.2 (3.3 without
+   * the rule: s2 ends at 0.2, + 2 + 1 + o), both
+   * messages' bytes at G, one L */
+  g = sends_then_compute(1001, 1001, 2, 1 * us);
+  p.nic = 0;
+  CHECK_CLOSE(T_of(g, &p, NULL), 3.3 * us, 1e-15);
+  p.nic = 1;
+  CHECK_CLOSE(T_of(g, &p, &lG), 4.2 * us, 1e-15);
+  CHECK(lG == 2000);
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+  if (e) CHECK(pt.lambda[LLAMP_PARAM_L] == 1);
+  /* both receives wait in the run of s1 (builder ids 0, 1, 3, 4), one
+   * message ahead of the burst's last */
+  double ab[8], ac[8];
+  uint32_t from[8];
+  CHECK(e && llamp_engine_burst_sources(e, from) == 0 && llamp_engine_burst_ahead(e, ab, ac) == 0);
+  CHECK(from[vid(g, 3)] == vid(g, 0) && from[vid(g, 4)] == vid(g, 0));
+  CHECK(ac[vid(g, 3)] == 1 && ac[vid(g, 4)] == 1 && ab[vid(g, 3)] == 1000 && ab[vid(g, 4)] == 1000);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(g);
+  /* a second message posted after the first one's transfer would have
+   * ended (o = 1.5 us > 1 us on the wire) queues behind nothing: no run */
+  p.o = 1.5 * us;
+  g = sends_then_compute(1001, 1001, 2, 1 * us);
+  e = llamp_engine_create(g, &p, err, sizeof err);
+  CHECK(e && llamp_engine_burst_sources(e, from) == 0);
+  CHECK(from[vid(g, 3)] == UINT32_MAX && from[vid(g, 4)] == UINT32_MAX);
+  llamp_engine_destroy(e);
+  /* ... and T is the plain DAG's: s2 at 1.5, arrives 3 + 2 + 1 = 6, + o */
+  CHECK_CLOSE(T_of(g, &p, NULL), 7.5 * us, 1e-15);
   llamp_graph_destroy(g);
   TEST_DONE();
 }
