@@ -26,7 +26,8 @@ enum {
   E_GAP = 5,      /* start(u) + g [+ bw(s_u), NIC rule]   (consecutive messages; also a
                      rendezvous receive after one whose read it waits for: build_plan) */
   E_GAPR = 6,     /* start(u) + g + bw(s_v) into an eager receive v, start(u) + g into a
-                     rendezvous one  (the NIC rule's receive chain, u the previous receive) */
+                     rendezvous one  (the NIC rule's receive chain, u the previous receive;
+                     + the bytes of v's burst before it: ck) */
   E_BURST = 7     /* end(u) + L + bw(s_v) + ahead(v): v's message left the NIC after the
                      messages ahead of it in the run of sends u starts (the NIC rule; v an
                      eager receive; ahead = their count x g + their bytes at G) */
@@ -67,7 +68,9 @@ struct llamp_engine {
   uint32_t *ahead_to;   /* graph receive -> the send whose place in the run sets its ahead */
   uint32_t *run_list, *run_idx, nrun; /* the runs' sends in posting order (graph ids), and
                                          each send's place there (UINT32_MAX: none) */
+  uint32_t *chain_from; /* graph receive -> the first send of the burst to one host it ends */
   double *run_bk, *run_bn; /* plan receive -> ahead: bytes (G units) and messages (g) */
+  double *run_ck;          /* plan receive -> its burst's earlier bytes, on its chain edge */
   uint8_t *chain_read; /* graph receive -> 1: its chain edge charges the previous read's bytes */
   /* message kinds (docs/model.md, "Per-pair costs", "Messages to oneself"),
    * built with per-pair costs or when a rank sends to itself (pk NULL:
@@ -106,7 +109,7 @@ void llamp_params_default(llamp_params_t *p) {
   p->nic = 0;
   p->gap_prev = NULL;
   p->burst_from = NULL;
-  p->ahead_bytes = p->ahead_count = NULL;
+  p->ahead_bytes = p->ahead_count = p->chain_bytes = NULL;
   p->pairs = NULL;
   memset(p->x, 0, sizeof p->x);
 }
@@ -162,6 +165,7 @@ typedef struct {
   const double *kl, *klat, *kg, *kb, *kcoef;
   uint32_t K;
   const double *bk, *bn; /* the NIC rule's runs: what is ahead of a receive's message (E_BURST) */
+  const double *ck;      /* and the bytes its chain edge charges beyond its own (E_GAPR) */
 } theta_t;
 
 /* bytes charged at G per message: (s-1), or s; never negative (0-byte messages) */
@@ -280,7 +284,7 @@ static inline __attribute__((always_inline)) double ecost_uv(unsigned type, doub
     return lterm(t, v) + (pw ? pw[v].c : 0) + (msg_bytes(val_v, t, pw, v) + t->bk[v]) * bterm(t, v) +
            t->bn[v] * t->g;
   if (type != E_GAPR) return ecost(type, val_u, t, pw, u);
-  return t->g + (kind_v == K_RECV ? msg_bytes(val_v, t, pw, v) * bterm(t, v) : 0);
+  return t->g + (kind_v == K_RECV ? (msg_bytes(val_v, t, pw, v) + (t->ck ? t->ck[v] : 0)) * bterm(t, v) : 0);
 }
 static inline __attribute__((always_inline)) double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                               const pwv_t *pw, uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
@@ -288,7 +292,7 @@ static inline __attribute__((always_inline)) double ecoef_uv(unsigned type, doub
     return msg_coef(1, msg_bytes(val_v, t, pw, v) + t->bk[v], w, t, v) + (w == LLAMP_PARAM_GAP ? t->bn[v] : 0);
   if (type != E_GAPR) return ecoef(type, val_u, w, t, pw, u);
   return (w == LLAMP_PARAM_GAP ? 1 : 0) +
-         (kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v), w, t, v) : 0);
+         (kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v) + (t->ck ? t->ck[v] : 0), w, t, v) : 0);
 }
 
 /* A message's latency term: L + its route's latency (+ the size-dependent
@@ -437,22 +441,25 @@ typedef struct {
  * closes no cycle. */
 #define AHEAD_OFF_CHAIN 0x80000000u /* ahead_to: the receive leaves the receive chain */
 static void run_flush(const llamp_graph_t *g, const llamp_graph_arrays_t *a, const burst_ref_t *ref,
-                      const uint32_t *run, uint32_t nr, uint32_t *burst_from, uint32_t *ahead_to) {
+                      const uint32_t *run, uint32_t nr, uint32_t *burst_from, uint32_t *ahead_to,
+                      uint32_t *chain_from) {
   if (nr < 2) return;
   for (uint32_t i = 0; i < nr;) {
     uint32_t j = i + 1; /* [i, j): a burst of equal sizes posted back to back */
     while (j < nr && a->value[run[j]] == a->value[run[i]] && (ref->binds[run[j]] & 2)) j++;
     /* a burst to several hosts is limited by its sender's link, which
      * the ahead already charges: none of its receives joins a receive
-     * chain (to one host, the last one does: that host's link may be the
-     * narrower one) */
+     * chain.  To one host, its last one does, for the whole burst's bytes:
+     * that host's link may be shared with other senders' too (four senders'
+     * bursts into one host: -69 % without) */
     int spread = 0;
     for (uint32_t k = i + 1; k < j && !spread; k++)
       spread = a->rank[llamp_graph_partner(g, run[k])] != a->rank[llamp_graph_partner(g, run[i])];
     for (uint32_t k = i; k < j; k++) {
       uint64_t r = llamp_graph_partner(g, run[k]);
       burst_from[r] = run[0];
-      ahead_to[r] = run[j - 1] | (k + 1 < j || spread ? AHEAD_OFF_CHAIN : 0);
+      ahead_to[r] = run[j - 1] | (spread || k + 1 < j ? AHEAD_OFF_CHAIN : 0);
+      if (!spread && k + 1 == j && j > i + 1) chain_from[r] = run[i];
     }
     i = j;
   }
@@ -474,7 +481,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   uint8_t *kind = plan_alloc(n ? n : 1);
   double *value = plan_alloc((n ? n : 1) * 8);
   uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL, *burst_from = NULL, *burst = NULL;
-  uint32_t *ahead_to = NULL, *run_idx = NULL, *run_list = NULL, nrun = 0;
+  uint32_t *ahead_to = NULL, *run_idx = NULL, *run_list = NULL, *chain_from = NULL, nrun = 0;
   uint8_t *chain_read = NULL;
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
@@ -499,13 +506,14 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
       ahead_to = plan_alloc((n ? n : 1) * 4);
       run_idx = plan_alloc((n ? n : 1) * 4);
       run_list = plan_alloc((n ? n : 1) * 4);
+      chain_from = plan_alloc((n ? n : 1) * 4);
       burst = plan_alloc((n ? n : 1) * 4);
       chain_read = plan_zalloc(n ? n : 1, 1);
-      if (!burst_from || !ahead_to || !run_idx || !run_list || !burst || !chain_read) {
+      if (!burst_from || !ahead_to || !run_idx || !run_list || !chain_from || !burst || !chain_read) {
         free(arr);
         goto oom;
       }
-      for (uint64_t v = 0; v < n; v++) burst_from[v] = ahead_to[v] = run_idx[v] = UINT32_MAX;
+      for (uint64_t v = 0; v < n; v++) burst_from[v] = ahead_to[v] = run_idx[v] = chain_from[v] = UINT32_MAX;
       for (uint32_t r = 0; r < P; r++) {
         uint32_t nb = 0;
         for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
@@ -513,7 +521,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
           if (a.kind[v] != LLAMP_VERTEX_SEND || (any_self && to_self(g, v))) continue;
           int eager = a.value[v] <= e->proto.S;
           if (!(nb && eager && bref->binds[v])) {
-            run_flush(g, &a, bref, burst, nb, burst_from, ahead_to);
+            run_flush(g, &a, bref, burst, nb, burst_from, ahead_to, chain_from);
             nb = 0;
           }
           if (eager) {
@@ -522,7 +530,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
             run_list[nrun++] = v;
           }
         }
-        run_flush(g, &a, bref, burst, nb, burst_from, ahead_to);
+        run_flush(g, &a, bref, burst, nb, burst_from, ahead_to, chain_from);
       }
     }
     for (uint32_t r = 0; r < P; r++) {
@@ -624,8 +632,10 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   free(e->ahead_to);
   free(e->run_idx);
   free(e->run_list);
+  free(e->chain_from);
   e->ahead_to = ahead_to, e->run_idx = run_idx, e->run_list = run_list, e->nrun = nrun;
-  ahead_to = run_idx = run_list = NULL;
+  e->chain_from = chain_from;
+  ahead_to = run_idx = run_list = chain_from = NULL;
   free(e->chain_read);
   e->chain_read = chain_read; /* llamp_engine_chain_reads */
   chain_read = NULL;
@@ -694,6 +704,7 @@ fail:
   free(ahead_to);
   free(run_idx);
   free(run_list);
+  free(chain_from);
   free(chain_read);
   free(burst);
   free(posting);
@@ -976,7 +987,8 @@ static void drop_plan(llamp_engine_t *e) {
   free(e->kcoef);
   free(e->run_bk);
   free(e->run_bn);
-  e->run_bk = e->run_bn = NULL;
+  free(e->run_ck);
+  e->run_bk = e->run_bn = e->run_ck = NULL;
   e->gv = NULL, e->own_kind = NULL, e->own_value = NULL, e->own_off = NULL, e->own_src = NULL;
   e->pw = NULL, e->nonblocking = NULL;
   e->pk = NULL, e->kl = e->kc0 = e->kg = e->kb = e->klat = e->kcoef = NULL;
@@ -1005,16 +1017,18 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
 static int runs_fill(llamp_engine_t *e, char *err, size_t errlen) {
   free(e->run_bk);
   free(e->run_bn);
-  e->run_bk = e->run_bn = NULL;
+  free(e->run_ck);
+  e->run_bk = e->run_bn = e->run_ck = NULL;
   if (!e->burst_from) return 0;
   uint64_t n = e->n;
   uint32_t *pv = NULL; /* graph -> plan */
   double *pre = malloc(((size_t)e->nrun + 1) * sizeof *pre);
   e->run_bk = plan_zalloc(n ? n : 1, sizeof *e->run_bk);
   e->run_bn = plan_zalloc(n ? n : 1, sizeof *e->run_bn);
+  e->run_ck = plan_zalloc(n ? n : 1, sizeof *e->run_ck);
   if (e->gv && (pv = malloc((n ? n : 1) * sizeof *pv)))
     for (uint64_t p = 0; p < n; p++) pv[e->gv[p]] = (uint32_t)p;
-  if (!pre || !e->run_bk || !e->run_bn || (e->gv && !pv)) {
+  if (!pre || !e->run_bk || !e->run_bn || !e->run_ck || (e->gv && !pv)) {
     free(pre);
     free(pv);
     snprintf(err, errlen, "out of memory for the NIC rule's runs");
@@ -1032,6 +1046,7 @@ static int runs_fill(llamp_engine_t *e, char *err, size_t errlen) {
     uint32_t f = e->run_idx[e->burst_from[v]], a = e->run_idx[e->ahead_to[v] & ~AHEAD_OFF_CHAIN];
     e->run_bk[p] = pre[a] - pre[f];
     e->run_bn[p] = a - f;
+    if (e->chain_from[v] != UINT32_MAX) e->run_ck[p] = pre[a] - pre[e->run_idx[e->chain_from[v]]];
   }
   free(pre);
   free(pv);
@@ -1229,6 +1244,7 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   free(e->ahead_to);
   free(e->run_idx);
   free(e->run_list);
+  free(e->chain_from);
   free(e->chain_read);
   free(e);
 }
@@ -1245,13 +1261,14 @@ int llamp_engine_burst_sources(const llamp_engine_t *e, uint32_t *from) {
   return 0;
 }
 
-int llamp_engine_burst_ahead(const llamp_engine_t *e, double *bytes, double *count) {
+int llamp_engine_burst_ahead(const llamp_engine_t *e, double *bytes, double *count, double *chain_bytes) {
   uint64_t n = llamp_graph_num_vertices(e->graph);
-  for (uint64_t v = 0; v < n; v++) bytes[v] = count[v] = 0;
+  for (uint64_t v = 0; v < n; v++) bytes[v] = count[v] = chain_bytes[v] = 0;
   for (uint64_t p = 0; e->run_bk && p < e->n; p++) {
     uint64_t v = e->gv ? e->gv[p] : p;
     bytes[v] = e->run_bk[p];
     count[v] = e->run_bn[p];
+    chain_bytes[v] = e->run_ck[p];
   }
   return 0;
 }
@@ -1283,7 +1300,7 @@ static int proto_flags(const llamp_engine_t *e) {
 }
 
 static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
-  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
+  theta_t t = {p->L, p->G, p->o, e->proto.g > 0 ? p->g : 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL};
   if (e->pk) {
     for (uint32_t k = 0; k < e->nk; k++) {
       double l = e->kc0[k];
@@ -1300,6 +1317,7 @@ static theta_t theta_of(const llamp_engine_t *e, const llamp_params_t *p) {
   }
   t.bk = e->run_bk;
   t.bn = e->run_bn;
+  t.ck = e->run_ck;
   return t;
 }
 
@@ -2250,7 +2268,7 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     snprintf(err, errlen, "out of memory for a window of %llu vertices", (unsigned long long)W);
     return -1;
   }
-  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
+  theta_t t = {p->L, p->G, p->o, 0, p->size_g_full ? F_SIZE_G_FULL : 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL};
   double T = 0, Tc[2 * NW] = {0};
   int rc = 0;
   for (uint64_t v = 0; v < a.n && rc == 0; v++) {
@@ -3311,7 +3329,7 @@ typedef struct {
   double kl, klat, kg, kb;
 } kview_t;
 static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv_t *pw) {
-  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
+  theta_t t = {0, 0, 0, 0, proto_flags(e), NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL};
   uint32_t k = e->pk ? vertex_kind(e, gv) : 0;
   if (e->pw) {
     pw_vertex(e, gv, pw);

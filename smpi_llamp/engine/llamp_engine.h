@@ -109,6 +109,7 @@ typedef struct {
                                  (llamp_engine_burst_sources); NULL = none */
   const double *ahead_bytes, *ahead_count; /* for the LP export: what is ahead of those
                                               receives' messages (llamp_engine_burst_ahead) */
+  const double *chain_bytes; /* for the LP export: the receive chain's extra bytes (same) */
   const uint8_t *chain_reads; /* for the LP export: the NIC rule's rendezvous receives that
                                  follow the previous one's read (llamp_engine_chain_reads);
                                  NULL = none */
@@ -164,8 +165,10 @@ int llamp_engine_burst_sources(const llamp_engine_t *e, uint32_t *from);
 /* What is ahead of those receives' messages in their runs: bytes[v] their
  * bytes at G (in the cost model's units: (s-1), s, or a size-dependent
  * model's k(s), of the same route kind as v's), count[v] how many messages
- * (each g); 0 where none; one entry per graph vertex.  Returns 0. */
-int llamp_engine_burst_ahead(const llamp_engine_t *e, double *bytes, double *count);
+ * (each g); chain_bytes[v] the bytes of the earlier messages of v's burst
+ * to one host, which v's receive-chain edge charges beyond v's own; 0
+ * where none; one entry per graph vertex.  Returns 0. */
+int llamp_engine_burst_ahead(const llamp_engine_t *e, double *bytes, double *count, double *chain_bytes);
 
 /* The NIC rule's rendezvous receives whose data waits for the previous
  * receive's (docs/model.md, "The NIC rule"): charged[v] = 1 when v's chain

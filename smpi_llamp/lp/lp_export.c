@@ -158,6 +158,7 @@ typedef struct {
   uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
   const uint32_t *burst_from;    /* the NIC rule's runs (receive -> their first send), or NULL */
   const double *ahead_bytes, *ahead_count; /* what is ahead of those receives' messages */
+  const double *chain_bytes;               /* a receive chain edge's bytes beyond its own */
   const uint8_t *chain_reads;    /* 1: a rendezvous receive after the previous one's read, or NULL */
   uint32_t *burst_off, *burst_to; /* the same inverted: a send's burst receives (MPS only) */
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
@@ -351,6 +352,8 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
     uint64_t u = m->prev_msg[v];
     if (m->nic && m->a.kind[v] == LLAMP_VERTEX_RECV) {
       if (!(recv_size(m, v) > m->S)) u = v;
+      /* the end of a burst to one host: its earlier messages' bytes too */
+      if (u == v && m->chain_bytes) add_bytes(m, llamp_graph_partner(m->g, v), m->chain_bytes[v], &r[k]);
       else if (!(m->chain_reads && m->chain_reads[v] && recv_size(m, u) > m->S)) u = NONE;
     }
     if (m->nic && u != NONE) {
@@ -501,6 +504,7 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
     m->burst_from = p->burst_from;
     m->ahead_bytes = p->ahead_bytes;
     m->ahead_count = p->ahead_count;
+    m->chain_bytes = p->chain_bytes;
     if (need_out) {
       m->burst_off = calloc(n + 1, 4);
       m->burst_to = malloc((n ? n : 1) * 4);

@@ -256,9 +256,9 @@ int main(void) {
   if (e) CHECK(pt.lambda[LLAMP_PARAM_L] == 1);
   /* both receives wait in the run of s1 (builder ids 0, 1, 3, 4), one
    * message ahead of the burst's last */
-  double ab[8], ac[8];
+  double ab[8], ac[8], ach[8];
   uint32_t from[8];
-  CHECK(e && llamp_engine_burst_sources(e, from) == 0 && llamp_engine_burst_ahead(e, ab, ac) == 0);
+  CHECK(e && llamp_engine_burst_sources(e, from) == 0 && llamp_engine_burst_ahead(e, ab, ac, ach) == 0);
   CHECK(from[vid(g, 3)] == vid(g, 0) && from[vid(g, 4)] == vid(g, 0));
   CHECK(ac[vid(g, 3)] == 1 && ac[vid(g, 4)] == 1 && ab[vid(g, 3)] == 1000 && ab[vid(g, 4)] == 1000);
   llamp_engine_destroy(e);

@@ -482,19 +482,20 @@ static llamp_graph_t *random_case(long id, uint64_t seed, uint32_t max_ops, lp_r
   *chain = NULL;
   if (p->nic) { /* the engine's receive order, bursts and chained reads, in one block */
     uint64_t n1 = llamp_graph_num_vertices(g) + 1;
-    /* uint32 blocks: chain, bursts, reads; then the aheads' two double blocks */
+    /* uint32 blocks: chain, bursts, reads; then the aheads' three double blocks */
     uint64_t nw = 4 * ((3 * n1 + 3) / 4); /* the doubles 16-byte aligned */
-    *chain = malloc(nw * sizeof **chain + 2 * n1 * sizeof(double));
+    *chain = malloc(nw * sizeof **chain + 3 * n1 * sizeof(double));
     double *ahead = *chain ? (double *)(*chain + nw) : NULL;
     CHECK(*chain && llamp_engine_gap_chain(*e, *chain) == 0 &&
           llamp_engine_burst_sources(*e, *chain + n1) == 0 &&
           llamp_engine_chain_reads(*e, (uint8_t *)(*chain + 2 * n1)) == 0 &&
-          llamp_engine_burst_ahead(*e, ahead, ahead + n1) == 0);
+          llamp_engine_burst_ahead(*e, ahead, ahead + n1, ahead + 2 * n1) == 0);
     p->gap_prev = *chain;
     p->burst_from = *chain + n1;
     p->chain_reads = (const uint8_t *)(*chain + 2 * n1);
     p->ahead_bytes = ahead;
     p->ahead_count = ahead + n1;
+    p->chain_bytes = ahead + 2 * n1;
   }
   return g;
 }

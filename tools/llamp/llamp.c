@@ -813,17 +813,18 @@ static int cmd_export(int argc, char **argv) {
     uint64_t n1 = llamp_graph_num_vertices(g) + 1; /* and its bursts */
     chain = malloc(2 * n1 * sizeof *chain);
     reads = malloc(n1);
-    ahead = malloc(2 * n1 * sizeof *ahead);
+    ahead = malloc(3 * n1 * sizeof *ahead);
     if (!chain || !reads || !ahead) die("out of memory");
     llamp_engine_gap_chain(e, chain);
     llamp_engine_burst_sources(e, chain + n1);
-    llamp_engine_burst_ahead(e, ahead, ahead + n1); /* what queued before them */
+    llamp_engine_burst_ahead(e, ahead, ahead + n1, ahead + 2 * n1); /* what queued before them */
     llamp_engine_chain_reads(e, reads); /* and which receives wait for the previous read */
     llamp_engine_destroy(e);
     co.params.gap_prev = chain;
     co.params.burst_from = chain + n1;
     co.params.ahead_bytes = ahead;
     co.params.ahead_count = ahead + n1;
+    co.params.chain_bytes = ahead + 2 * n1;
     co.params.chain_reads = reads;
   }
   stage_begin("writing", out_path);
