@@ -1050,6 +1050,12 @@ static int runs_fill(llamp_engine_t *e, char *err, size_t errlen) {
   }
   free(pre);
   free(pv);
+  /* the runs' structure is in the aheads now */
+  free(e->ahead_to);
+  free(e->run_idx);
+  free(e->run_list);
+  free(e->chain_from);
+  e->ahead_to = e->run_idx = e->run_list = e->chain_from = NULL;
   return 0;
 }
 

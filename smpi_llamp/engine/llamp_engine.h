@@ -14,7 +14,8 @@
  *       send completion    the send's `requires` successors start >= m + L + (s-1)G
  *     rndv_direct (SMPI):  RTS edge cost 0, recv cost L + (s-1)G + o, completion as above
  *   g (optional, g > 0)    consecutive sends (and receives) of a rank start >= g apart
- *   NIC rule (p->nic)      sends >= g + bw(s_prev) G apart, eager receives end
+ *   NIC rule (p->nic)      a rank's eager messages leave its NIC >= g + bw(s_prev) G
+ *                          apart while the rank goes on (runs), eager receives end
  *                          >= g + bw(s) G apart in arrival order, and the
  *                          messages of a burst of equal sends end together
  *   size-dependent costs   with p->net (llamp_netmodel.h): send cost o + cpu_send(s)
@@ -100,7 +101,8 @@ typedef struct {
   const llamp_netmodel_t *net; /* size-dependent costs (NULL: the scalar LogGPS model above);
                                   the engine copies it at creation */
   int nic; /* 1: LogGP's NIC rule (docs/model.md, "The NIC rule"): a rank's consecutive
-              sends start at least g + bw(s_prev) G apart (posting order), and so do its
+              messages leave its NIC at least g + bw(s_prev) G apart (posting order;
+              an eager send's rank does not wait for it), and so do its
               receives, taken in their order of arrival at the parameters the engine is
               created with (an approximation: that order may change with L) */
   const uint32_t *gap_prev; /* for the LP export: the previous message of each graph
