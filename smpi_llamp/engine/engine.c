@@ -280,16 +280,20 @@ static inline __attribute__((always_inline)) double ecoef(unsigned type, double 
  * transfer L later: g alone (the previous transfer's end is not tracked). */
 static inline __attribute__((always_inline)) double ecost_uv(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
                               uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
-  if (type == E_BURST) /* v's own message, after those ahead of it in u's run */
+  if (type == E_BURST) { /* v's own message, after those ahead of it in u's run */
+    if (kind_v == K_RECV_RNDV) return t->bk[v] * bterm(t, v) + t->bn[v] * t->g; /* its read: v's cost */
     return lterm(t, v) + (pw ? pw[v].c : 0) + (msg_bytes(val_v, t, pw, v) + t->bk[v]) * bterm(t, v) +
            t->bn[v] * t->g;
+  }
   if (type != E_GAPR) return ecost(type, val_u, t, pw, u);
   return t->g + (kind_v == K_RECV ? (msg_bytes(val_v, t, pw, v) + (t->ck ? t->ck[v] : 0)) * bterm(t, v) : 0);
 }
 static inline __attribute__((always_inline)) double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                               const pwv_t *pw, uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
   if (type == E_BURST)
-    return msg_coef(1, msg_bytes(val_v, t, pw, v) + t->bk[v], w, t, v) + (w == LLAMP_PARAM_GAP ? t->bn[v] : 0);
+    return (kind_v == K_RECV_RNDV ? msg_coef(0, t->bk[v], w, t, v)
+                                  : msg_coef(1, msg_bytes(val_v, t, pw, v) + t->bk[v], w, t, v)) +
+           (w == LLAMP_PARAM_GAP ? t->bn[v] : 0);
   if (type != E_GAPR) return ecoef(type, val_u, w, t, pw, u);
   return (w == LLAMP_PARAM_GAP ? 1 : 0) +
          (kind_v == K_RECV ? msg_coef(0, msg_bytes(val_v, t, pw, v) + (t->ck ? t->ck[v] : 0), w, t, v) : 0);
@@ -440,13 +444,14 @@ typedef struct {
  * The edge starts at a send posted before the receive's own send, so it
  * closes no cycle. */
 #define AHEAD_OFF_CHAIN 0x80000000u /* ahead_to: the receive leaves the receive chain */
-static void run_flush(const llamp_graph_t *g, const llamp_graph_arrays_t *a, const burst_ref_t *ref,
+static void run_flush(const llamp_graph_t *g, const llamp_graph_arrays_t *a, const burst_ref_t *ref, double S,
                       const uint32_t *run, uint32_t nr, uint32_t *burst_from, uint32_t *ahead_to,
                       uint32_t *chain_from) {
   if (nr < 2) return;
   for (uint32_t i = 0; i < nr;) {
-    uint32_t j = i + 1; /* [i, j): a burst of equal sizes posted back to back */
-    while (j < nr && a->value[run[j]] == a->value[run[i]] && (ref->binds[run[j]] & 2)) j++;
+    uint32_t j = i + 1; /* [i, j): a burst of equal eager sizes posted back to back */
+    while (j < nr && a->value[run[j]] == a->value[run[i]] && a->value[run[i]] <= S && (ref->binds[run[j]] & 2))
+      j++;
     /* a burst to several hosts is limited by its sender's link, which
      * the ahead already charges: none of its receives joins a receive
      * chain.  To one host, its last one does, for the whole burst's bytes:
@@ -519,18 +524,15 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
         for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
           uint32_t v = posting[i];
           if (a.kind[v] != LLAMP_VERTEX_SEND || (any_self && to_self(g, v))) continue;
-          int eager = a.value[v] <= e->proto.S;
-          if (!(nb && eager && bref->binds[v])) {
-            run_flush(g, &a, bref, burst, nb, burst_from, ahead_to, chain_from);
+          if (!(nb && bref->binds[v])) {
+            run_flush(g, &a, bref, e->proto.S, burst, nb, burst_from, ahead_to, chain_from);
             nb = 0;
           }
-          if (eager) {
-            burst[nb++] = v;
-            run_idx[v] = nrun;
-            run_list[nrun++] = v;
-          }
+          burst[nb++] = v;
+          run_idx[v] = nrun;
+          run_list[nrun++] = v;
         }
-        run_flush(g, &a, bref, burst, nb, burst_from, ahead_to, chain_from);
+        run_flush(g, &a, bref, e->proto.S, burst, nb, burst_from, ahead_to, chain_from);
       }
     }
     for (uint32_t r = 0; r < P; r++) {
@@ -540,12 +542,9 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
         prev_msg[v] = UINT32_MAX;
         if (e->proto.nic && any_self && to_self(g, v)) continue; /* never on the wire */
         if (a.kind[v] == LLAMP_VERTEX_SEND) {
-          /* with the runs, an eager send's NIC wait is on its message
-           * (E_BURST), not on the rank: only a rendezvous send, or one
-           * after it, keeps the chain edge */
-          if (!run_idx || !(a.value[v] <= e->proto.S) ||
-              (last_send != UINT32_MAX && !(a.value[last_send] <= e->proto.S)))
-            prev_msg[v] = last_send;
+          /* with the runs, a send's NIC wait is on its message (E_BURST),
+           * not on the rank */
+          if (!run_idx) prev_msg[v] = last_send;
           last_send = v;
         } else if (a.kind[v] == LLAMP_VERTEX_RECV && recv_chain) {
           /* an earlier message of a burst ends with the burst's last one,
@@ -1078,7 +1077,6 @@ static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_, gv = e->gv ? e->gv[v] : v;
     unsigned kv = e->kind[v];
-    int eager_send = kv == K_SEND && e->value[v] <= e->proto.S;
     double b = 0, q = 0;
     uint64_t prev = UINT64_MAX;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
@@ -1093,8 +1091,7 @@ static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint
         b = c;
       }
     }
-    /* a rendezvous send still waits for its NIC (its chain edge) */
-    st[v] = (eager_send && prev != UINT64_MAX && e->value[prev] <= e->proto.S) || q <= b ? b : q;
+    st[v] = b;
     inj[v] = q > b ? q : b;
     if (kv == K_RECV || kv == K_RECV_RNDV) key[gv] = b;
     if (prev != UINT64_MAX && b <= q + tie_tol(q) && msg_lat(t, pw, v) == msg_lat(t, pw, prev) &&

@@ -335,7 +335,8 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
     uint64_t u = m->burst_from[v];
     row_init(&r[k], 'b', v, v, u);
     add_vertex_cost(m, u, &r[k]);
-    add_transfer(m, llamp_graph_partner(m->g, v), recv_size(m, v), &r[k]);
+    /* a rendezvous receive's start is its read's: its transfer is in its cost */
+    if (!(recv_size(m, v) > m->S)) add_transfer(m, llamp_graph_partner(m->g, v), recv_size(m, v), &r[k]);
     if (m->ahead_bytes) add_bytes(m, llamp_graph_partner(m->g, v), m->ahead_bytes[v], &r[k]);
     if (m->ahead_count) r[k].ng += m->ahead_count[v];
     k++;

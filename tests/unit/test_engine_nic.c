@@ -88,6 +88,23 @@ static llamp_graph_t *sends_then_compute(double a, double b, uint32_t to2, doubl
   return g;
 }
 
+/* the same with Isends: the second send and the compute irequire the send
+ * before them (they start when it starts) */
+static llamp_graph_t *isends_then_compute(double a, double b, double c0) {
+  llamp_builder_t *bd = llamp_builder_create(3, "isends_then_compute");
+  int64_t s1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, a, 1, 0, 0);
+  int64_t s2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, b, 2, 0, 0);
+  int64_t x = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, c0, 0, 0, 0);
+  llamp_builder_depend(bd, s2, s1, LLAMP_EDGE_IREQUIRES, 0);
+  llamp_builder_depend(bd, x, s2, LLAMP_EDGE_IREQUIRES, 0);
+  llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, a, 0, 0, 0);
+  llamp_builder_add(bd, 2, LLAMP_VERTEX_RECV, b, 0, 0, 0);
+  char err[256];
+  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
+  if (!g) fprintf(stderr, "builder: %s\n", err);
+  return g;
+}
+
 static uint32_t vid(const llamp_graph_t *g, uint64_t b) {
   for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++)
     if (llamp_graph_id(g, v) == b) return (uint32_t)v;
@@ -273,6 +290,25 @@ int main(void) {
   llamp_engine_destroy(e);
   /* ... and T is the plain DAG's: s2 at 1.5, arrives 3 + 2 + 1 = 6, + o */
   CHECK_CLOSE(T_of(g, &p, NULL), 7.5 * us, 1e-15);
+  llamp_graph_destroy(g);
+  /* Rendezvous Isends (S = 500 B) do not stop the rank either: s2 and the
+   * compute start at 0, and s2's read waits for the NIC (s1's 1 us ahead,
+   * from s1's end 0.1) or its request (0.1 + L = 2.1), whichever is later:
+   * 2.1, then 2 L + 1 us + o: 7.2.  T = the compute's 10 us.  When the rank
+   * waited for its NIC, s2 and the compute began at 1.0: T = 11.0. */
+  p.o = 0.1 * us;
+  p.S = 500;
+  g = isends_then_compute(1001, 1001, 10 * us);
+  CHECK_CLOSE(T_of(g, &p, NULL), 10 * us, 1e-15);
+  llamp_graph_destroy(g);
+  /* with 1 us of compute the reads decide: 7.2 us */
+  g = isends_then_compute(1001, 1001, 1 * us);
+  CHECK_CLOSE(T_of(g, &p, NULL), 7.2 * us, 1e-15);
+  /* with L = 0.2 us the NIC decides s2's read: 0.1 + 1 = 1.1 (its request
+   * 0.3), then 0.4 + 1 + 0.1: 2.6 us (the compute ends at 1.0) */
+  p.L = 0.2 * us;
+  CHECK_CLOSE(T_of(g, &p, NULL), 2.6 * us, 1e-15);
+  p.L = 2 * us;
   llamp_graph_destroy(g);
   TEST_DONE();
 }
