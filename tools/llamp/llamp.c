@@ -105,8 +105,9 @@ const char *params_help =
     "  --envelope SIZE bytes the network adds to every message (SMPI: 16): the\n"
     "                  bandwidth term becomes (s + SIZE)*G, as in a capture on a platform\n"
     "                  whose L and G it took (report.json params.size_dependent.envelope)\n"
-    "  --nic           LogGP's NIC rule: a rank's consecutive sends (and receives, in\n"
-    "                  their order at these parameters) at least g + (s-1)G apart\n"
+    "  --nic           LogGP's NIC rule: a rank's consecutive messages leave its NIC (and\n"
+    "                  its receives end, in their order at these parameters) at least\n"
+    "                  g + (s-1)G apart; the rank goes on meanwhile (docs/model.md)\n"
     "  --goal-time-unit UNIT    unit of calc values in GOAL input (ps ns us ms s) default ns\n"
     "  --timing        print each stage's time on stderr (progress is shown on a terminal anyway)\n";
 
