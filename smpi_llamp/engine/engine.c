@@ -425,8 +425,8 @@ static int posting_order(const llamp_graph_t *g, const llamp_graph_arrays_t *a, 
  * NULL: posting order); the NIC rule's first plan chains none. */
 /* What the NIC rule's next plan learns from a pass at the reference (graph
  * ids, nic_reference): binds[v] bit 1, send v was posted while its NIC was
- * still busy with the previous send; bit 2, as soon as that send's CPU time
- * ended. */
+ * still busy with the previous send; bit 2, within one transfer (or one CPU
+ * time) of that send's start. */
 typedef struct {
   const uint8_t *binds;
 } burst_ref_t;
@@ -1060,16 +1060,17 @@ static int runs_fill(llamp_engine_t *e, char *err, size_t errlen) {
 
 /* The NIC rule's reference, from the first plan (whose sends wait for their
  * NIC) at t: the pass that the runs model, where a rank goes on while its
- * eager sends queue at its NIC.  A send's CPU start (e->start) follows its
+ * sends queue at its NIC.  A send's CPU start (e->start) follows its
  * in-edges but the chain; its injection (e->cmax) is the later of that and
  * the previous send's injection + g + its bytes at G; its messages leave
  * from its injection.  From it (graph ids): each receive's start (key),
- * and for each eager send whose chain predecessor is on a route of the
- * same latency and kind, binds bit 1 when it was posted before the NIC was
- * free, bit 2 when it was posted within half of the previous message's
- * transfer (or its CPU time) after that one: SimGrid then shares the link
- * between the two for most of the time, so they end nearer together than
- * one after the other. */
+ * and for each send whose chain predecessor is on a route of the same
+ * latency and kind, binds bit 1 when it was posted before the NIC was
+ * free, bit 2 when it was posted within the previous message's transfer
+ * (or its CPU time) after that one's start: SimGrid then shares the link
+ * between the two, so they end nearer together than one after the other
+ * (the FIFO reference spaces sends that a burst upstream let go together
+ * exactly one transfer apart). */
 static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint8_t *binds) {
   const pwv_t *pw = e->pw;
   double *st = e->start, *inj = e->cmax;

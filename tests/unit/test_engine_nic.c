@@ -11,6 +11,13 @@
 
 static const double us = 1e-6;
 
+static llamp_graph_t *finish(llamp_builder_t *bd) {
+  char err[256];
+  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
+  if (!g) fprintf(stderr, "builder: %s\n", err);
+  return g;
+}
+
 /* rank 0 computes c0, then sends a then b bytes to rank 1 (blocking, eager);
  * rank 1 receives both (posting order a, b) */
 static llamp_graph_t *two_sends(double c0, double a, double b) {
@@ -23,8 +30,7 @@ static llamp_graph_t *two_sends(double c0, double a, double b) {
   int64_t r1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, a, 0, 0, 0);
   int64_t r2 = llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, b, 0, 0, 0);
   llamp_builder_depend(bd, r2, r1, LLAMP_EDGE_IREQUIRES, 0);
-  char err[256];
-  return llamp_builder_finish(bd, err, sizeof err);
+  return finish(bd);
 }
 
 /* rank 0 posts two receives, from rank 1 first, then from rank 2 (Irecv,
@@ -38,10 +44,7 @@ static llamp_graph_t *two_arrivals(double c1, double bytes) {
   int64_t s1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_SEND, bytes, 0, 0, 0);
   llamp_builder_depend(bd, s1, x, LLAMP_EDGE_REQUIRES, 0);
   llamp_builder_add(bd, 2, LLAMP_VERTEX_SEND, bytes, 0, 0, 0);
-  char err[256];
-  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
-  if (!g) fprintf(stderr, "builder: %s\n", err);
-  return g;
+  return finish(bd);
 }
 
 /* rank 0: a zero calc, then two receives that both only require it (from
@@ -58,10 +61,7 @@ static llamp_graph_t *blocking_arrivals2(double c1, double b1, double b2) {
   int64_t s1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_SEND, b1, 0, 0, 0);
   llamp_builder_depend(bd, s1, x, LLAMP_EDGE_REQUIRES, 0);
   llamp_builder_add(bd, 2, LLAMP_VERTEX_SEND, b2, 0, 0, 0);
-  char err[256];
-  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
-  if (!g) fprintf(stderr, "builder: %s\n", err);
-  return g;
+  return finish(bd);
 }
 
 static llamp_graph_t *blocking_arrivals(double c1, double bytes) {
@@ -69,40 +69,20 @@ static llamp_graph_t *blocking_arrivals(double c1, double bytes) {
 }
 
 /* the graph vertex of builder id b (the graph renumbers for locality) */
-/* rank 0 sends a bytes to rank 1 and b bytes to rank `to2` (Isend,
- * Isend), then computes c0 (the program goes on: the sends are eager);
- * ranks 1 and to2 receive */
-static llamp_graph_t *sends_then_compute(double a, double b, uint32_t to2, double c0) {
+/* rank 0 sends a bytes to rank 1 and b bytes to rank 2, then computes c0;
+ * the second send and the compute depend on the send before them by `dep`
+ * (LLAMP_EDGE_REQUIRES: blocking sends, eager so the program goes on;
+ * LLAMP_EDGE_IREQUIRES: Isends, they start when it starts) */
+static llamp_graph_t *sends_then_compute(double a, double b, double c0, unsigned dep) {
   llamp_builder_t *bd = llamp_builder_create(3, "sends_then_compute");
-  int64_t s1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, a, 1, 0, 0);
-  int64_t s2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, b, to2, 0, 0);
-  int64_t x = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, c0, 0, 0, 0);
-  llamp_builder_depend(bd, s2, s1, LLAMP_EDGE_REQUIRES, 0);
-  llamp_builder_depend(bd, x, s2, LLAMP_EDGE_REQUIRES, 0);
-  int64_t r1 = llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, a, 0, 0, 0);
-  int64_t r2 = llamp_builder_add(bd, to2, LLAMP_VERTEX_RECV, b, 0, 0, 0);
-  if (to2 == 1) llamp_builder_depend(bd, r2, r1, LLAMP_EDGE_IREQUIRES, 0);
-  char err[256];
-  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
-  if (!g) fprintf(stderr, "builder: %s\n", err);
-  return g;
-}
-
-/* the same with Isends: the second send and the compute irequire the send
- * before them (they start when it starts) */
-static llamp_graph_t *isends_then_compute(double a, double b, double c0) {
-  llamp_builder_t *bd = llamp_builder_create(3, "isends_then_compute");
   int64_t s1 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, a, 1, 0, 0);
   int64_t s2 = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, b, 2, 0, 0);
   int64_t x = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, c0, 0, 0, 0);
-  llamp_builder_depend(bd, s2, s1, LLAMP_EDGE_IREQUIRES, 0);
-  llamp_builder_depend(bd, x, s2, LLAMP_EDGE_IREQUIRES, 0);
+  llamp_builder_depend(bd, s2, s1, dep, 0);
+  llamp_builder_depend(bd, x, s2, dep, 0);
   llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, a, 0, 0, 0);
   llamp_builder_add(bd, 2, LLAMP_VERTEX_RECV, b, 0, 0, 0);
-  char err[256];
-  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
-  if (!g) fprintf(stderr, "builder: %s\n", err);
-  return g;
+  return finish(bd);
 }
 
 static uint32_t vid(const llamp_graph_t *g, uint64_t b) {
@@ -252,7 +232,7 @@ int main(void) {
    * Before 2026-11-28 the rank waited: its compute began at 1.1 (T 11.1). */
   p.o = 0.1 * us;
   p.S = 1e9; /* eager */
-  g = sends_then_compute(1001, 1001, 2, 10 * us);
+  g = sends_then_compute(1001, 1001, 10 * us, LLAMP_EDGE_REQUIRES);
   p.nic = 0;
   CHECK_CLOSE(T_of(g, &p, NULL), 10.2 * us, 1e-15);
   p.nic = 1;
@@ -262,7 +242,7 @@ int main(void) {
   /* with 1 us of compute the messages decide: 4.1 + o = 4.2 (3.3 without
    * the rule: s2 ends at 0.2, + 2 + 1 + o), both
    * messages' bytes at G, one L */
-  g = sends_then_compute(1001, 1001, 2, 1 * us);
+  g = sends_then_compute(1001, 1001, 1 * us, LLAMP_EDGE_REQUIRES);
   p.nic = 0;
   CHECK_CLOSE(T_of(g, &p, NULL), 3.3 * us, 1e-15);
   p.nic = 1;
@@ -283,7 +263,7 @@ int main(void) {
   /* a second message posted after the first one's transfer would have
    * ended (o = 1.5 us > 1 us on the wire) queues behind nothing: no run */
   p.o = 1.5 * us;
-  g = sends_then_compute(1001, 1001, 2, 1 * us);
+  g = sends_then_compute(1001, 1001, 1 * us, LLAMP_EDGE_REQUIRES);
   e = llamp_engine_create(g, &p, err, sizeof err);
   CHECK(e && llamp_engine_burst_sources(e, from) == 0);
   CHECK(from[vid(g, 3)] == UINT32_MAX && from[vid(g, 4)] == UINT32_MAX);
@@ -298,11 +278,11 @@ int main(void) {
    * waited for its NIC, s2 and the compute began at 1.0: T = 11.0. */
   p.o = 0.1 * us;
   p.S = 500;
-  g = isends_then_compute(1001, 1001, 10 * us);
+  g = sends_then_compute(1001, 1001, 10 * us, LLAMP_EDGE_IREQUIRES);
   CHECK_CLOSE(T_of(g, &p, NULL), 10 * us, 1e-15);
   llamp_graph_destroy(g);
   /* with 1 us of compute the reads decide: 7.2 us */
-  g = isends_then_compute(1001, 1001, 1 * us);
+  g = sends_then_compute(1001, 1001, 1 * us, LLAMP_EDGE_IREQUIRES);
   CHECK_CLOSE(T_of(g, &p, NULL), 7.2 * us, 1e-15);
   /* with L = 0.2 us the NIC decides s2's read: 0.1 + 1 = 1.1 (its request
    * 0.3), then 0.4 + 1 + 0.1: 2.6 us (the compute ends at 1.0) */
