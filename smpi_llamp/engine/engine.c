@@ -82,8 +82,13 @@ struct llamp_engine {
   uint32_t *pk, nk, K;
   double *kl, *kc0, *kcoef, *kg, *kb, *klat;
   /* the fused point pass (point_fused): the longest in-edge, in vertices
-   * back (UINT64_MAX: not yet measured), and its ring of coefficients */
-  uint64_t reach;
+   * back (UINT64_MAX: not yet measured), and its ring of coefficients: W
+   * slots (ring_w, 0 until ring_plan), then one slot per far source, the
+   * sources of the in-edges longer than W - 1 (far_src ascending, nfar;
+   * far_owned: a fork may share its parent's) */
+  uint64_t reach, ring_w, nfar;
+  uint32_t *far_src;
+  int far_owned;
   double *ring;
   size_t ring_len;
   /* the work arrays' start times and right coefficients are those of a pass
@@ -1176,6 +1181,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   e->graph = g;
   e->proto = *p;
   e->reach = UINT64_MAX;
+  e->far_owned = 1;
   llamp_graph_arrays_t a;
   llamp_graph_arrays(g, &a);
   int rndv = 0;
@@ -1223,6 +1229,8 @@ llamp_engine_t *llamp_engine_fork(const llamp_engine_t *e) {
   f->work = f->start = f->cmax = f->cmin = NULL, f->terminal = NULL; /* its own, as drop_work frees */
   f->lane_start = f->lane_coef = NULL, f->lane_alloc = 0, f->tail_buf = NULL, f->tail_lanes = 0;
   f->ring = NULL, f->ring_len = 0;
+  if (!e->ring_w) f->far_src = NULL, f->nfar = 0; /* not planned yet: the fork plans its own */
+  f->far_owned = !e->ring_w;
   f->work_valid = 0;
   f->klat = NULL;
   if (e->klat && !(f->klat = malloc((e->nk ? e->nk : 1) * sizeof *f->klat))) {
@@ -1237,12 +1245,14 @@ void llamp_engine_destroy(llamp_engine_t *e) {
   if (e->parent) { /* a fork: its own arrays only */
     drop_work(e);
     free(e->ring);
+    if (e->far_owned) free(e->far_src);
     free(e->klat);
     free(e);
     return;
   }
   drop_plan(e);
   free(e->ring);
+  free(e->far_src);
   free(e->gap_prev);
   free(e->burst_from);
   free(e->ahead_to);
@@ -1462,6 +1472,66 @@ static uint64_t reach_of(llamp_engine_t *e) {
   return e->reach;
 }
 
+/* The ring's size W and the far sources.  W is a power of two above the
+ * longest in-edge while that stays small; past 8 Ki vertices back, the
+ * smallest W from 8 Ki to FUSED_RING_MAX that leaves at most one in-edge in
+ * 1024 longer, and those edges' sources keep their slot apart.  Such edges
+ * are few and long: the NIC rule's receive chain of a host whose receives
+ * all left the chain for a while (bursts to several hosts) links its next
+ * receive to one long before (bench_capture64 with SimGrid's defaults: 93
+ * of 1.6 M in-edges over 64 Ki vertices back, the longest 598 k).  Without
+ * them the ring would have had to cover the whole graph. */
+enum { RING_SMALL = 1u << 13 };
+static int ring_plan(llamp_engine_t *e) {
+  if (e->ring_w) return 0;
+  uint64_t reach = reach_of(e), W = 1;
+  while (W <= reach) W <<= 1;
+  if (W <= RING_SMALL || e->topo) { /* (topo: not numbered in processing order, no fused pass) */
+    e->ring_w = W, e->nfar = 0, e->far_src = NULL;
+    return 0;
+  }
+  /* in-edges by length: count[k] those at least RING_SMALL << k back */
+  enum { NB = 4 }; /* 8 Ki, 16 Ki, 32 Ki, 64 Ki = FUSED_RING_MAX */
+  uint64_t count[NB] = {0};
+  for (uint64_t v = 0; v < e->n; v++)
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+      uint64_t d = v - (e->in_src[i] & e->mask);
+      for (int k = 0; k < NB && d >= ((uint64_t)RING_SMALL << k); k++) count[k]++;
+    }
+  int k = 0;
+  while (k < NB - 1 && count[k] > e->m / 1024) k++;
+  W = (uint64_t)RING_SMALL << k;
+  uint64_t words = (e->n + 63) / 64, nfar = 0;
+  uint64_t *mark = calloc(words ? words : 1, 8);
+  if (!mark) return -1;
+  for (uint64_t v = 0; v < e->n; v++)
+    for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
+      uint64_t u = e->in_src[i] & e->mask;
+      if (v - u >= W && !(mark[u / 64] >> (u % 64) & 1)) mark[u / 64] |= 1ull << (u % 64), nfar++;
+    }
+  uint32_t *far = malloc((nfar ? nfar : 1) * sizeof *far);
+  if (!far) {
+    free(mark);
+    return -1;
+  }
+  for (uint64_t w = 0, j = 0; w < words; w++)
+    for (uint64_t b = mark[w]; b; b &= b - 1) far[j++] = (uint32_t)(w * 64 + (uint64_t)__builtin_ctzll(b));
+  free(mark);
+  e->ring_w = W, e->nfar = nfar, e->far_src = far;
+  return 0;
+}
+
+/* u's place among the far sources (u is one) */
+static inline uint64_t far_index(const llamp_engine_t *e, uint64_t u) {
+  uint64_t lo = 0, hi = e->nfar;
+  while (hi - lo > 1) {
+    uint64_t mid = (lo + hi) / 2;
+    if (e->far_src[mid] <= u) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
 static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, const theta_t *t,
                                                              const llamp_param_t *ws, int nw,
                                                              uint64_t mask, llamp_eval_t *out,
@@ -1472,6 +1542,8 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
   const uint32_t shift = e->shift, sm = e->mask;
   double *st = e->start, *ch = e->cmax, *ring = e->ring;
   const uint64_t rs = 1 + 2 * (uint64_t)nw; /* the ring's slot */
+  double *far = ring + (mask + 1) * rs;      /* the far sources' slots */
+  uint64_t fi = 0, next_far = e->nfar ? e->far_src[0] : UINT64_MAX;
   double T = 0, Th = 0, Tl = 0, Tc[2 * FUSED_MAX] = {0};
   for (uint64_t v = 0; v < e->n; v++) {
     double b = 0, bh = 0, bl = 0, *slot = ring + (v & mask) * rs, *bc = slot + 1;
@@ -1489,7 +1561,7 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
       int above = c > b + tol;
       double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, t, pw, u, kv, valv, v);
       if (!fs) ce += vcoef(kind[u], vu, LLAMP_PARAM_L, t, pw, u);
-      const double *su = ring + (u & mask) * rs;
+      const double *su = v - u <= mask ? ring + (u & mask) * rs : far + far_index(e, u) * rs;
       merge(c, ch[u] + ce, su[0] + ce, &b, &bh, &bl);
       double cw[FUSED_MAX];
       for (int k = 0; k < nw; k++) {
@@ -1501,6 +1573,10 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
     st[v] = b;
     ch[v] = bh;
     slot[0] = bl;
+    if (v == next_far) { /* a later in-edge reaches past the ring */
+      memcpy(far + fi * rs, slot, rs * sizeof *slot);
+      next_far = ++fi < e->nfar ? e->far_src[fi] : UINT64_MAX;
+    }
     /* v's end, and a rendezvous receive's sender completion, as ends of T */
     for (int end_kind = 0; end_kind < 2; end_kind++) {
       if (end_kind == 1 && kv != K_RECV_RNDV) break;
@@ -1526,14 +1602,15 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
  * ring allows: the caller makes one pass per parameter. */
 static int point_fused(llamp_engine_t *e, const llamp_params_t *p, const llamp_param_t *ws, int nw,
                        llamp_eval_t *out) {
-  uint64_t reach = reach_of(e), W = 1;
-  while (W <= reach) W <<= 1;
+  if (nw > FUSED_MAX) return 1;
+  if (ring_plan(e)) return -1;
+  uint64_t W = e->ring_w;
+  if (W > FUSED_RING_MAX) return 1;
   if (getenv("LLAMP_DEBUG_ENVELOPE"))
-    fprintf(stderr, "fused point: longest in-edge %llu vertices back, ring %llu\n", (unsigned long long)reach,
-            (unsigned long long)W);
-  if (nw > FUSED_MAX || W > FUSED_RING_MAX) return 1;
+    fprintf(stderr, "fused point: longest in-edge %llu vertices back, ring %llu, %llu far sources\n",
+            (unsigned long long)e->reach, (unsigned long long)W, (unsigned long long)e->nfar);
   if (ensure_work(e, 1)) return -1;
-  size_t need = W * (1 + 2 * (size_t)nw); /* doubles */
+  size_t need = (W + e->nfar) * (1 + 2 * (size_t)nw); /* doubles */
   if (e->ring_len < need) {
     free(e->ring);
     e->ring_len = 0;
@@ -2026,6 +2103,8 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
   const uint64_t rs = 4 * (uint64_t)K; /* a slot: K starts, K L coefs, K G coefs, K path overheads */
   double T[LG_LANES_MAX] = {0}, Th[LG_LANES_MAX] = {0}, Tg[LG_LANES_MAX] = {0};
   double ce_e[256], c0[LG_LANES_MAX], c1[LG_LANES_MAX];
+  double *far = ring + (mask + 1) * rs; /* the far sources' slots (ring_plan) */
+  uint64_t fi = 0, next_far = e->nfar ? e->far_src[0] : UINT64_MAX;
   for (uint64_t v = 0; v < e->n; v++) {
     double *sv = ring + (v & mask) * rs, *hv = sv + K, *gv = sv + 2 * K, *ov = sv + 3 * K;
     for (size_t k = 0; k < K; k++) sv[k] = hv[k] = gv[k] = ov[k] = 0;
@@ -2037,7 +2116,8 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
       uint32_t u = src[i] & sm, type = src[i] >> shift;
       double vu = val[u];
       unsigned ku = kind[u];
-      const double *su = ring + (u & mask) * rs, *hu = su + K, *gu = su + 2 * K;
+      const double *su = v - u <= mask ? ring + (u & mask) * rs : far + far_index(e, u) * rs;
+      const double *hu = su + K, *gu = su + 2 * K;
       double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, th, pw, u, kv, valv, v);
       double cg = ecoef_uv(type, vu, LLAMP_PARAM_G, th, pw, u, kv, valv, v);
       if (!from_start(type)) {
@@ -2053,7 +2133,7 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
     for (size_t k = 0; k < K && need_ov; k++) {
       for (uint32_t i = b0; i < b1; i++) {
         uint32_t u = src[i] & sm, type = src[i] >> shift;
-        const double *su = ring + (u & mask) * rs;
+        const double *su = v - u <= mask ? ring + (u & mask) * rs : far + far_index(e, u) * rs;
         double ce;
         if (i - b0 < 256) {
           ce = ce_e[i - b0];
@@ -2092,6 +2172,10 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
         ov[k] = best == E_START ? o + ov_edge(t, pw, E_START, vu, u, kv, valv, v, from) : o;
         break;
       }
+    }
+    if (v == next_far) { /* a later in-edge reaches past the ring */
+      memcpy(far + fi * rs, sv, rs * sizeof *sv);
+      next_far = ++fi < e->nfar ? e->far_src[fi] : UINT64_MAX;
     }
     /* v's end, and a rendezvous receive's sender completion, as ends of T */
     double ve = vcoef(kv, valv, LLAMP_PARAM_L, th, pw, v), vg = vcoef(kv, valv, LLAMP_PARAM_G, th, pw, v);
@@ -2135,8 +2219,8 @@ int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const dou
                            size_t K, llamp_lane_point_t *out) {
   if (K == 0) return 0;
   if (K > LG_LANES_MAX || e->topo) return 1;
-  uint64_t reach = reach_of(e), W = 1;
-  while (W <= reach) W <<= 1;
+  if (ring_plan(e)) return -1;
+  uint64_t W = e->ring_w;
   if (W > FUSED_RING_MAX) return 1;
   uint32_t deg = 1;
   for (uint64_t v = 0; v < e->n; v++)
@@ -2148,7 +2232,7 @@ int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const dou
     q.G = G[k];
     th[k] = theta_of(e, &q);
   }
-  double *ring = malloc(W * 4 * K * sizeof *ring), *cbuf = malloc((size_t)deg * K * sizeof *cbuf);
+  double *ring = malloc((W + e->nfar) * 4 * K * sizeof *ring), *cbuf = malloc((size_t)deg * K * sizeof *cbuf);
   lane_ends_t ends[LG_LANES_MAX];
   memset(ends, 0, sizeof ends);
   /* With o = 0, no rendezvous receive and no per-message CPU time every

@@ -206,9 +206,89 @@ static void check_graph(llamp_graph_t *g, llamp_params_t p, llamp_param_t w, dou
   llamp_engine_destroy(e);
 }
 
+/* A graph whose in-edges stay near but for a few that reach past the fused
+ * passes' ring (ring_plan keeps their sources' coefficients apart): rank 0
+ * posts an Irecv from rank 2 in each of its first `far` iterations of a
+ * ping-pong with rank 1, and rank 2 sends those messages only at the end,
+ * after a long compute; the receives sit at the graph's end, their posts
+ * near its start, and so does rank 2's first send, its compute near the
+ * start (that edge is tight: a wrong far slot changes lambda_G). */
+static llamp_graph_t *far_edges_graph(int iters, int far) {
+  llamp_builder_t *bd = llamp_builder_create(3, "far_edges");
+  int64_t prev = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, 1e-6, 0, 0, 0), early[8];
+  for (int i = 0; i < iters; i++) {
+    int64_t x = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, 0.5e-6 + 1e-8 * (i % 7), 0, 0, 0);
+    llamp_builder_depend(bd, x, prev, LLAMP_EDGE_REQUIRES, 0);
+    if (i < far) {
+      early[i] = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, 512 + 64 * i, 2, 7, 0);
+      llamp_builder_depend(bd, early[i], x, LLAMP_EDGE_IREQUIRES, 0);
+    }
+    int64_t s = llamp_builder_add(bd, 0, LLAMP_VERTEX_SEND, 1024, 1, 0, 0);
+    int64_t r = llamp_builder_add(bd, 0, LLAMP_VERTEX_RECV, 1024, 1, 0, 0);
+    llamp_builder_depend(bd, s, x, LLAMP_EDGE_REQUIRES, 0);
+    llamp_builder_depend(bd, r, s, LLAMP_EDGE_REQUIRES, 0);
+    prev = r;
+  }
+  int64_t last = llamp_builder_add(bd, 0, LLAMP_VERTEX_CALC, 1e-6, 0, 0, 0);
+  llamp_builder_depend(bd, last, prev, LLAMP_EDGE_REQUIRES, 0);
+  for (int i = 0; i < far; i++) llamp_builder_depend(bd, last, early[i], LLAMP_EDGE_REQUIRES, 0);
+  prev = -1;
+  for (int i = 0; i < iters; i++) {
+    int64_t r = llamp_builder_add(bd, 1, LLAMP_VERTEX_RECV, 1024, 0, 0, 0);
+    int64_t s = llamp_builder_add(bd, 1, LLAMP_VERTEX_SEND, 1024, 0, 0, 0);
+    if (prev >= 0) llamp_builder_depend(bd, r, prev, LLAMP_EDGE_REQUIRES, 0);
+    llamp_builder_depend(bd, s, r, LLAMP_EDGE_REQUIRES, 0);
+    prev = s;
+  }
+  prev = llamp_builder_add(bd, 2, LLAMP_VERTEX_CALC, iters * 8e-6, 0, 0, 0);
+  for (int i = 0; i < far; i++) {
+    int64_t s = llamp_builder_add(bd, 2, LLAMP_VERTEX_SEND, 512 + 64 * i, 0, 7, 0);
+    llamp_builder_depend(bd, s, prev, LLAMP_EDGE_REQUIRES, 0);
+    prev = s;
+  }
+  char err[256];
+  llamp_graph_t *g = llamp_builder_finish(bd, err, sizeof err);
+  if (!g) fprintf(stderr, "builder: %s\n", err);
+  return g;
+}
+
+/* the point, the separate passes and the lanes agree on it, with the graph
+ * in place and through the NIC rule's plan; and whether rank 2's compute or
+ * the ping-pong is the longer, T is the one the far edges allow */
+static void check_far_edges(void) {
+  enum { ITERS = 3000, FAR = 5 };
+  llamp_graph_t *g = far_edges_graph(ITERS, FAR);
+  CHECK(g != NULL);
+  if (!g) return;
+  CHECK(llamp_graph_reach(g) > 8192); /* past the ring the passes use below 8 Ki */
+  char err[256];
+  for (int nic = 0; nic < 2; nic++)
+    for (int slow = 0; slow < 2; slow++) {
+      llamp_params_t p;
+      llamp_params_default(&p);
+      p.nic = nic;
+      p.L = slow ? 5e-6 : 1e-6; /* a slow network: the ping-pong ends last */
+      p.o = 0.2e-6;
+      llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+      CHECK(e != NULL);
+      if (!e) continue;
+      check_point(e, g, &p);
+      llamp_point_t pt;
+      CHECK(llamp_engine_point(e, &p, &pt) == 0);
+      /* each iteration of rank 0: its calc, o + L + 1023 G + o there and
+       * back (at least); rank 2's compute alone is ITERS x 8 us */
+      double pingpong = ITERS * (0.5e-6 + 2 * (2 * p.o + p.L + 1023 * p.G));
+      CHECK(pt.T >= (slow ? pingpong : ITERS * 8e-6));
+      CHECK(pt.lambda[LLAMP_PARAM_L] == (slow ? 2 * ITERS : 1)); /* one message after the compute */
+      llamp_engine_destroy(e);
+    }
+  llamp_graph_destroy(g);
+}
+
 int main(void) {
   char err[256], params[256];
   int graphs = 0, breaks = 0, pruned = 0, xparam_breaks = 0;
+  check_far_edges();
   for (int seed = 1; seed <= 40; seed++) {
     snprintf(params, sizeof params, "ranks=%d,ops=%d,seed=%d,compute=%dus", 2 + seed % 7,
              40 + (seed * 37) % 200, seed, 1 + seed % 5);
