@@ -2838,11 +2838,15 @@ static int ensure_terminal(llamp_engine_t *e) {
  * across it: on [0, 20 us] of an irregular 600 k-event graph one segment kept
  * 54 lines a vertex, two 47, four 10, eight 4 (four: 0.30 s, 129 MB; eight:
  * 0.26-0.30 s, 167 MB). */
-#define PRUNE_MAX_SEG 4
+#define PRUNE_MAX_SEG 32
 typedef struct {
   int nseg;
   double x[PRUNE_MAX_SEG + 1];
-  const double *tail[PRUNE_MAX_SEG + 1];
+  /* v's tail at x_j: tail[v * stride + j] (a vertex's points side by side:
+   * one or two cache lines a vertex, where one array per point cost a line
+   * per point) */
+  const double *tail;
+  size_t stride;
   double T[PRUNE_MAX_SEG + 1], slope_r[PRUNE_MAX_SEG + 1], slope_l[PRUNE_MAX_SEG + 1];
   double tol;
   /* 0, or give up once the kept lines average more than this a vertex: a
@@ -2877,24 +2881,75 @@ static void prune_bounds(prune_t *pr) {
   }
 }
 
-static inline int prunable(const prune_t *pr, uint64_t v, llamp_line_t l) {
+static inline int prunable1(const prune_t *pr, uint64_t v, llamp_line_t l) {
   /* per segment: upper bound through v, the line plus the chord of v's
    * convex tail; lower bound of T, the larger of its tangents at the ends.
    * Their difference is concave: check both ends and where the tangents
-   * cross.  One segment (the common case) without the loop. */
-  if (pr->nseg == 1) {
-    double u0 = l.a * pr->x[0] + l.b + pr->tail[0][v], u1 = l.a * pr->x[1] + l.b + pr->tail[1][v];
-    if (u0 >= pr->lim_lo[0] || u1 >= pr->lim_hi[0]) return 0;
-    return !(u0 + (u1 - u0) * pr->frac_k[0] >= pr->lim_k[0]);
-  }
-  double u0 = l.a * pr->x[0] + l.b + pr->tail[0][v];
+   * cross.  One segment (the common case). */
+  const double *tv = pr->tail + v * pr->stride;
+  double u0 = l.a * pr->x[0] + l.b + tv[0], u1 = l.a * pr->x[1] + l.b + tv[1];
+  if (u0 >= pr->lim_lo[0] || u1 >= pr->lim_hi[0]) return 0;
+  return !(u0 + (u1 - u0) * pr->frac_k[0] >= pr->lim_k[0]);
+}
+
+/* With several segments the same test is a set of points (x_i, D_i): the
+ * line is prunable when a x_i + b < D_i at each.  D_i depends on v alone
+ * (T's bound there less v's tail, or its chord at a tangents' crossing), so
+ * it is built once a vertex (prune_points).  Only the lower convex hull of
+ * the points matters, and of it only the point where the hull's slope
+ * passes a: each candidate line of v costs a binary search, not a test a
+ * point (65 points with 32 segments: that loop was half the pass). */
+typedef struct {
+  uint64_t v;
+  int n;
+  double x[2 * PRUNE_MAX_SEG + 1], d[2 * PRUNE_MAX_SEG + 1], s[2 * PRUNE_MAX_SEG + 1];
+} prune_pts_t;
+
+static inline void prune_points(const prune_t *pr, uint64_t v, prune_pts_t *pp) {
+  const double *tv = pr->tail + v * pr->stride;
+  int n = 0;
   for (int j = 0; j < pr->nseg; j++) {
-    double u1 = l.a * pr->x[j + 1] + l.b + pr->tail[j + 1][v];
-    if (u0 >= pr->lim_lo[j] || u1 >= pr->lim_hi[j] || u0 + (u1 - u0) * pr->frac_k[j] >= pr->lim_k[j])
-      return 0;
-    u0 = u1;
+    double d0 = pr->lim_lo[j] - tv[j];
+    if (j && d0 > pp->d[n - 1]) d0 = pp->d[n - 1]; /* x_j ends segment j - 1 too: both bounds hold */
+    if (j) n--;
+    pp->x[n] = pr->x[j], pp->d[n++] = d0;
+    if (pr->has_k[j])
+      pp->x[n] = pr->xk[j], pp->d[n++] = pr->lim_k[j] - (tv[j] + (tv[j + 1] - tv[j]) * pr->frac_k[j]);
+    pp->x[n] = pr->x[j + 1], pp->d[n++] = pr->lim_hi[j] - tv[j + 1];
   }
-  return 1;
+  pp->v = v;
+  /* the lower hull (x ascending; strictly, x_j < xk_j < x_j+1) in place,
+   * then its slopes: s[i] from point i to i + 1, ascending */
+  int h = 0;
+  for (int i = 0; i < n; i++) {
+    while (h >= 2 && (pp->x[h - 1] - pp->x[h - 2]) * (pp->d[i] - pp->d[h - 2]) -
+                             (pp->d[h - 1] - pp->d[h - 2]) * (pp->x[i] - pp->x[h - 2]) <=
+                         0)
+      h--;
+    pp->x[h] = pp->x[i], pp->d[h++] = pp->d[i];
+  }
+  for (int i = 0; i + 1 < h; i++) pp->s[i] = (pp->d[i + 1] - pp->d[i]) / (pp->x[i + 1] - pp->x[i]);
+  pp->n = h;
+}
+
+/* the hull point where a x_i + b - D_i is largest: the first whose next
+ * slope is a or more */
+static inline int prunable_pts(const prune_pts_t *pp, llamp_line_t l) {
+  int lo = 0, hi = pp->n - 1; /* the answer lies in [lo, hi] */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (pp->s[mid] >= l.a) hi = mid;
+    else lo = mid + 1;
+  }
+  return l.a * pp->x[lo] + l.b < pp->d[lo];
+}
+
+/* l prunable at v: v's points built at its first candidate (a vertex
+ * without candidates costs nothing) */
+static inline int prunable_at(const prune_t *pr, uint64_t v, prune_pts_t *pp, llamp_line_t l) {
+  if (pr->nseg == 1) return prunable1(pr, v, l);
+  if (pp->v != v) prune_points(pr, v, pp);
+  return prunable_pts(pp, l);
 }
 
 /* Room for `need` lines in the arena; the first arena borrows the evaluation
@@ -3011,6 +3066,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   uint64_t live_from = 0; /* positions before it hold no lines */
   size_t compacted_n = 0; /* live lines after the last compaction */
   size_t kept = 0, window_kept = 0; /* lines kept so far, and before the last 1024 vertices */
+  prune_pts_t pts; /* the points of the vertex pts.v, with several segments */
+  pts.v = UINT64_MAX, pts.n = 0;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     /* candidate lines go straight to the arena's end and are hulled in place */
@@ -3063,7 +3120,8 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
         tmp.v = nt;
         tmp.cap = need * 2;
       }
-      if (e->in_beg[v] == e->in_end[v] && !(prune && prunable(prune, v, (llamp_line_t){0, 0})))
+#define PRUNABLE(l) prunable_at(prune, v, &pts, (l))
+      if (e->in_beg[v] == e->in_end[v] && !(prune && PRUNABLE(((llamp_line_t){0, 0}))))
         dst[cnt++] = (llamp_line_t){0, 0};
       for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
         uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
@@ -3079,7 +3137,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
         if (prune) {
           for (uint64_t j = j0; j < j1; j++) {
             llamp_line_t l = {arena.v[j].a + a0, arena.v[j].b + b0};
-            if (!prunable(prune, v, l)) dst[cnt++] = l;
+            if (!PRUNABLE(l)) dst[cnt++] = l;
           }
         } else {
           for (uint64_t j = j0; j < j1; j++)
@@ -3127,7 +3185,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   if (total.n == 0) goto out; /* T has a line: pruning dropped them all, which it must never do */
   total.n = hull(total.v, total.n, lo, hi, xtol);
   if (getenv("LLAMP_DEBUG_ENVELOPE"))
-    fprintf(stderr, "envelope: %zu lines for %llu vertices\n", arena.n, (unsigned long long)e->n);
+    fprintf(stderr, "envelope: %zu lines for %llu vertices (kept %zu, T %zu)\n", arena.n, (unsigned long long)e->n, kept, total.n);
   *out = total.v;
   *count = total.n;
   total.v = NULL;
@@ -3140,6 +3198,7 @@ out:
   free(scratch.v);
   free(runs);
   return rc;
+#undef PRUNABLE
 }
 
 /* Backward pass for pruning: for every vertex the longest path from its
@@ -3165,44 +3224,44 @@ static int prune_lanes(uint64_t n) {
   return 2 + (int)(k < PRUNE_MAX_SEG - 1 ? k : PRUNE_MAX_SEG - 1);
 }
 
-/* tail_bounds' backward pass over K points (see there). */
-static inline __attribute__((always_inline)) void
-tail_pass(const llamp_engine_t *e, llamp_param_t w, const theta_t *th, double *const *A, double *const *CA,
-          double *T, double *S, int K) {
+/* tail_bounds' backward pass over K points (see there): A[j] of vertex v
+ * is buf[v * 2K + j], CA[j] buf[v * 2K + K + j].  Every cost is linear in
+ * the parameter (as the envelope's lines are): a cost at x_j is its cost at
+ * x_0 (t0) plus its coefficient times dx[j] = x_j - x_0, so each edge's cost
+ * functions run once, not once a point. */
+static inline __attribute__((always_inline)) void tail_pass(const llamp_engine_t *e, llamp_param_t w,
+                                                            const theta_t *t0, const double *dx, double *buf,
+                                                            double *T, double *S, int K) {
   uint64_t n = e->n;
-  const theta_t *tl = &th[0];
   const pwv_t *pw = e->pw;
   for (uint64_t i_ = n; i_-- > 0;) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
+    double *Av = buf + v * 2 * (uint64_t)K, *CAv = Av + K;
     unsigned k = e->kind[v];
-    double val = e->value[v], vc = vcoef(k, val, w, tl, pw, v);
+    double val = e->value[v], vc = vcoef(k, val, w, t0, pw, v), vb = vcost(k, val, t0, pw, v);
     double t[PRUNE_MAX_SEG + 1], c[PRUNE_MAX_SEG + 1];
     for (int j = 0; j < K; j++) {
-      t[j] = vcost(k, val, &th[j], pw, v) + A[j][v];
-      c[j] = vc + CA[j][v];
+      t[j] = vb + vc * dx[j] + Av[j];
+      c[j] = vc + CAv[j];
     }
     if (k == K_RECV_RNDV) {
-      double rc = ecoef(E_RNDV_DONE, val, w, tl, pw, v);
-      for (int j = 0; j < K; j++) tb_merge(ecost(E_RNDV_DONE, val, &th[j], pw, v), rc, &t[j], &c[j], j < K - 1);
+      double rc = ecoef(E_RNDV_DONE, val, w, t0, pw, v), rb = ecost(E_RNDV_DONE, val, t0, pw, v);
+      for (int j = 0; j < K; j++) tb_merge(rb + rc * dx[j], rc, &t[j], &c[j], j < K - 1);
     }
-    for (int j = 0; j < K; j++) A[j][v] = t[j]; /* A now holds the finished tail of v */
+    for (int j = 0; j < K; j++) Av[j] = t[j]; /* A now holds the finished tail of v */
     if (e->in_beg[v] == e->in_end[v])
       for (int j = 0; j < K; j++) tb_merge(t[j], c[j], &T[j], &S[j], j < K - 1);
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double vu = e->value[u];
-      double ec = ecoef_uv(type, vu, w, tl, pw, u, k, val, v);
+      double a = ecoef_uv(type, vu, w, t0, pw, u, k, val, v), b = ecost_uv(type, vu, t0, pw, u, k, val, v);
+      double *Au = buf + u * 2 * (uint64_t)K, *CAu = Au + K;
       if (from_start(type)) { /* relative to u's end: minus u's own cost */
         unsigned ku = e->kind[u];
-        double uc = vcoef(ku, vu, w, tl, pw, u);
-        for (int j = 0; j < K; j++)
-          tb_merge(ecost_uv(type, vu, &th[j], pw, u, k, val, v) + t[j] - vcost(ku, vu, &th[j], pw, u),
-                   ec + c[j] - uc, &A[j][u], &CA[j][u], j < K - 1);
-      } else {
-        for (int j = 0; j < K; j++)
-          tb_merge(ecost_uv(type, vu, &th[j], pw, u, k, val, v) + t[j], ec + c[j], &A[j][u], &CA[j][u],
-                   j < K - 1);
+        a -= vcoef(ku, vu, w, t0, pw, u);
+        b -= vcost(ku, vu, t0, pw, u);
       }
+      for (int j = 0; j < K; j++) tb_merge(b + a * dx[j] + t[j], a + c[j], &Au[j], &CAu[j], j < K - 1);
     }
   }
 }
@@ -3225,35 +3284,24 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
    * that tail(v) = cost(v) + A[v] holds for both kinds (the same for the
    * coefficients) and one accumulator per lane suffices.  Ties: the largest
    * coefficient (T's right slope), except at hi (its left slope). */
-  double *A[PRUNE_MAX_SEG + 1], *CA[PRUNE_MAX_SEG + 1];
-  theta_t th[PRUNE_MAX_SEG + 1];
-  double T[PRUNE_MAX_SEG + 1], S[PRUNE_MAX_SEG + 1];
-  /* each lane's message latencies: theta_of leaves them in the engine's one
-   * klat array, which a route parameter (l_wire, ...) changes lane by lane */
-  double *klat = e->pk ? malloc((size_t)K * (e->nk ? e->nk : 1) * sizeof *klat) : NULL;
-  if (e->pk && !klat) return -1;
+  double T[PRUNE_MAX_SEG + 1] = {0}, S[PRUNE_MAX_SEG + 1] = {0}, dx[PRUNE_MAX_SEG + 1] = {0};
   memset(buf, 0, words * sizeof(double));
   llamp_params_t q = *p;
+  llamp_params_set(&q, w, lo);
+  theta_t t0 = theta_of(e, &q);
   for (int j = 0; j < K; j++) {
-    A[j] = buf + (size_t)(2 * j) * n;
-    CA[j] = buf + (size_t)(2 * j + 1) * n;
     pr->x[j] = j == K - 1 ? hi : lo + (hi - lo) * j / (K - 1);
-    llamp_params_set(&q, w, pr->x[j]);
-    th[j] = theta_of(e, &q);
-    if (klat) {
-      memcpy(klat + (size_t)j * e->nk, e->klat, e->nk * sizeof *klat);
-      th[j].klat = klat + (size_t)j * e->nk;
-    }
+    dx[j] = pr->x[j] - lo;
     T[j] = S[j] = 0;
   }
   /* two points (the common case) compiled apart: K a constant, its loops unrolled */
-  if (K == 2) tail_pass(e, w, th, A, CA, T, S, 2);
-  else tail_pass(e, w, th, A, CA, T, S, K);
-  free(klat);
+  if (K == 2) tail_pass(e, w, &t0, dx, buf, T, S, 2);
+  else tail_pass(e, w, &t0, dx, buf, T, S, K);
   pr->nseg = K - 1;
   pr->max_avg = 0;
+  pr->tail = buf;
+  pr->stride = 2 * (size_t)K;
   for (int j = 0; j < K; j++) {
-    pr->tail[j] = A[j];
     pr->T[j] = T[j];
     /* an interior point's one slope serves both segments: any slope of a
      * path that is longest there supports the convex T at that point */
@@ -3269,18 +3317,26 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
   /* plain pass first: cheap when envelopes stay small (regular codes) */
   size_t budget = (size_t)(e->n + 1) * (max_lines ? max_lines : 2);
   if (envelope_pass(e, p, w, lo, hi, budget, NULL, out, count) == 0) return 0;
-  /* then pruned by T's tangents at lo and hi; when that keeps over 8 lines
-   * a vertex (any 1024 in a row), with up to 4 segments (their tails cost
-   * 16 B a vertex each: fresh pages not worth touching when two points prune
-   * enough) */
-  prune_t pr;
-  int K = prune_lanes(e->n);
-  if (tail_bounds(e, p, w, lo, hi, 2, &pr)) return -1;
-  pr.max_avg = K > 2 && hi > lo ? 8 : 0;
+  /* then pruned by T's tangents at points across the range: at its ends;
+   * when that keeps over 8 lines a vertex (any 1024 in a row), at 5 points;
+   * then at as many as prune_lanes allows.  More points prune more (on
+   * bench_capture64's graph with measured compute, 168 breakpoints in
+   * [0, 20 us]: 71 lines a vertex kept with 5 points, 8 with 29) but each
+   * costs the backward pass a lane and 16 B a vertex, which graphs whose
+   * lines 5 points already prune do not repay. */
+  int Kmax = prune_lanes(e->n), ladder[3] = {2, 5 < Kmax ? 5 : Kmax, Kmax};
   size_t live = (size_t)(e->n + 1) * 16;
-  if (envelope_pass(e, p, w, lo, hi, live, &pr, out, count) == 0) return 0;
-  if (!(pr.max_avg > 0) || tail_bounds(e, p, w, lo, hi, K, &pr)) return -1;
-  return envelope_pass(e, p, w, lo, hi, live, &pr, out, count);
+  prune_t pr;
+  for (int s = 0; s < 3; s++) {
+    if (s && ladder[s] <= ladder[s - 1]) continue;
+    int last = s == 2 || ladder[s] == Kmax || !(hi > lo);
+    if (tail_bounds(e, p, w, lo, hi, ladder[s], &pr)) return -1;
+    pr.max_avg = last ? 0 : 8;
+    if (getenv("LLAMP_DEBUG_ENVELOPE")) fprintf(stderr, "envelope: pruned at %d points\n", ladder[s]);
+    if (envelope_pass(e, p, w, lo, hi, live, &pr, out, count) == 0) return 0;
+    if (last) break;
+  }
+  return -1;
 }
 
 void llamp_engine_envelope_eval(const llamp_line_t *l, size_t n, double x, double *T,
