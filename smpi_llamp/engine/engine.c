@@ -3323,7 +3323,11 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
    * bench_capture64's graph with measured compute, 168 breakpoints in
    * [0, 20 us]: 71 lines a vertex kept with 5 points, 8 with 29) but each
    * costs the backward pass a lane and 16 B a vertex, which graphs whose
-   * lines 5 points already prune do not repay. */
+   * lines 5 points already prune do not repay.  Tried, not kept: the range
+   * in 2 or 8 parts on two cores (T's pieces over a part are supporting
+   * lines of T over the whole, so their hull is T): on that graph wall
+   * 1.7-2.3 s -> 1.5-2.2 s for twice the CPU time (the breakpoints crowd at
+   * small L), where the capture's second core runs the classification. */
   int Kmax = prune_lanes(e->n), ladder[3] = {2, 5 < Kmax ? 5 : Kmax, Kmax};
   size_t live = (size_t)(e->n + 1) * 16;
   prune_t pr;
