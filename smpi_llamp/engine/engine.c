@@ -3035,6 +3035,37 @@ one_line(const llamp_engine_t *e, const theta_t *t, llamp_param_t w, const pwv_t
   return maxlo <= blo + tie_tol(blo);
 }
 
+/* The unpruned pass while every vertex has one line (regular codes: the
+ * whole graph): v's line is lines[v], no offsets, no candidates written, the
+ * lines that end T pushed to `total` as envelope_pass does.  Apart from the
+ * general loop so that its state stays in registers.  Returns the first
+ * position not done (UINT64_MAX when out of memory). */
+static inline __attribute__((always_inline)) uint64_t envelope_dense(const llamp_engine_t *e, const theta_t *t,
+                                                                     llamp_param_t w, const pwv_t *pw, double lo,
+                                                                     double hi, double xtol, llamp_line_t *lines,
+                                                                     lines_t *total, size_t *total_hulled) {
+  const uint8_t *kind = e->kind, *terminal = e->terminal;
+  const double *val = e->value;
+  const uint32_t *beg = e->in_beg, *end = e->in_end;
+  uint64_t n = e->n < UINT32_MAX - 1 ? e->n : UINT32_MAX - 1, v = 0;
+  for (; v < n; v++) {
+    llamp_line_t one = {0, 0};
+    if (beg[v] != end[v] && !one_line(e, t, w, pw, v, lines, NULL, lo, hi, &one)) break;
+    lines[v] = one;
+    unsigned kv = kind[v];
+    if (terminal[v] || kv == K_RECV_RNDV) {
+      double x = val[v];
+      if (terminal[v] && lines_push(total, one.a + vcoef(kv, x, w, t, pw, v), one.b + vcost(kv, x, t, pw, v)))
+        return UINT64_MAX;
+      if (kv == K_RECV_RNDV && lines_push(total, one.a + ecoef(E_RNDV_DONE, x, w, t, pw, v),
+                                          one.b + ecost(E_RNDV_DONE, x, t, pw, v)))
+        return UINT64_MAX;
+      if (total->n > 2 * *total_hulled + 256) total->n = *total_hulled = hull(total->v, total->n, lo, hi, xtol);
+    }
+  }
+  return v;
+}
+
 static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
                          double hi, size_t max_total, const prune_t *prune, llamp_line_t **out,
                          size_t *count) {
@@ -3068,7 +3099,15 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   size_t kept = 0, window_kept = 0; /* lines kept so far, and before the last 1024 vertices */
   prune_pts_t pts; /* the points of the vertex pts.v, with several segments */
   pts.v = UINT64_MAX, pts.n = 0;
-  for (uint64_t i_ = 0; i_ < e->n; i_++) {
+  uint64_t from = 0; /* the vertices before it have one line each */
+  if (dense && !prune) {
+    from = pw ? envelope_dense(e, &t, w, pw, lo, hi, xtol, arena.v, &total, &total_hulled)
+              : envelope_dense(e, &t, w, NULL, lo, hi, xtol, arena.v, &total, &total_hulled);
+    if (from == UINT64_MAX) goto out;
+    arena.n = kept = from;
+    window_kept = from & ~(uint64_t)1023; /* the general loop's count at its last window */
+  }
+  for (uint64_t i_ = from; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_;
     /* candidate lines go straight to the arena's end and are hulled in place */
     size_t need = 1;
