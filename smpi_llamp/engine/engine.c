@@ -2918,15 +2918,19 @@ static inline void prune_points(const prune_t *pr, uint64_t v, prune_pts_t *pp) 
     pp->x[n] = pr->x[j + 1], pp->d[n++] = pr->lim_hi[j] - tv[j + 1];
   }
   pp->v = v;
-  /* the lower hull (x ascending; strictly, x_j < xk_j < x_j+1) in place,
-   * then its slopes: s[i] from point i to i + 1, ascending */
+  /* the lower hull (x ascending: x_j < xk_j < x_j+1) in place, then its
+   * slopes: s[i] from point i to i + 1, ascending */
   int h = 0;
   for (int i = 0; i < n; i++) {
-    while (h >= 2 && (pp->x[h - 1] - pp->x[h - 2]) * (pp->d[i] - pp->d[h - 2]) -
-                             (pp->d[h - 1] - pp->d[h - 2]) * (pp->x[i] - pp->x[h - 2]) <=
-                         0)
+    double xi = pp->x[i], di = pp->d[i];
+    if (h && !(xi > pp->x[h - 1])) { /* a range so narrow that points coincide: the lower D holds */
+      if (pp->d[h - 1] < di) di = pp->d[h - 1];
+      xi = pp->x[--h];
+    }
+    while (h >= 2 &&
+           (pp->x[h - 1] - pp->x[h - 2]) * (di - pp->d[h - 2]) - (pp->d[h - 1] - pp->d[h - 2]) * (xi - pp->x[h - 2]) <= 0)
       h--;
-    pp->x[h] = pp->x[i], pp->d[h++] = pp->d[i];
+    pp->x[h] = xi, pp->d[h++] = di;
   }
   for (int i = 0; i + 1 < h; i++) pp->s[i] = (pp->d[i + 1] - pp->d[i]) / (pp->x[i + 1] - pp->x[i]);
   pp->n = h;
