@@ -1532,6 +1532,13 @@ static inline uint64_t far_index(const llamp_engine_t *e, uint64_t u) {
   return lo;
 }
 
+/* u's slot as v reads it: in the ring of W = mask + 1 slots of rs doubles,
+ * or, for an in-edge reaching further back, in the far table after it */
+static inline const double *ring_slot(const llamp_engine_t *e, const double *ring, uint64_t mask, uint64_t rs,
+                                      uint64_t v, uint64_t u) {
+  return v - u <= mask ? ring + (u & mask) * rs : ring + ((mask + 1) + far_index(e, u)) * rs;
+}
+
 static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, const theta_t *t,
                                                              const llamp_param_t *ws, int nw,
                                                              uint64_t mask, llamp_eval_t *out,
@@ -1561,7 +1568,7 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
       int above = c > b + tol;
       double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, t, pw, u, kv, valv, v);
       if (!fs) ce += vcoef(kind[u], vu, LLAMP_PARAM_L, t, pw, u);
-      const double *su = v - u <= mask ? ring + (u & mask) * rs : far + far_index(e, u) * rs;
+      const double *su = ring_slot(e, ring, mask, rs, v, u);
       merge(c, ch[u] + ce, su[0] + ce, &b, &bh, &bl);
       double cw[FUSED_MAX];
       for (int k = 0; k < nw; k++) {
@@ -2116,8 +2123,7 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
       uint32_t u = src[i] & sm, type = src[i] >> shift;
       double vu = val[u];
       unsigned ku = kind[u];
-      const double *su = v - u <= mask ? ring + (u & mask) * rs : far + far_index(e, u) * rs;
-      const double *hu = su + K, *gu = su + 2 * K;
+      const double *su = ring_slot(e, ring, mask, rs, v, u), *hu = su + K, *gu = su + 2 * K;
       double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, th, pw, u, kv, valv, v);
       double cg = ecoef_uv(type, vu, LLAMP_PARAM_G, th, pw, u, kv, valv, v);
       if (!from_start(type)) {
@@ -2133,7 +2139,7 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
     for (size_t k = 0; k < K && need_ov; k++) {
       for (uint32_t i = b0; i < b1; i++) {
         uint32_t u = src[i] & sm, type = src[i] >> shift;
-        const double *su = v - u <= mask ? ring + (u & mask) * rs : far + far_index(e, u) * rs;
+        const double *su = ring_slot(e, ring, mask, rs, v, u);
         double ce;
         if (i - b0 < 256) {
           ce = ce_e[i - b0];
@@ -3039,6 +3045,24 @@ one_line(const llamp_engine_t *e, const theta_t *t, llamp_param_t w, const pwv_t
   return maxlo <= blo + tie_tol(blo);
 }
 
+/* v's k lines as ends of T: v's end (a terminal vertex), a rendezvous
+ * receive's sender completion; `total` is hulled as it grows */
+static int push_ends(const llamp_engine_t *e, const theta_t *t, llamp_param_t w, const pwv_t *pw, uint64_t v,
+                     const llamp_line_t *l, size_t k, lines_t *total, size_t *total_hulled, double lo, double hi,
+                     double xtol) {
+  unsigned kv = e->kind[v];
+  if (!e->terminal[v] && kv != K_RECV_RNDV) return 0;
+  double x = e->value[v];
+  double a1 = vcoef(kv, x, w, t, pw, v), b1 = vcost(kv, x, t, pw, v);
+  double a2 = ecoef(E_RNDV_DONE, x, w, t, pw, v), b2 = ecost(E_RNDV_DONE, x, t, pw, v);
+  for (size_t j = 0; j < k; j++) {
+    if (e->terminal[v] && lines_push(total, l[j].a + a1, l[j].b + b1)) return -1;
+    if (kv == K_RECV_RNDV && lines_push(total, l[j].a + a2, l[j].b + b2)) return -1;
+  }
+  if (total->n > 2 * *total_hulled + 256) total->n = *total_hulled = hull(total->v, total->n, lo, hi, xtol);
+  return 0;
+}
+
 /* The unpruned pass while every vertex has one line (regular codes: the
  * whole graph): v's line is lines[v], no offsets, no candidates written, the
  * lines that end T pushed to `total` as envelope_pass does.  Apart from the
@@ -3049,23 +3073,14 @@ static inline __attribute__((always_inline)) uint64_t envelope_dense(const llamp
                                                                      double hi, double xtol, llamp_line_t *lines,
                                                                      lines_t *total, size_t *total_hulled) {
   const uint8_t *kind = e->kind, *terminal = e->terminal;
-  const double *val = e->value;
   const uint32_t *beg = e->in_beg, *end = e->in_end;
   uint64_t n = e->n < UINT32_MAX - 1 ? e->n : UINT32_MAX - 1, v = 0;
   for (; v < n; v++) {
     llamp_line_t one = {0, 0};
     if (beg[v] != end[v] && !one_line(e, t, w, pw, v, lines, NULL, lo, hi, &one)) break;
     lines[v] = one;
-    unsigned kv = kind[v];
-    if (terminal[v] || kv == K_RECV_RNDV) {
-      double x = val[v];
-      if (terminal[v] && lines_push(total, one.a + vcoef(kv, x, w, t, pw, v), one.b + vcost(kv, x, t, pw, v)))
-        return UINT64_MAX;
-      if (kv == K_RECV_RNDV && lines_push(total, one.a + ecoef(E_RNDV_DONE, x, w, t, pw, v),
-                                          one.b + ecost(E_RNDV_DONE, x, t, pw, v)))
-        return UINT64_MAX;
-      if (total->n > 2 * *total_hulled + 256) total->n = *total_hulled = hull(total->v, total->n, lo, hi, xtol);
-    }
+    if ((terminal[v] || kind[v] == K_RECV_RNDV) && push_ends(e, t, w, pw, v, &one, 1, total, total_hulled, lo, hi, xtol))
+      return UINT64_MAX;
   }
   return v;
 }
@@ -3212,18 +3227,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     if (!dense) off[2 * v] = (uint32_t)arena.n;
     arena.n += k;
     if (!dense) off[2 * v + 1] = (uint32_t)arena.n;
-    unsigned kv = e->kind[v];
-    if (e->terminal[v] || kv == K_RECV_RNDV) {
-      double a1 = vcoef(kv, e->value[v], w, &t, pw, v), b1 = vcost(kv, e->value[v], &t, pw, v);
-      double a2 = ecoef(E_RNDV_DONE, e->value[v], w, &t, pw, v), b2 = ecost(E_RNDV_DONE, e->value[v], &t, pw, v);
-      for (size_t j = 0; j < k; j++) {
-        if (e->terminal[v] && lines_push(&total, dst[j].a + a1, dst[j].b + b1)) goto out;
-        if (kv == K_RECV_RNDV && lines_push(&total, dst[j].a + a2, dst[j].b + b2)) goto out;
-      }
-      if (total.n > 2 * total_hulled + 256) {
-        total.n = total_hulled = hull(total.v, total.n, lo, hi, xtol);
-      }
-    }
+    if (push_ends(e, &t, w, pw, v, dst, k, &total, &total_hulled, lo, hi, xtol)) goto out;
   }
   if (total.n == 0) goto out; /* T has a line: pruning dropped them all, which it must never do */
   total.n = hull(total.v, total.n, lo, hi, xtol);
