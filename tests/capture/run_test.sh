@@ -122,8 +122,9 @@ compute_accuracy)
   # Compute measured by the capture (the default: no --cfg of ours) on a
   # contention-free mesh, collectives as SimGrid's defaults run them: every simulated
   # second of compute is a calc vertex, so T(L0) equals SimGrid's time
-  # within 0.1 % in the same run, and the compute the DAG holds matches what
-  # the program's kernels took natively (MPICH) within 10 %.
+  # within 0.1 % in the same run; the kernels' simulated time equals their
+  # real CPU time in that run within 5 %; and the compute the DAG holds is
+  # within 1.5x of what the kernels took natively (MPICH) in another run.
   cc_cap "$here/compute.c" -o compute
   python3 "$src/tools/llamp-platform" -n 4 -L 2us -G 0.1ns -o mesh4.xml || fail "llamp-platform"
   # each run is a measurement: more attempts when one misses (on a loaded
@@ -132,7 +133,7 @@ compute_accuracy)
     "$bin/smpi_llamp-run" -np 4 -platform mesh4.xml --log=root.thres:warning -llamp-out out \
       -llamp-L 2us -llamp-G 0.1ns -llamp-o 0 ./compute 40000 100 >run.txt 2>&1 ||
       { cat run.txt; fail "smpi_llamp-run"; }
-    grep -v '^compute \|^setup \|^end ' run.txt
+    grep -v '^compute \|^setup \|^end \|^kreal ' run.txt
     expect run.txt "smpi_llamp: compute: measured CPU time replayed 1:1 on hosts of 1 Gflop/s"
     expect out/report.json '"mode": "replay"'
     expect out/report.json '"suspicious": false'
@@ -141,16 +142,21 @@ compute_accuracy)
     kern=$(awk '$1 == "compute" { s += $3 } END { printf "%.9g", s }' run.txt)
     setup=$(awk '$1 == "setup" { s += $3 } END { printf "%.9g", s }' run.txt)
     prog=$(awk -v k="$kern" -v s="$setup" 'BEGIN { printf "%.9g", k + s }')
-    echo "attempt $attempt: T(L0) against SimGrid $d (relative), kernels $kern s + set-up $setup s, DAG compute $sim s"
+    real=$(awk '$1 == "kreal" { s += $3 } END { printf "%.9g", s }' run.txt)
+    echo "attempt $attempt: T(L0) against SimGrid $d (relative), kernels $kern s (real clock $real s) + set-up $setup s, DAG compute $sim s"
     # the program's clock reads the simulated time: kernels and set-up are
     # bursts the capture measured; the DAG also holds the code between the
     # calls (0.1-0.6 us a gap here, ~1 % of the compute) and after the loop.
     # The set-up is 0.3-0.6 ms a rank on a VM (SMPI's calloc writes the
     # array: first page touches), 5-13 % of the kernels: counted on both sides
-    if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' && within "$prog" "$sim" 0.05; then
+    # the same kernels on the simulated and on the real clock: the capture
+    # measured what ran (a speed drift of the VM, 1.9x between phases seen
+    # here, changes both alike)
+    if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1e-3 && d >= -1e-3) }' && within "$prog" "$sim" 0.05 &&
+       within "$kern" "$real" 0.05; then
       break
     fi
-    [ $attempt = 3 ] && fail "T(L0) differs from SimGrid's time by $d (bound 1e-3), or the program's own $prog s (kernels and set-up) are not within 5 % of the DAG's $sim s"
+    [ $attempt = 3 ] && fail "T(L0) differs from SimGrid's time by $d (bound 1e-3), or the program's own $prog s (kernels and set-up) are not within 5 % of the DAG's $sim s, or its kernels' simulated $kern s are not within 5 % of their real CPU time $real s"
   done
   if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
     # two ranks each way: more native processes than cores would inflate
@@ -173,13 +179,20 @@ compute_accuracy)
       $pin mpiexec -n 2 ./compute_native 40000 200 >native.txt 2>&1 || { cat native.txt; fail "mpiexec"; }
       nat=$(awk '$1 == "compute" || $1 == "setup" { s += $3 } END { printf "%.9g", s }' native.txt)
       echo "compute: native kernels and set-up $nat s, simulated $sim s (attempt $attempt)"
-      if within "$sim" "$nat" 0.10; then ok=1; break; fi
+      # Two runs seconds apart on a shared VM: this machine ran the same
+      # native kernels 1.9x apart between phases, and CI once measured the
+      # simulated side 22 % below the native one in all three attempts.  The
+      # exact check is the real clock's, above; this one catches compute the
+      # simulation lost or scaled (SimGrid's 20 kflop/s default keeps 1e-5 of it).
+      if awk -v a="$sim" -v b="$nat" 'BEGIN { exit !(a != "" && b > 0 && a / b <= 1.5 && b / a <= 1.5) }'; then
+        ok=1; break
+      fi
       # the least time of each side over the attempts (load only adds time)
       simmin=$(awk -v a="$simmin" -v b="$sim" 'BEGIN { print (a == "" || b < a) ? b : a }')
       natmin=$(awk -v a="$natmin" -v b="$nat" 'BEGIN { print (a == "" || b < a) ? b : a }')
-      if [ $attempt = 3 ] && within "$simmin" "$natmin" 0.10; then ok=1; fi
+      if [ $attempt = 3 ] && awk -v a="$simmin" -v b="$natmin" 'BEGIN { exit !(a / b <= 1.5 && b / a <= 1.5) }'; then ok=1; fi
     done
-    [ $ok = 1 ] || fail "simulated compute $sim s (least $simmin s) is not within 10 % of the native $nat s (least $natmin s)"
+    [ $ok = 1 ] || fail "simulated compute $sim s (least $simmin s) is not within 1.5x of the native $nat s (least $natmin s)"
   else
     echo "note: no MPICH mpicc/mpiexec: the native comparison was skipped"
   fi
