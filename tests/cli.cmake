@@ -20,3 +20,7 @@ if(LLAMP_VALGRIND AND NOT LLAMP_SANITIZE)
            COMMAND sh -c "${LLAMP_VALGRIND} --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $<TARGET_FILE:llamp> analyze ${CMAKE_CURRENT_SOURCE_DIR}/data/examples/paper_example.goal --L nonsense; test $? -eq 1")
   set_tests_properties(cli_valgrind_analyze cli_valgrind_bad_input PROPERTIES LABELS "cli;valgrind")
 endif()
+
+# The engine's plan in one and in two halves: the same report.
+add_test(NAME cli_threads_same COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/threads.sh $<TARGET_FILE:llamp>)
+set_tests_properties(cli_threads_same PROPERTIES LABELS "cli;unit")

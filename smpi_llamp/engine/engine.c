@@ -66,8 +66,9 @@ struct llamp_engine {
   uint32_t *gap_prev; /* graph vertex -> previous message of its gap chain (graph id) */
   uint32_t *burst_from; /* graph receive -> the first send of its message's run (graph id) */
   uint32_t *ahead_to;   /* graph receive -> the send whose place in the run sets its ahead */
-  uint32_t *run_list, *run_idx, nrun; /* the runs' sends in posting order (graph ids), and
-                                         each send's place there (UINT32_MAX: none) */
+  uint32_t *run_list, *run_idx, nrun; /* the runs' sends (graph ids) by place: a rank's in
+                                         posting order from its posting segment's start,
+                                         UINT32_MAX after them; each send's place */
   uint32_t *chain_from; /* graph receive -> the first send of the burst to one host it ends */
   double *run_bk, *run_bn; /* plan receive -> ahead: bytes (G units) and messages (g) */
   double *run_ck;          /* plan receive -> its burst's earlier bytes, on its chain edge */
@@ -475,8 +476,223 @@ static void run_flush(const llamp_graph_t *g, const llamp_graph_arrays_t *a, con
   }
 }
 
+/* The plan's per-rank walks in posting order (build_plan), over a range of
+ * ranks or of vertices, so that the two halves of llamp_par can share them:
+ * each rank's sends, receives and scratch (its segment of `burst` and `arr`,
+ * rank_off[r] ..) are its own. */
+typedef struct {
+  const llamp_graph_t *g;
+  const llamp_graph_arrays_t *a;
+  const burst_ref_t *bref;
+  double S;
+  int nic, any_self, recv_chain;
+  const double *recv_key;
+  const uint32_t *rank_off, *posting;
+  arrival_t *arr;
+  uint32_t *prev_msg, *burst_from, *ahead_to, *run_idx, *run_list, *chain_from, *burst;
+} plan_ranks_t;
+
+static void plan_init_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  (void)half;
+  const plan_ranks_t *c = ctx;
+  for (uint64_t v = lo; v < hi; v++) c->burst_from[v] = c->ahead_to[v] = c->run_idx[v] = c->chain_from[v] = UINT32_MAX;
+}
+
+/* The runs of ranks [lo, hi).  A rank's run sends take the first places of
+ * its posting segment in order (run_list; the rest UINT32_MAX, 0 bytes in
+ * runs_fill's sums): places differ by the sends between, and the byte sums
+ * add the same terms in the same order as one list of all ranks' sends. */
+static void plan_runs_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  (void)half;
+  const plan_ranks_t *c = ctx;
+  const llamp_graph_arrays_t *a = c->a;
+  for (uint64_t r = lo; r < hi; r++) {
+    uint32_t nb = 0, place = c->rank_off[r], *burst = c->burst + c->rank_off[r];
+    for (uint32_t i = c->rank_off[r]; i < c->rank_off[r + 1]; i++) {
+      uint32_t v = c->posting[i];
+      if (a->kind[v] != LLAMP_VERTEX_SEND || (c->any_self && to_self(c->g, v))) continue;
+      if (!(nb && c->bref->binds[v])) {
+        run_flush(c->g, a, c->bref, c->S, burst, nb, c->burst_from, c->ahead_to, c->chain_from);
+        nb = 0;
+      }
+      burst[nb++] = v;
+      c->run_idx[v] = place;
+      c->run_list[place++] = v;
+    }
+    run_flush(c->g, a, c->bref, c->S, burst, nb, c->burst_from, c->ahead_to, c->chain_from);
+    for (; place < c->rank_off[r + 1]; place++) c->run_list[place] = UINT32_MAX;
+  }
+}
+
+/* The gap chains of ranks [lo, hi): each message's previous one (sends in
+ * posting order; receives by recv_key, else in posting order). */
+static void plan_chains_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  (void)half;
+  const plan_ranks_t *c = ctx;
+  const llamp_graph_arrays_t *a = c->a;
+  for (uint64_t r = lo; r < hi; r++) {
+    uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX, nr = 0;
+    arrival_t *arr = c->arr ? c->arr + c->rank_off[r] : NULL;
+    for (uint32_t i = c->rank_off[r]; i < c->rank_off[r + 1]; i++) {
+      uint32_t v = c->posting[i];
+      c->prev_msg[v] = UINT32_MAX;
+      if (c->nic && c->any_self && to_self(c->g, v)) continue; /* never on the wire */
+      if (a->kind[v] == LLAMP_VERTEX_SEND) {
+        /* with the runs, a send's NIC wait is on its message (E_BURST),
+         * not on the rank */
+        if (!c->run_idx) c->prev_msg[v] = last_send;
+        last_send = v;
+      } else if (a->kind[v] == LLAMP_VERTEX_RECV && c->recv_chain) {
+        /* an earlier message of a burst ends with the burst's last one,
+         * sharing the receiver's link with it too: not FIFO there */
+        if (c->burst_from && c->burst_from[v] != UINT32_MAX && (c->ahead_to[v] & AHEAD_OFF_CHAIN)) continue;
+        if (arr) arr[nr++] = (arrival_t){c->recv_key[v], i, v};
+        else {
+          c->prev_msg[v] = last_recv;
+          last_recv = v;
+        }
+      }
+    }
+    if (arr) {
+      sort_arrivals(arr, nr);
+      for (uint32_t j = 0; j < nr; j++) c->prev_msg[arr[j].v] = j ? arr[j - 1].v : UINT32_MAX;
+    }
+  }
+}
+
+/* The plan's in-edges of vertices [lo, hi): counted (pass 0, into
+ * count[half]) or written from start[half] (pass 1), so that two halves
+ * fill one CSR. */
+typedef struct {
+  const llamp_graph_t *g;
+  const llamp_graph_arrays_t *a;
+  const uint8_t *kind;
+  const uint32_t *burst_from, *prev_msg; /* prev_msg NULL: no gap chains */
+  const burst_ref_t *bref;
+  int nic;
+  uint8_t *chain_read;
+  uint32_t *off, *src;
+  int pass;
+  uint64_t count[2], start[2];
+} plan_edges_t;
+
+static void plan_edges_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  plan_edges_t *c = ctx;
+  const llamp_graph_t *g = c->g;
+  const llamp_graph_arrays_t *a = c->a;
+  const uint8_t *kind = c->kind;
+  const int pass = c->pass;
+  uint32_t *src = c->src;
+  uint64_t m = pass ? c->start[half] : 0;
+  for (uint64_t v = lo; v < hi; v++) {
+    if (pass) c->off[v] = (uint32_t)m;
+    for (uint32_t i = a->in_beg[v]; i < a->in_end[v]; i++) {
+      uint32_t u = a->in_src[i] & LLAMP_EDGE_SRC_MASK, k = a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
+      uint32_t type = k, from = u;
+      if (k == LLAMP_EDGE_MESSAGE) type = kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
+      else if (k == LLAMP_EDGE_REQUIRES && a->kind[u] == LLAMP_VERTEX_SEND &&
+               kind[llamp_graph_partner(g, u)] == K_RECV_RNDV) {
+        /* the rendezvous send completes when its data has been read */
+        if (pass) src[m] = u | (E_END << PLAN_SHIFT);
+        m++;
+        type = E_RNDV_DONE;
+        from = (uint32_t)llamp_graph_partner(g, u);
+      }
+      if (pass) src[m] = from | (type << PLAN_SHIFT);
+      m++;
+    }
+    if (c->burst_from && c->burst_from[v] != UINT32_MAX) {
+      if (pass) src[m] = c->burst_from[v] | ((uint32_t)E_BURST << PLAN_SHIFT);
+      m++;
+    }
+    if (c->prev_msg && c->prev_msg[v] != UINT32_MAX) {
+      uint32_t pm = c->prev_msg[v], gt = c->nic && a->kind[v] == LLAMP_VERTEX_RECV ? E_GAPR : E_GAP;
+      /* A rendezvous receive after another: its data follows its start by
+       * its read's latencies, as the other's did, so it ends no sooner than
+       * the other's bytes after it could have begun: E_GAP, which charges
+       * them (exact for equal latency terms).  Only where its sender's own
+       * chain did not bind at the reference: a sender whose link is busy
+       * too shares it while the receiver's is shared, which SimGrid does at
+       * once and two chains would add (800 KB allgathers on 8 hosts:
+       * +12.9 % and +39.6 % with both).  Four senders into one host:
+       * -74.5 % -> 0 (tests/consistency/nic.sh). */
+      if (c->chain_read && kind[v] == K_RECV_RNDV && kind[pm] == K_RECV_RNDV &&
+          !c->bref->binds[llamp_graph_partner(g, v)]) {
+        gt = E_GAP;
+        if (pass) c->chain_read[v] = 1;
+      }
+      if (pass) src[m] = pm | (gt << PLAN_SHIFT);
+      m++;
+    }
+  }
+  if (!pass) c->count[half] = m;
+}
+
+/* The plan's kinds and values of vertices [lo, hi): a receive is charged
+ * for the message actually sent, and is a rendezvous one above S. */
+typedef struct {
+  const llamp_graph_t *g;
+  const llamp_graph_arrays_t *a;
+  double S;
+  uint8_t *kind;
+  double *value;
+} plan_kinds_t;
+
+static void plan_kinds_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  (void)half;
+  const plan_kinds_t *c = ctx;
+  const llamp_graph_arrays_t *a = c->a;
+  for (uint64_t v = lo; v < hi; v++) {
+    c->kind[v] = a->kind[v];
+    c->value[v] = a->value[v];
+    if (a->kind[v] == LLAMP_VERTEX_RECV) {
+      double s = a->value[llamp_graph_partner(c->g, v)];
+      c->value[v] = s;
+      if (s > c->S) c->kind[v] = K_RECV_RNDV;
+    }
+  }
+}
+
+/* The plan renumbered into the order plan_sort found, over [lo, hi):
+ * pass 0 plan -> graph (gv, by graph vertex), pass 1 the in-edges of each
+ * half's plan vertices (count[half]), pass 2 the arrays, each half's edges
+ * from start[half]. */
+typedef struct {
+  llamp_engine_t *e;
+  const uint32_t *order;
+  const uint8_t *kind;
+  const double *value;
+  const uint32_t *off, *src;
+  int pass;
+  uint64_t count[2], start[2];
+} plan_renum_t;
+
+static void plan_renum_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  plan_renum_t *c = ctx;
+  llamp_engine_t *e = c->e;
+  const uint32_t *order = c->order, *off = c->off, *src = c->src;
+  if (c->pass == 0) {
+    for (uint64_t v = lo; v < hi; v++) e->gv[order[v]] = (uint32_t)v;
+    return;
+  }
+  if (c->pass == 1) {
+    uint64_t k = 0;
+    for (uint64_t p = lo; p < hi; p++) k += off[e->gv[p] + 1] - off[e->gv[p]];
+    c->count[half] = k;
+    return;
+  }
+  uint64_t k = c->start[half];
+  for (uint64_t p = lo; p < hi; p++) {
+    uint32_t v = e->gv[p];
+    e->own_kind[p] = c->kind[v];
+    e->own_value[p] = c->value[v];
+    e->own_off[p] = (uint32_t)k;
+    for (uint32_t i = off[v]; i < off[v + 1]; i++) e->own_src[k++] = order[src[i] & PLAN_MASK] | (src[i] & ~PLAN_MASK);
+  }
+}
+
 static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
-                      const burst_ref_t *bref, char *err, size_t errlen) {
+                      const burst_ref_t *bref, llamp_par_t *par, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
   llamp_graph_arrays_t a;
   llamp_graph_arrays(g, &a);
@@ -495,15 +711,9 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   uint8_t *chain_read = NULL;
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
-  for (uint64_t v = 0; v < n; v++) {
-    kind[v] = a.kind[v];
-    value[v] = a.value[v];
-    if (a.kind[v] == LLAMP_VERTEX_RECV) {
-      double s = a.value[llamp_graph_partner(g, v)];
-      value[v] = s; /* a receive is charged for the message actually sent */
-      if (s > e->proto.S) kind[v] = K_RECV_RNDV;
-    }
-  }
+  plan_kinds_t pk = {g, &a, e->proto.S, kind, value};
+  if (par) llamp_par_run(par, n, plan_kinds_half, &pk);
+  else plan_kinds_half(&pk, 0, n, 0);
   /* gap edges: previous send (recv) of the same rank in posting order */
   if (gap) {
     uint32_t P = llamp_graph_num_ranks(g);
@@ -511,6 +721,8 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     if (!prev_msg || posting_order(g, &a, &rank_off, &posting)) goto oom;
     arrival_t *arr = recv_key ? plan_alloc((n ? n : 1) * sizeof *arr) : NULL;
     if (recv_key && !arr) goto oom;
+    plan_ranks_t pr = {g, &a, bref, e->proto.S, e->proto.nic, any_self, recv_chain, recv_key, rank_off, posting,
+                       arr, prev_msg, NULL, NULL, NULL, NULL, NULL, NULL};
     if (bref) { /* runs first: their bursts' receives leave the receive chain */
       burst_from = plan_alloc((n ? n : 1) * 4);
       ahead_to = plan_alloc((n ? n : 1) * 4);
@@ -523,50 +735,18 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
         free(arr);
         goto oom;
       }
-      for (uint64_t v = 0; v < n; v++) burst_from[v] = ahead_to[v] = run_idx[v] = chain_from[v] = UINT32_MAX;
-      for (uint32_t r = 0; r < P; r++) {
-        uint32_t nb = 0;
-        for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
-          uint32_t v = posting[i];
-          if (a.kind[v] != LLAMP_VERTEX_SEND || (any_self && to_self(g, v))) continue;
-          if (!(nb && bref->binds[v])) {
-            run_flush(g, &a, bref, e->proto.S, burst, nb, burst_from, ahead_to, chain_from);
-            nb = 0;
-          }
-          burst[nb++] = v;
-          run_idx[v] = nrun;
-          run_list[nrun++] = v;
-        }
-        run_flush(g, &a, bref, e->proto.S, burst, nb, burst_from, ahead_to, chain_from);
-      }
+      pr.burst_from = burst_from, pr.ahead_to = ahead_to, pr.run_idx = run_idx, pr.run_list = run_list;
+      pr.chain_from = chain_from, pr.burst = burst;
+      nrun = (uint32_t)n; /* run_idx: a place in its rank's posting segment */
+      if (par) llamp_par_run(par, n, plan_init_half, &pr);
+      else plan_init_half(&pr, 0, n, 0);
+      /* each rank's sends in turn (posting order); the halves write apart:
+       * a receive's burst fields only by its one sender */
+      if (par) llamp_par_run(par, P, plan_runs_half, &pr);
+      else plan_runs_half(&pr, 0, P, 0);
     }
-    for (uint32_t r = 0; r < P; r++) {
-      uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX, nr = 0;
-      for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
-        uint32_t v = posting[i];
-        prev_msg[v] = UINT32_MAX;
-        if (e->proto.nic && any_self && to_self(g, v)) continue; /* never on the wire */
-        if (a.kind[v] == LLAMP_VERTEX_SEND) {
-          /* with the runs, a send's NIC wait is on its message (E_BURST),
-           * not on the rank */
-          if (!run_idx) prev_msg[v] = last_send;
-          last_send = v;
-        } else if (a.kind[v] == LLAMP_VERTEX_RECV && recv_chain) {
-          /* an earlier message of a burst ends with the burst's last one,
-           * sharing the receiver's link with it too: not FIFO there */
-          if (burst_from && burst_from[v] != UINT32_MAX && (ahead_to[v] & AHEAD_OFF_CHAIN)) continue;
-          if (arr) arr[nr++] = (arrival_t){recv_key[v], i, v};
-          else {
-            prev_msg[v] = last_recv;
-            last_recv = v;
-          }
-        }
-      }
-      if (arr) {
-        sort_arrivals(arr, nr);
-        for (uint32_t j = 0; j < nr; j++) prev_msg[arr[j].v] = j ? arr[j - 1].v : UINT32_MAX;
-      }
-    }
+    if (par) llamp_par_run(par, P, plan_chains_half, &pr);
+    else plan_chains_half(&pr, 0, P, 0);
     free(arr);
     free(burst);
     burst = NULL;
@@ -575,58 +755,18 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     free(rank_off);
     rank_off = NULL;
   }
-  /* count then fill the new in-edges */
-  for (int pass = 0; pass < 2; pass++) {
-    uint64_t m = 0;
-    for (uint64_t v = 0; v < n; v++) {
-      if (pass) off[v] = (uint32_t)m;
-      for (uint32_t i = a.in_beg[v]; i < a.in_end[v]; i++) {
-        uint32_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK, k = a.in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
-        uint32_t type = k, from = u;
-        if (k == LLAMP_EDGE_MESSAGE) type = kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
-        else if (k == LLAMP_EDGE_REQUIRES && a.kind[u] == LLAMP_VERTEX_SEND &&
-                 kind[llamp_graph_partner(g, u)] == K_RECV_RNDV) {
-          /* the rendezvous send completes when its data has been read */
-          if (pass) src[m] = u | (E_END << PLAN_SHIFT);
-          m++;
-          type = E_RNDV_DONE;
-          from = (uint32_t)llamp_graph_partner(g, u);
-        }
-        if (pass) src[m] = from | (type << PLAN_SHIFT);
-        m++;
-      }
-      if (burst_from && burst_from[v] != UINT32_MAX) {
-        if (pass) src[m] = burst_from[v] | ((uint32_t)E_BURST << PLAN_SHIFT);
-        m++;
-      }
-      if (gap && prev_msg[v] != UINT32_MAX) {
-        uint32_t gt = e->proto.nic && a.kind[v] == LLAMP_VERTEX_RECV ? E_GAPR : E_GAP;
-        /* A rendezvous receive after another: its data follows its start by
-         * its read's latencies, as the other's did, so it ends no sooner than
-         * the other's bytes after it could have begun: E_GAP, which charges
-         * them (exact for equal latency terms).  Only where its sender's own
-         * chain did not bind at the reference: a sender whose link is busy
-         * too shares it while the receiver's is shared, which SimGrid does at
-         * once and two chains would add (800 KB allgathers on 8 hosts:
-         * +12.9 % and +39.6 % with both).  Four senders into one host:
-         * -74.5 % -> 0 (tests/consistency/nic.sh). */
-        if (chain_read && kind[v] == K_RECV_RNDV && kind[prev_msg[v]] == K_RECV_RNDV &&
-            !bref->binds[llamp_graph_partner(g, v)]) {
-          gt = E_GAP;
-          if (pass) chain_read[v] = 1;
-        }
-        if (pass) src[m] = prev_msg[v] | (gt << PLAN_SHIFT);
-        m++;
-      }
-    }
-    if (!pass) {
-      if (m >= UINT32_MAX) goto oom;
-      src = plan_alloc((m ? m : 1) * 4);
-      if (!src) goto oom;
-    } else {
-      off[n] = (uint32_t)m;
-    }
-  }
+  /* count then fill the new in-edges, each half of the vertices from its
+   * own start */
+  plan_edges_t pe = {g, &a, kind, burst_from, gap ? prev_msg : NULL, bref, e->proto.nic, chain_read, off, NULL, 0,
+                     {0, 0}, {0, 0}};
+  if (par) llamp_par_run(par, n, plan_edges_half, &pe);
+  else plan_edges_half(&pe, 0, n, 0);
+  uint64_t m_all = pe.count[0] + pe.count[1];
+  if (m_all >= UINT32_MAX || !(src = plan_alloc((m_all ? m_all : 1) * 4))) goto oom;
+  pe.src = src, pe.pass = 1, pe.start[1] = pe.count[0];
+  if (par) llamp_par_run(par, n, plan_edges_half, &pe);
+  else plan_edges_half(&pe, 0, n, 0);
+  off[n] = (uint32_t)m_all;
   free(e->gap_prev);
   e->gap_prev = prev_msg; /* llamp_engine_gap_chain */
   prev_msg = NULL;
@@ -671,17 +811,15 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     e->own_off = plan_alloc((n + 1) * 4);
     e->own_src = plan_alloc((m ? m : 1) * 4);
     if (!e->gv || !e->own_kind || !e->own_value || !e->own_off || !e->own_src) goto oom;
-    for (uint64_t v = 0; v < n; v++) e->gv[order[v]] = (uint32_t)v;
-    uint64_t k = 0;
-    for (uint64_t p = 0; p < n; p++) {
-      uint32_t v = e->gv[p];
-      e->own_kind[p] = kind[v];
-      e->own_value[p] = value[v];
-      e->own_off[p] = (uint32_t)k;
-      for (uint32_t i = off[v]; i < off[v + 1]; i++)
-        e->own_src[k++] = order[src[i] & PLAN_MASK] | (src[i] & ~PLAN_MASK);
+    plan_renum_t rn = {e, order, kind, value, off, src, 0, {0, 0}, {0, 0}};
+    if (par) llamp_par_run(par, n, plan_renum_half, &rn); /* pass 0: gv */
+    else plan_renum_half(&rn, 0, n, 0);
+    for (rn.pass = 1; rn.pass <= 2; rn.pass++) { /* 1: edges per half, 2: the arrays */
+      rn.start[1] = rn.count[0];
+      if (par) llamp_par_run(par, n, plan_renum_half, &rn);
+      else plan_renum_half(&rn, 0, n, 0);
     }
-    e->own_off[n] = (uint32_t)k;
+    e->own_off[n] = (uint32_t)m;
   }
   free(kind);
   free(value);
@@ -1018,7 +1156,36 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
  * the run's messages before the one ahead_to names, their bytes at G in the
  * cost model's units (msg_bytes) and their count.  After the costs, which
  * give a send's bytes. */
-static int runs_fill(llamp_engine_t *e, char *err, size_t errlen) {
+/* runs_fill's loops over plan vertices [lo, hi): graph -> plan (pass 0),
+ * then each receive's ahead (pass 1; 0 where it has none). */
+typedef struct {
+  llamp_engine_t *e;
+  uint32_t *pv;
+  const double *pre;
+  int pass;
+} runs_job_t;
+
+static void runs_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  (void)half;
+  const runs_job_t *c = ctx;
+  llamp_engine_t *e = c->e;
+  if (c->pass == 0) {
+    for (uint64_t p = lo; p < hi; p++) c->pv[e->gv[p]] = (uint32_t)p;
+    return;
+  }
+  const double *pre = c->pre;
+  for (uint64_t p = lo; p < hi; p++) {
+    uint64_t v = e->gv ? e->gv[p] : p;
+    e->run_bk[p] = e->run_bn[p] = e->run_ck[p] = 0;
+    if (e->burst_from[v] == UINT32_MAX) continue;
+    uint32_t f = e->run_idx[e->burst_from[v]], a = e->run_idx[e->ahead_to[v] & ~AHEAD_OFF_CHAIN];
+    e->run_bk[p] = pre[a] - pre[f];
+    e->run_bn[p] = a - f;
+    if (e->chain_from[v] != UINT32_MAX) e->run_ck[p] = pre[a] - pre[e->run_idx[e->chain_from[v]]];
+  }
+}
+
+static int runs_fill(llamp_engine_t *e, llamp_par_t *par, char *err, size_t errlen) {
   free(e->run_bk);
   free(e->run_bn);
   free(e->run_ck);
@@ -1027,31 +1194,35 @@ static int runs_fill(llamp_engine_t *e, char *err, size_t errlen) {
   uint64_t n = e->n;
   uint32_t *pv = NULL; /* graph -> plan */
   double *pre = malloc(((size_t)e->nrun + 1) * sizeof *pre);
-  e->run_bk = plan_zalloc(n ? n : 1, sizeof *e->run_bk);
-  e->run_bn = plan_zalloc(n ? n : 1, sizeof *e->run_bn);
-  e->run_ck = plan_zalloc(n ? n : 1, sizeof *e->run_ck);
-  if (e->gv && (pv = malloc((n ? n : 1) * sizeof *pv)))
-    for (uint64_t p = 0; p < n; p++) pv[e->gv[p]] = (uint32_t)p;
+  e->run_bk = plan_alloc((n ? n : 1) * sizeof *e->run_bk);
+  e->run_bn = plan_alloc((n ? n : 1) * sizeof *e->run_bn);
+  e->run_ck = plan_alloc((n ? n : 1) * sizeof *e->run_ck);
+  if (e->gv) pv = malloc((n ? n : 1) * sizeof *pv);
   if (!pre || !e->run_bk || !e->run_bn || !e->run_ck || (e->gv && !pv)) {
     free(pre);
     free(pv);
     snprintf(err, errlen, "out of memory for the NIC rule's runs");
     return -1;
   }
+  runs_job_t job = {e, pv, pre, 0};
+  if (pv) {
+    if (par) llamp_par_run(par, n, runs_half, &job);
+    else runs_half(&job, 0, n, 0);
+  }
   theta_t t = theta_of(e, &e->proto);
   pre[0] = 0;
   for (uint32_t i = 0; i < e->nrun; i++) {
-    uint64_t p = pv ? pv[e->run_list[i]] : e->run_list[i];
+    uint32_t v = e->run_list[i];
+    if (v == UINT32_MAX) { /* a place no run send took (plan_runs_half) */
+      pre[i + 1] = pre[i];
+      continue;
+    }
+    uint64_t p = pv ? pv[v] : v;
     pre[i + 1] = pre[i] + msg_bytes(e->value[p], &t, e->pw, p);
   }
-  for (uint64_t p = 0; p < n; p++) {
-    uint64_t v = e->gv ? e->gv[p] : p;
-    if (e->burst_from[v] == UINT32_MAX) continue;
-    uint32_t f = e->run_idx[e->burst_from[v]], a = e->run_idx[e->ahead_to[v] & ~AHEAD_OFF_CHAIN];
-    e->run_bk[p] = pre[a] - pre[f];
-    e->run_bn[p] = a - f;
-    if (e->chain_from[v] != UINT32_MAX) e->run_ck[p] = pre[a] - pre[e->run_idx[e->chain_from[v]]];
-  }
+  job.pass = 1;
+  if (par) llamp_par_run(par, n, runs_half, &job);
+  else runs_half(&job, 0, n, 0);
   free(pre);
   free(pv);
   /* the runs' structure is in the aheads now */
@@ -1134,15 +1305,15 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, llamp_par_t *p
   int keep = !e->gv;
   if (keep) costs_detach(e, &kept);
   drop_plan(e); /* the first plan, and what depends on its numbering */
-  int rc = build_plan(e, 1, key, &bref, err, errlen);
-  if (rc) rc = build_plan(e, 1, NULL, NULL, err, errlen); /* zero-cost ties against posting order */
+  int rc = build_plan(e, 1, key, &bref, par, err, errlen);
+  if (rc) rc = build_plan(e, 1, NULL, NULL, par, err, errlen); /* zero-cost ties against posting order */
   free(key);
   free(binds);
   if (keep) costs_attach(e, &kept);
   else if (rc == 0 && (rc = costs_alloc(e, p, err, errlen)) == 0)
     rc = costs_fill(e, err, errlen);
   if (rc == 0) rc = costs_renumber(e, par, err, errlen);
-  if (rc == 0) rc = runs_fill(e, err, errlen);
+  if (rc == 0) rc = runs_fill(e, par, err, errlen);
   return rc;
 }
 
@@ -1162,7 +1333,7 @@ static void create_task(void *ctx, uint64_t lo, uint64_t hi, int half) {
   (void)half;
   create_job_t *j = ctx;
   for (uint64_t t = lo; t < hi; t++) {
-    if (t == 0 && j->plan) j->rc[0] = build_plan(j->e, j->recv_chain, NULL, NULL, j->err, j->errlen);
+    if (t == 0 && j->plan) j->rc[0] = build_plan(j->e, j->recv_chain, NULL, NULL, NULL, j->err, j->errlen);
     if (t == 1 && j->costs) j->rc[1] = costs_fill(j->e, j->cerr, sizeof j->cerr);
   }
 }
@@ -1205,7 +1376,9 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   create_job_t job = {e, plan, !p->nic, 0, {0, 0}, err, errlen, ""};
   job.rc[1] = costs_alloc(e, p, job.cerr, sizeof job.cerr);
   job.costs = job.rc[1] == 0; /* else the plan's own error still comes first */
-  llamp_par_t *par = plan && job.costs && (e->pw || e->pk) ? llamp_par_create(llamp_par_halves(0, a.n)) : NULL;
+  /* and the NIC rule's second plan walks the ranks in two halves */
+  llamp_par_t *par = plan && ((job.costs && (e->pw || e->pk)) || p->nic) ? llamp_par_create(llamp_par_halves(0, a.n))
+                                                                        : NULL;
   if (par) llamp_par_run(par, 2, create_task, &job);
   else create_task(&job, 0, 2, 0);
   int rc = job.rc[0] ? job.rc[0] : job.rc[1];

@@ -16,7 +16,8 @@ typedef struct llamp_par llamp_par_t;
 
 /* How many halves a caller asked for `threads` (0 = decide) should use on
  * n items: 2 when asked for 2 or more, or when deciding, two CPUs are online
- * and n >= LLAMP_PAR_MIN_ITEMS; else 1.  The one rule of the DAG build's
+ * and n >= LLAMP_PAR_MIN_ITEMS; else 1.  Deciding, the environment's
+ * LLAMP_THREADS=1 or 2 overrides that rule.  The one rule of the DAG build's
  * threads (sched's record split, the relayout's passes). */
 #define LLAMP_PAR_MIN_ITEMS 65536
 int llamp_par_halves(int threads, uint64_t n);

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,7 +94,13 @@ llamp_par_t *llamp_par_create(int halves) {
 }
 
 int llamp_par_halves(int threads, uint64_t n) {
-  if (threads == 0) return n >= LLAMP_PAR_MIN_ITEMS && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+  if (threads == 0) {
+    /* LLAMP_THREADS=1 or 2 decides instead: one core on a shared node, or
+     * two halves on any graph (the tests compare both splits) */
+    const char *env = getenv("LLAMP_THREADS");
+    if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0)) return env[0] - '0';
+    return n >= LLAMP_PAR_MIN_ITEMS && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+  }
   return threads > 1 ? 2 : 1;
 }
 
