@@ -421,6 +421,17 @@ errors)
   check "unknown option '-llamp-bogus'" "$bin/smpi_llamp-run" -llamp-bogus ./paper
   check "unknown allreduce algorithm" "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o6 -llamp-coll allreduce=nonsense ./paper
   check "no program to run" "$bin/smpi_llamp-run" -np 2
+  # a program that fails after MPI_Finalize (a validation, PRK's rank-count
+  # checks): its exit code, and a warning that the report is of that run
+  printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Barrier(MPI_COMM_WORLD); MPI_Finalize(); return 3; }\n' >fails.c
+  cc_cap fails.c -o fails
+  check "warning: the program exited with code 3 after the analysis: o7/report.json describes the run as emulated" \
+    "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o7 ./fails
+  # an earlier run's report is not left beside a run without analysis
+  [ -f o7/report.json ] || fail "o7/report.json missing"
+  "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o7 -llamp-no-analysis ./paper >o7.txt 2>&1 || { cat o7.txt; fail "no-analysis run"; }
+  [ ! -f o7/report.json ] && [ ! -f o7/graph.llg ] || fail "an earlier run's report.json or graph.llg was left in o7"
+  echo "ok: the earlier run's outputs are gone"
   # --help works and exits 0
   "$bin/smpi_llamp-run" -llamp-help >help.txt || fail "-llamp-help"
   expect help.txt "-llamp-out DIR"
