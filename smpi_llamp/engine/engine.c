@@ -68,7 +68,8 @@ struct llamp_engine {
   uint32_t *ahead_to;   /* graph receive -> the send whose place in the run sets its ahead */
   uint32_t *run_list, *run_idx, nrun; /* the runs' sends (graph ids) by place: a rank's in
                                          posting order from its posting segment's start,
-                                         UINT32_MAX after them; each send's place */
+                                         UINT32_MAX after them (runs_fill: the sends'
+                                         numbers); each send's place */
   uint32_t *chain_from; /* graph receive -> the first send of the burst to one host it ends */
   double *run_bk, *run_bn; /* plan receive -> ahead: bytes (G units) and messages (g) */
   double *run_ck;          /* plan receive -> its burst's earlier bytes, on its chain edge */
@@ -499,9 +500,9 @@ static void plan_init_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
 }
 
 /* The runs of ranks [lo, hi).  A rank's run sends take the first places of
- * its posting segment in order (run_list; the rest UINT32_MAX, 0 bytes in
- * runs_fill's sums): places differ by the sends between, and the byte sums
- * add the same terms in the same order as one list of all ranks' sends. */
+ * its posting segment in order (run_list; the rest UINT32_MAX, skipped by
+ * runs_fill's byte sums, which so add the same terms in the same order as
+ * over one list of all ranks' sends). */
 static void plan_runs_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
   (void)half;
   const plan_ranks_t *c = ctx;
@@ -712,8 +713,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
   plan_kinds_t pk = {g, &a, e->proto.S, kind, value};
-  if (par) llamp_par_run(par, n, plan_kinds_half, &pk);
-  else plan_kinds_half(&pk, 0, n, 0);
+  llamp_par_run(par, n, plan_kinds_half, &pk);
   /* gap edges: previous send (recv) of the same rank in posting order */
   if (gap) {
     uint32_t P = llamp_graph_num_ranks(g);
@@ -738,15 +738,12 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
       pr.burst_from = burst_from, pr.ahead_to = ahead_to, pr.run_idx = run_idx, pr.run_list = run_list;
       pr.chain_from = chain_from, pr.burst = burst;
       nrun = (uint32_t)n; /* run_idx: a place in its rank's posting segment */
-      if (par) llamp_par_run(par, n, plan_init_half, &pr);
-      else plan_init_half(&pr, 0, n, 0);
+      llamp_par_run(par, n, plan_init_half, &pr);
       /* each rank's sends in turn (posting order); the halves write apart:
        * a receive's burst fields only by its one sender */
-      if (par) llamp_par_run(par, P, plan_runs_half, &pr);
-      else plan_runs_half(&pr, 0, P, 0);
+      llamp_par_run(par, P, plan_runs_half, &pr);
     }
-    if (par) llamp_par_run(par, P, plan_chains_half, &pr);
-    else plan_chains_half(&pr, 0, P, 0);
+    llamp_par_run(par, P, plan_chains_half, &pr);
     free(arr);
     free(burst);
     burst = NULL;
@@ -759,13 +756,11 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
    * own start */
   plan_edges_t pe = {g, &a, kind, burst_from, gap ? prev_msg : NULL, bref, e->proto.nic, chain_read, off, NULL, 0,
                      {0, 0}, {0, 0}};
-  if (par) llamp_par_run(par, n, plan_edges_half, &pe);
-  else plan_edges_half(&pe, 0, n, 0);
+  llamp_par_run(par, n, plan_edges_half, &pe);
   uint64_t m_all = pe.count[0] + pe.count[1];
   if (m_all >= UINT32_MAX || !(src = plan_alloc((m_all ? m_all : 1) * 4))) goto oom;
   pe.src = src, pe.pass = 1, pe.start[1] = pe.count[0];
-  if (par) llamp_par_run(par, n, plan_edges_half, &pe);
-  else plan_edges_half(&pe, 0, n, 0);
+  llamp_par_run(par, n, plan_edges_half, &pe);
   off[n] = (uint32_t)m_all;
   free(e->gap_prev);
   e->gap_prev = prev_msg; /* llamp_engine_gap_chain */
@@ -812,12 +807,10 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     e->own_src = plan_alloc((m ? m : 1) * 4);
     if (!e->gv || !e->own_kind || !e->own_value || !e->own_off || !e->own_src) goto oom;
     plan_renum_t rn = {e, order, kind, value, off, src, 0, {0, 0}, {0, 0}};
-    if (par) llamp_par_run(par, n, plan_renum_half, &rn); /* pass 0: gv */
-    else plan_renum_half(&rn, 0, n, 0);
+    llamp_par_run(par, n, plan_renum_half, &rn); /* pass 0: gv */
     for (rn.pass = 1; rn.pass <= 2; rn.pass++) { /* 1: edges per half, 2: the arrays */
       rn.start[1] = rn.count[0];
-      if (par) llamp_par_run(par, n, plan_renum_half, &rn);
-      else plan_renum_half(&rn, 0, n, 0);
+      llamp_par_run(par, n, plan_renum_half, &rn);
     }
     e->own_off[n] = (uint32_t)m;
   }
@@ -1068,8 +1061,7 @@ static int costs_renumber(llamp_engine_t *e, llamp_par_t *par, char *err, size_t
     snprintf(err, errlen, "out of memory while preparing the size-dependent costs");
     return -1;
   }
-  if (par) llamp_par_run(par, e->n, gather_half, &c);
-  else gather_half(&c, 0, e->n, 0);
+  llamp_par_run(par, e->n, gather_half, &c);
   free(e->pw);
   free(e->pk);
   e->pw = c.to_pw;
@@ -1178,10 +1170,11 @@ static void runs_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
     uint64_t v = e->gv ? e->gv[p] : p;
     e->run_bk[p] = e->run_bn[p] = e->run_ck[p] = 0;
     if (e->burst_from[v] == UINT32_MAX) continue;
-    uint32_t f = e->run_idx[e->burst_from[v]], a = e->run_idx[e->ahead_to[v] & ~AHEAD_OFF_CHAIN];
+    const uint32_t *num = e->run_list; /* a place -> its run send's number (runs_fill) */
+    uint32_t f = num[e->run_idx[e->burst_from[v]]], a = num[e->run_idx[e->ahead_to[v] & ~AHEAD_OFF_CHAIN]];
     e->run_bk[p] = pre[a] - pre[f];
     e->run_bn[p] = a - f;
-    if (e->chain_from[v] != UINT32_MAX) e->run_ck[p] = pre[a] - pre[e->run_idx[e->chain_from[v]]];
+    if (e->chain_from[v] != UINT32_MAX) e->run_ck[p] = pre[a] - pre[num[e->run_idx[e->chain_from[v]]]];
   }
 }
 
@@ -1193,7 +1186,9 @@ static int runs_fill(llamp_engine_t *e, llamp_par_t *par, char *err, size_t errl
   if (!e->burst_from) return 0;
   uint64_t n = e->n;
   uint32_t *pv = NULL; /* graph -> plan */
-  double *pre = malloc(((size_t)e->nrun + 1) * sizeof *pre);
+  uint32_t nsend = 0;
+  for (uint32_t i = 0; i < e->nrun; i++) nsend += e->run_list[i] != UINT32_MAX;
+  double *pre = malloc(((size_t)nsend + 1) * sizeof *pre);
   e->run_bk = plan_alloc((n ? n : 1) * sizeof *e->run_bk);
   e->run_bn = plan_alloc((n ? n : 1) * sizeof *e->run_bn);
   e->run_ck = plan_alloc((n ? n : 1) * sizeof *e->run_ck);
@@ -1205,24 +1200,21 @@ static int runs_fill(llamp_engine_t *e, llamp_par_t *par, char *err, size_t errl
     return -1;
   }
   runs_job_t job = {e, pv, pre, 0};
-  if (pv) {
-    if (par) llamp_par_run(par, n, runs_half, &job);
-    else runs_half(&job, 0, n, 0);
-  }
+  if (pv) llamp_par_run(par, n, runs_half, &job);
+  /* the run sends' bytes summed in place order, which is rank by rank in
+   * posting order (the holes between ranks skipped); each place then holds
+   * its send's number, pre's index */
   theta_t t = theta_of(e, &e->proto);
   pre[0] = 0;
-  for (uint32_t i = 0; i < e->nrun; i++) {
+  for (uint32_t i = 0, k = 0; i < e->nrun; i++) {
     uint32_t v = e->run_list[i];
-    if (v == UINT32_MAX) { /* a place no run send took (plan_runs_half) */
-      pre[i + 1] = pre[i];
-      continue;
-    }
+    if (v == UINT32_MAX) continue; /* a place no run send took (plan_runs_half) */
     uint64_t p = pv ? pv[v] : v;
-    pre[i + 1] = pre[i] + msg_bytes(e->value[p], &t, e->pw, p);
+    pre[k + 1] = pre[k] + msg_bytes(e->value[p], &t, e->pw, p);
+    e->run_list[i] = k++;
   }
   job.pass = 1;
-  if (par) llamp_par_run(par, n, runs_half, &job);
-  else runs_half(&job, 0, n, 0);
+  llamp_par_run(par, n, runs_half, &job);
   free(pre);
   free(pv);
   /* the runs' structure is in the aheads now */
@@ -1379,8 +1371,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   /* and the NIC rule's second plan walks the ranks in two halves */
   llamp_par_t *par = plan && ((job.costs && (e->pw || e->pk)) || p->nic) ? llamp_par_create(llamp_par_halves(0, a.n))
                                                                         : NULL;
-  if (par) llamp_par_run(par, 2, create_task, &job);
-  else create_task(&job, 0, 2, 0);
+  llamp_par_run(par, 2, create_task, &job);
   int rc = job.rc[0] ? job.rc[0] : job.rc[1];
   if (!job.rc[0] && job.rc[1]) snprintf(err, errlen, "%s", job.cerr);
   if (rc == 0) rc = costs_renumber(e, par, err, errlen);

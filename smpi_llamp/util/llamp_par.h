@@ -25,8 +25,8 @@ int llamp_par_halves(int threads, uint64_t n);
 /* halves: 1 (everything in the caller, as half 0) or 2.  NULL when out of
  * memory; a helper thread that cannot be created is not an error. */
 llamp_par_t *llamp_par_create(int halves);
-/* fn over [0, n): half 0 in the caller, half 1 on the helper; returns when
- * both are done. */
+/* fn over [0, n): half 0 in the caller, half 1 on the helper (p NULL: all
+ * of it in the caller, as half 0); returns when both are done. */
 void llamp_par_run(llamp_par_t *p, uint64_t n, llamp_par_fn fn, void *ctx);
 /* The first index of the second half of a loop of n (n with one half). */
 uint64_t llamp_par_mid(const llamp_par_t *p, uint64_t n);
