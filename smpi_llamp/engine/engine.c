@@ -3428,6 +3428,22 @@ static inline void tb_merge(double t, double c, double *T, double *C, int want_m
   }
 }
 
+/* tb_merge over the lanes of one edge, branch-free so that the lanes run in
+ * vector registers (ties are frequent and unpredictable): the longer time
+ * always stands, within the tolerance too; only the coefficient follows the
+ * comparison.  The last lane (hi) keeps the smallest coefficient. */
+static inline __attribute__((always_inline)) void tb_merge_lanes(const double *restrict t, const double *restrict c,
+                                                                 double *restrict T, double *restrict C, int K) {
+  for (int j = 0; j < K - 1; j++) {
+    double T0 = T[j], C0 = C[j], tj = t[j], cj = c[j];
+    double m = tj > T0 ? tj : T0, tol = 1e-12 * fabs(m) + 1e-21;
+    double cm = cj > C0 ? cj : C0, c1 = tj >= T0 - tol ? cm : C0;
+    C[j] = tj > T0 + tol ? cj : c1;
+    T[j] = m;
+  }
+  tb_merge(t[K - 1], c[K - 1], &T[K - 1], &C[K - 1], 0);
+}
+
 /* Lanes of the backward pass: two for lo and hi, plus interior points while
  * their arrays (16 B a vertex each) stay within 256 MiB. */
 static int prune_lanes(uint64_t n) {
@@ -3472,22 +3488,38 @@ static inline __attribute__((always_inline)) void tail_pass(const llamp_engine_t
         a -= vcoef(ku, vu, w, t0, pw, u);
         b -= vcost(ku, vu, t0, pw, u);
       }
-      for (int j = 0; j < K; j++) tb_merge(b + a * dx[j] + t[j], a + c[j], &Au[j], &CAu[j], j < K - 1);
+      double te[PRUNE_MAX_SEG + 1], ce[PRUNE_MAX_SEG + 1];
+      for (int j = 0; j < K; j++) te[j] = b + a * dx[j] + t[j], ce[j] = a + c[j];
+      tb_merge_lanes(te, ce, Au, CAu, K);
     }
   }
 }
 
-static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
+/* The backward pass's lanes in AVX2 registers where the CPU has them (4
+ * doubles, not SSE2's 2; no FMA, so the same bits): on bench_capture64's
+ * graph with measured compute, 29 lanes: 0.44-0.47 s with branches, 0.36
+ * s branch-free in SSE2, 0.18-0.27 s in AVX2. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define LANES_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef LANES_CLONES
+#define LANES_CLONES
+#endif
+LANES_CLONES static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
                        double hi, int K, prune_t *pr) {
   uint64_t n = e->n;
   if (!(hi > lo)) K = 2;
   size_t words = (size_t)(n ? n : 1) * 2 * (size_t)K;
+  int fresh = 0; /* calloc's fresh pages are zero: no memset over them */
   if (!e->tail_buf || e->tail_lanes < K) {
     free(e->tail_buf);
     e->tail_lanes = 0;
-    if (!(e->tail_buf = malloc(words * sizeof(double)))) return -1;
+    if (!(e->tail_buf = calloc(words, sizeof(double)))) return -1;
     llamp_mem_advise_huge(e->tail_buf, words * sizeof(double));
     e->tail_lanes = K;
+    fresh = 1;
   }
   double *buf = e->tail_buf;
   /* A[j][v]: the longest path after v's END at x_j (0: the run may end
@@ -3496,7 +3528,7 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
    * coefficients) and one accumulator per lane suffices.  Ties: the largest
    * coefficient (T's right slope), except at hi (its left slope). */
   double T[PRUNE_MAX_SEG + 1] = {0}, S[PRUNE_MAX_SEG + 1] = {0}, dx[PRUNE_MAX_SEG + 1] = {0};
-  memset(buf, 0, words * sizeof(double));
+  if (!fresh) memset(buf, 0, words * sizeof(double));
   llamp_params_t q = *p;
   llamp_params_set(&q, w, lo);
   theta_t t0 = theta_of(e, &q);
@@ -3523,6 +3555,92 @@ static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t
   return 0;
 }
 
+/* The last step of the ladder below in two parts: the range cut in two,
+ * each part pruned at its own points (the last step's lanes shared out)
+ * and run as its own pass.  T's pieces over a part are supporting lines of
+ * T over the whole, so the hull of both parts' lines is T on [lo, hi].  A
+ * part's pass keeps only the lines of its own hull and tests them against
+ * half the points; the parts run on the two cores (the second on a fork of
+ * the engine: its own evaluation arrays and lanes).  The cut does not depend
+ * on the cores, so neither does the answer.  bench_capture64's graph with
+ * measured compute (606 k vertices, 173 breakpoints in [0, 20 us]): 29
+ * points in one pass 1.22-1.53 s, 2 x 15 points 0.59-0.70 s, the same
+ * breakpoints (tools: LLAMP_DEBUG_ENVELOPE). */
+#define ENV_PARTS 2
+
+/* Where to cut: halfway between the range's middle and where T's slope has
+ * risen by half its rise (from an earlier step's points, linear between
+ * them).  T's breakpoints gather where its slope changes, but a part's pass
+ * costs with its width too (its points lie further apart): on that graph
+ * the pass over [0, 3.75 us] took 0.12 s and over [3.75, 20 us] 0.38 s; cut
+ * at 10 us, 0.41 and 0.12 s; at 6.9 us (this rule), 0.22-0.26 and 0.14 s. */
+static double part_cut(const prune_t *pr, double lo, double hi) {
+  int K = pr->nseg + 1;
+  double rise = pr->slope_l[K - 1] - pr->slope_r[0], x = 0.5 * (lo + hi);
+  if (rise > 0)
+    for (int j = 0; j + 1 < K; j++) {
+      double a = pr->slope_r[j] - pr->slope_r[0], b = pr->slope_l[j + 1] - pr->slope_r[0];
+      if (b >= 0.5 * rise) {
+        x = pr->x[j] + (pr->x[j + 1] - pr->x[j]) * (b > a ? (0.5 * rise - a) / (b - a) : 0);
+        break;
+      }
+    }
+  return 0.5 * (x + 0.5 * (lo + hi));
+}
+
+typedef struct {
+  llamp_engine_t *eng[2]; /* by half: the engine, a fork */
+  const llamp_params_t *p;
+  llamp_param_t w;
+  double cut[ENV_PARTS + 1]; /* part i is [cut[i], cut[i + 1]] */
+  int K; /* points a part */
+  size_t live;
+  llamp_line_t *lines[ENV_PARTS];
+  size_t n[ENV_PARTS];
+  int rc[ENV_PARTS];
+} env_parts_t;
+
+static void env_parts_half(void *ctx, uint64_t a, uint64_t b, int half) {
+  env_parts_t *s = ctx;
+  for (uint64_t i = a; i < b; i++) {
+    double plo = s->cut[i], phi = s->cut[i + 1];
+    prune_t pr;
+    s->rc[i] = -1;
+    if (tail_bounds(s->eng[half], s->p, s->w, plo, phi, s->K, &pr)) continue;
+    pr.max_avg = 0;
+    s->rc[i] = envelope_pass(s->eng[half], s->p, s->w, plo, phi, s->live, &pr, &s->lines[i], &s->n[i]);
+  }
+}
+
+static int envelope_parts(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo, double hi,
+                          double mid, int Kmax, size_t live, llamp_line_t **out, size_t *count) {
+  env_parts_t s = {{e, e}, p, w, {lo, mid, hi}, (Kmax - 1) / ENV_PARTS + 1, live, {NULL}, {0}, {0}};
+  llamp_par_t *par = llamp_par_create(llamp_par_halves(0, e->n));
+  int rc = -1;
+  if (!par) return -1;
+  if (llamp_par_mid(par, ENV_PARTS) < ENV_PARTS && !(s.eng[1] = llamp_engine_fork(e))) goto out;
+  if (getenv("LLAMP_DEBUG_ENVELOPE"))
+    fprintf(stderr, "envelope: %d parts cut at %g, pruned at %d points each\n", ENV_PARTS, mid, s.K);
+  llamp_par_run(par, ENV_PARTS, env_parts_half, &s);
+  size_t n = 0;
+  for (int i = 0; i < ENV_PARTS; i++) {
+    if (s.rc[i]) goto out;
+    n += s.n[i];
+  }
+  llamp_line_t *all = malloc((n ? n : 1) * sizeof *all);
+  if (!all) goto out;
+  n = 0;
+  for (int i = 0; i < ENV_PARTS; i++) memcpy(all + n, s.lines[i], s.n[i] * sizeof *all), n += s.n[i];
+  *out = all;
+  *count = hull(all, n, lo, hi, 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30); /* envelope_pass's xtol */
+  rc = 0;
+out:
+  if (s.eng[1] != e) llamp_engine_destroy(s.eng[1]);
+  for (int i = 0; i < ENV_PARTS; i++) free(s.lines[i]);
+  llamp_par_destroy(par);
+  return rc;
+}
+
 int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
                           double hi, size_t max_lines, llamp_line_t **out, size_t *count) {
   /* plain pass first: cheap when envelopes stay small (regular codes) */
@@ -3534,17 +3652,18 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
    * bench_capture64's graph with measured compute, 168 breakpoints in
    * [0, 20 us]: 71 lines a vertex kept with 5 points, 8 with 29) but each
    * costs the backward pass a lane and 16 B a vertex, which graphs whose
-   * lines 5 points already prune do not repay.  Tried, not kept: the range
-   * in 2 or 8 parts on two cores (T's pieces over a part are supporting
-   * lines of T over the whole, so their hull is T): on that graph wall
-   * 1.7-2.3 s -> 1.5-2.2 s for twice the CPU time (the breakpoints crowd at
-   * small L), where the capture's second core runs the classification. */
+   * lines 5 points already prune do not repay.  The last step runs in two
+   * parts (envelope_parts) that share its points out.  Tried before, not
+   * kept: every part its own ladder up to all the points, which doubled
+   * the CPU time for a wall time of 1.7-2.3 s -> 1.5-2.2 s. */
   int Kmax = prune_lanes(e->n), ladder[3] = {2, 5 < Kmax ? 5 : Kmax, Kmax};
   size_t live = (size_t)(e->n + 1) * 16;
   prune_t pr;
   for (int s = 0; s < 3; s++) {
     if (s && ladder[s] <= ladder[s - 1]) continue;
     int last = s == 2 || ladder[s] == Kmax || !(hi > lo);
+    if (last && hi > lo && (Kmax - 1) / ENV_PARTS >= 4)
+      return envelope_parts(e, p, w, lo, hi, s ? part_cut(&pr, lo, hi) : 0.5 * (lo + hi), Kmax, live, out, count);
     if (tail_bounds(e, p, w, lo, hi, ladder[s], &pr)) return -1;
     pr.max_avg = last ? 0 : 8;
     if (getenv("LLAMP_DEBUG_ENVELOPE")) fprintf(stderr, "envelope: pruned at %d points\n", ladder[s]);
