@@ -37,10 +37,23 @@ static const uint8_t *find_sep(const uint8_t *p, size_t n) {
   return NULL;
 }
 
+static char dir[] = "/tmp/llamp-fuzz-inject-XXXXXX";
+
+/* the directory and its link go when the harness ends (ctest's runs left
+ * one a run in /tmp) */
+static void remove_dir(void) {
+  char m[sizeof dir + 2];
+  snprintf(m, sizeof m, "%s/m", dir);
+  unlink(m);
+  rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static char dir[] = "/tmp/llamp-fuzz-inject-XXXXXX";
   static int home = -1;
-  if (home < 0 && (!mkdtemp(dir) || (home = open(".", O_RDONLY | O_DIRECTORY)) < 0)) abort();
+  if (home < 0) {
+    if (!mkdtemp(dir) || (home = open(".", O_RDONLY | O_DIRECTORY)) < 0) abort();
+    atexit(remove_dir);
+  }
   if (size < 1 || memchr(data, '/', size)) return 0;
   int world = 1 + data[0] % 8;
   const uint8_t *cfg = data + 1, *end = data + size;
