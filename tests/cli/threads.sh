@@ -20,4 +20,12 @@ for g in halo random; do
     grep -q '"runtime": [0-9]' one.json || { echo "FAIL: $g $opts: no runtime" >&2; exit 1; }
   done
 done
-echo "ok: one and two halves agree on 6 graph and option sets"
+# a graph whose critical latencies take the last pruning step, in two parts
+# (engine.c: envelope_parts; test_engine_random checks its breakpoints
+# against Eisner-Severance): one core or two, the same report
+"$llamp" generate random ranks=16 ops=4000 seed=3 -o parts.llg >/dev/null
+LLAMP_DEBUG_ENVELOPE=1 LLAMP_THREADS=1 "$llamp" analyze parts.llg --range 0:20us --format json >one.json 2>one.err
+LLAMP_DEBUG_ENVELOPE=1 LLAMP_THREADS=2 "$llamp" analyze parts.llg --range 0:20us --format json >two.json 2>two.err
+grep -q "2 parts cut at" one.err || { echo "FAIL: the random graph did not take the two parts" >&2; cat one.err >&2; exit 1; }
+cmp one.json two.json || { echo "FAIL: parts: two halves differ from one" >&2; diff one.json two.json | head >&2; exit 1; }
+echo "ok: one and two halves agree on 7 graph and option sets"
