@@ -315,6 +315,8 @@ static inline double msg_lat(const theta_t *t, const pwv_t *pw, uint64_t v) {
 /* Two times closer than this are one tie (paths equal in exact arithmetic
  * but summed in a different order). */
 static inline double tie_tol(double a) { return 1e-12 * fabs(a) + 1e-21; }
+/* the hulls' tolerance in x over [lo, hi] (the parametric pass and its parts) */
+static inline double range_xtol(double lo, double hi) { return 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30; }
 
 /* ---- plan ------------------------------------------------------------------- */
 
@@ -3260,7 +3262,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
   llamp_params_set(&q, w, 0);
   theta_t t = theta_of(e, &q);
   const pwv_t *pw = e->pw;
-  const double xtol = 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30;
+  const double xtol = range_xtol(lo, hi);
   /* off[2v], off[2v+1]: begin and end of v's lines in the arena.  Both live in
    * the evaluation arrays (start + cmax: n lines; cmin: 2n uint32) until the
    * arena outgrows n lines and moves to its own allocation.  While every
@@ -3436,7 +3438,7 @@ static inline __attribute__((always_inline)) void tb_merge_lanes(const double *r
                                                                  double *restrict T, double *restrict C, int K) {
   for (int j = 0; j < K - 1; j++) {
     double T0 = T[j], C0 = C[j], tj = t[j], cj = c[j];
-    double m = tj > T0 ? tj : T0, tol = 1e-12 * fabs(m) + 1e-21;
+    double m = tj > T0 ? tj : T0, tol = tie_tol(m);
     double cm = cj > C0 ? cj : C0, c1 = tj >= T0 - tol ? cm : C0;
     C[j] = tj > T0 + tol ? cj : c1;
     T[j] = m;
@@ -3632,7 +3634,7 @@ static int envelope_parts(llamp_engine_t *e, const llamp_params_t *p, llamp_para
   n = 0;
   for (int i = 0; i < ENV_PARTS; i++) memcpy(all + n, s.lines[i], s.n[i] * sizeof *all), n += s.n[i];
   *out = all;
-  *count = hull(all, n, lo, hi, 1e-12 * (fabs(hi) + (hi - lo)) + 1e-30); /* envelope_pass's xtol */
+  *count = hull(all, n, lo, hi, range_xtol(lo, hi));
   rc = 0;
 out:
   if (s.eng[1] != e) llamp_engine_destroy(s.eng[1]);
