@@ -45,6 +45,12 @@ void llamp_capture_stage_done(const char *name, double *since) {
   *since = now;
 }
 
+void llamp_capture_dag_stage(void *since, const char *stage) {
+  char what[64];
+  snprintf(what, sizeof what, "DAG: %s", stage);
+  llamp_capture_stage_done(what, since);
+}
+
 
 /* The classification (19 configurations, 2 passes each: the largest stage
  * of the analysis) starts on a fork of the engine in a second thread, beside
@@ -335,6 +341,9 @@ int llamp_capture_analyze(const llamp_capture_config_t *cfg, llamp_trace_reader_
   double t0 = wall();
   llamp_sched_options_t so;
   llamp_capture_sched_options(cfg, &so);
+  double since = t0; /* the construction's stages (LLAMP_TIMING) */
+  so.stage = llamp_capture_dag_stage;
+  so.stage_ctx = &since;
   /* the builder's arrays (reserved up front, so they do not grow and leave
    * holes) and then the engine's, freed and allocated pass after pass: all
    * from the heap, whose pages are reused instead of faulted in again

@@ -20,6 +20,9 @@ void llamp_capture_json_str(FILE *f, const char *s);
 /* LLAMP_TIMING set: "smpi_llamp: timing: NAME  SECONDS" on stderr for the
  * time since *since, which becomes now (analysis.c). */
 void llamp_capture_stage_done(const char *name, double *since);
+/* The same for a stage of the DAG's finish (a llamp_stage_hook_t; since is
+ * a double *): "DAG: <stage>". */
+void llamp_capture_dag_stage(void *since, const char *stage);
 
 /* ---- the DAG built during the simulation (stream.c) ---------------------------- */
 

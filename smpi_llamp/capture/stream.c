@@ -44,6 +44,7 @@ static struct {
   int finish, abandon;             /* drain and stop / stop now (under lock) */
   uint32_t nleft;                  /* ranks left (under lock) */
   int started;                     /* the thread has made its first allocation (under lock) */
+  double stage_since;              /* the finish's stage clock (so.stage_ctx) */
   pthread_mutex_t lock;
   pthread_cond_t wake;
   char err[1024];
@@ -124,6 +125,8 @@ static void *stream_run(void *arg) {
 int llamp_capture_stream_start(const llamp_capture_config_t *cfg, uint32_t world) {
   if (S.running || world == 0 || world > LLAMP_CAPTURE_STREAM_MAX_RANKS) return -1;
   llamp_capture_sched_options(cfg, &S.so);
+  S.so.stage = llamp_capture_dag_stage;
+  S.so.stage_ctx = &S.stage_since;
   if (S.so.collectives) {
     if (strlen(S.so.collectives) >= sizeof S.collectives) return -1;
     strcpy(S.collectives, S.so.collectives);
@@ -228,9 +231,12 @@ llamp_graph_t *llamp_capture_stream_finish(const llamp_capture_config_t *cfg, ll
     snprintf(why, whylen, "a rank was not followed");
   else if (!same_options(&S.so, &want))
     snprintf(why, whylen, "the options changed during the run");
-  else /* NULL with the stream's first error when it failed */
+  else { /* NULL with the stream's first error when it failed */
+    S.stage_since = t; /* the finish's stages (LLAMP_TIMING) */
     g = llamp_sched_stream_finish(S.ss, st, why, whylen);
-  if (g) llamp_capture_stage_done("DAG: finish", &t);
+    t = S.stage_since;
+  }
+  if (g) llamp_capture_stage_done("DAG: finish (rest)", &t);
   llamp_sched_stream_destroy(S.ss);
   S.ss = NULL;
   return g;

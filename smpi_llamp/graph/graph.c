@@ -50,6 +50,8 @@ struct llamp_builder {
   int unsorted;       /* the current block's dependencies are not in vertex order */
   int failed;
   int threads;      /* for the finish's passes (llamp_builder_set_threads) */
+  llamp_stage_hook_t stage_fn; /* llamp_builder_set_stage_hook */
+  void *stage_arg;
   llamp_par_t *par; /* a concatenation's helper thread, kept for the finish */
 };
 
@@ -138,6 +140,12 @@ void llamp_builder_destroy(llamp_builder_t *b) {
 }
 
 void llamp_builder_set_threads(llamp_builder_t *b, int threads) { b->threads = threads; }
+
+void llamp_builder_set_stage_hook(llamp_builder_t *b, llamp_stage_hook_t fn, void *arg) {
+  if (!b) return;
+  b->stage_fn = fn;
+  b->stage_arg = arg;
+}
 
 const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
 
@@ -1345,6 +1353,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   }
   free(complex);
   if (any < 0) goto fail;
+  if (b->stage_fn) b->stage_fn(b->stage_arg, "matching");
 
   /* the levels, then the relayout's offsets (n + 1 entries), in the pages
    * of the peers (fresh pages cost more than the sweep) */
@@ -1363,6 +1372,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   if (swept < 0) goto oom;
   uint64_t cyc = swept ? dfs_levels(n, b->in_off, b->in_src, order, &oom_flag) : n;
   if (oom_flag) goto oom;
+  if (b->stage_fn) b->stage_fn(b->stage_arg, "levels");
   if (cyc < n) {
     berr(b, "%s:%u: dependency cycle (or deadlock) involving rank %u operation %llu", b->source,
          b->line[cyc], b->rank[cyc], (unsigned long long)(cyc - b->first[b->rank[cyc]]));
@@ -1401,6 +1411,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   uint32_t *lv = order;
   order = NULL;
   if (relayout(g, lv, b->par, swept ? LLAMP_NONE32 : bs.maxl)) goto oom;
+  if (b->stage_fn) b->stage_fn(b->stage_arg, "relayout");
   llamp_builder_destroy(b);
   return g;
 

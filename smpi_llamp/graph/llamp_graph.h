@@ -68,6 +68,11 @@ void llamp_builder_destroy(llamp_builder_t *b);
  * CPUs are online (llamp_par_halves).  The graph is the same whatever the
  * count. */
 void llamp_builder_set_threads(llamp_builder_t *b, int threads);
+/* Called as each stage of llamp_builder_finish ends, with its name
+ * ("matching", "levels", "relayout"), on the calling thread: the caller
+ * times them (LLAMP_TIMING).  NULL (the default): no calls. */
+typedef void (*llamp_stage_hook_t)(void *arg, const char *stage);
+void llamp_builder_set_stage_hook(llamp_builder_t *b, llamp_stage_hook_t fn, void *arg);
 /* Room for `ops` operations and `deps` dependencies before the arrays grow
  * (a hint: more still works).  Growing by doubling copies each array into
  * fresh pages (a quarter of a trace's DAG construction); room that is never

@@ -70,6 +70,13 @@ typedef struct {
    * also given to the graph builder's finish (llamp_builder_set_threads).
    * The graph is byte for byte the same either way. */
   int threads;
+  /* Called as each stage of the graph's construction ends (NULL = none),
+   * with its name: llamp_sched_build's "records" (every rank's records
+   * read) or a stream's "gather" (its ranks' builders joined), then the
+   * builder's finish's (llamp_builder_set_stage_hook).  The caller times
+   * them. */
+  llamp_stage_hook_t stage;
+  void *stage_ctx;
 } llamp_sched_options_t;
 
 void llamp_sched_options_default(llamp_sched_options_t *opt);

@@ -1939,6 +1939,8 @@ llamp_graph_t *llamp_sched_build(llamp_trace_reader_t **ranks, uint32_t num_rank
     }
   }
   if (rc) goto done;
+  if (s.opt.stage) s.opt.stage(s.opt.stage_ctx, "records");
+  llamp_builder_set_stage_hook(s.b, s.opt.stage, s.opt.stage_ctx);
   g = llamp_builder_finish(s.b, err, errlen);
   s.b = NULL;
   if (g) {
@@ -2109,6 +2111,8 @@ llamp_graph_t *llamp_sched_stream_finish(llamp_sched_stream_t *x, llamp_sched_st
     }
   if (!x->failed) (void)stream_gather(x);
   if (!x->failed) {
+    if (x->like.opt.stage) x->like.opt.stage(x->like.opt.stage_ctx, "gather");
+    llamp_builder_set_stage_hook(x->s[0].b, x->like.opt.stage, x->like.opt.stage_ctx);
     g = llamp_builder_finish(x->s[0].b, x->err, sizeof x->err);
     x->s[0].b = NULL;
     if (!g) stream_fail(x);
