@@ -147,6 +147,11 @@ void llamp_builder_set_stage_hook(llamp_builder_t *b, llamp_stage_hook_t fn, voi
   b->stage_arg = arg;
 }
 
+/* A stage of the finish has ended: the caller's hook, if any. */
+static void stage_end(const llamp_builder_t *b, const char *stage) {
+  if (b->stage_fn) b->stage_fn(b->stage_arg, stage);
+}
+
 const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
 
 static inline uint32_t dep_word(uint32_t before) {
@@ -1353,7 +1358,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   }
   free(complex);
   if (any < 0) goto fail;
-  if (b->stage_fn) b->stage_fn(b->stage_arg, "matching");
+  stage_end(b, "matching");
 
   /* the levels, then the relayout's offsets (n + 1 entries), in the pages
    * of the peers (fresh pages cost more than the sweep) */
@@ -1372,7 +1377,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   if (swept < 0) goto oom;
   uint64_t cyc = swept ? dfs_levels(n, b->in_off, b->in_src, order, &oom_flag) : n;
   if (oom_flag) goto oom;
-  if (b->stage_fn) b->stage_fn(b->stage_arg, "levels");
+  stage_end(b, "levels");
   if (cyc < n) {
     berr(b, "%s:%u: dependency cycle (or deadlock) involving rank %u operation %llu", b->source,
          b->line[cyc], b->rank[cyc], (unsigned long long)(cyc - b->first[b->rank[cyc]]));
@@ -1411,7 +1416,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   uint32_t *lv = order;
   order = NULL;
   if (relayout(g, lv, b->par, swept ? LLAMP_NONE32 : bs.maxl)) goto oom;
-  if (b->stage_fn) b->stage_fn(b->stage_arg, "relayout");
+  stage_end(b, "relayout");
   llamp_builder_destroy(b);
   return g;
 

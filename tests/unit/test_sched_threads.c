@@ -287,9 +287,6 @@ static void renumbered(void) {
   tb_close(&tb);
 }
 
-/* The benchmark's kind of trace on an odd rank count: a periodic 1-D ring
- * of Isend/Irecv with wildcard receives resolved by the Waitall, a world
- * allreduce every other iteration.  7 ranks. */
 /* The construction's stages, in order, to a hook (the capture's
  * LLAMP_TIMING lines); the graph is the same with it. */
 static void note_stage(void *ctx, const char *stage) {
@@ -322,6 +319,9 @@ static void stages(tb_t *tb) {
   llamp_sched_stats_free(&s2);
 }
 
+/* The benchmark's kind of trace on an odd rank count: a periodic 1-D ring
+ * of Isend/Irecv with wildcard receives resolved by the Waitall, a world
+ * allreduce every other iteration.  7 ranks. */
 static void ring_odd(void) {
   tb_t tb;
   const uint32_t P = 7;
