@@ -3045,6 +3045,9 @@ typedef struct {
   /* 0, or give up once the kept lines average more than this a vertex: a
    * coarse pruning that keeps many is redone with more segments */
   double max_avg;
+  /* 0, or give up once the kept lines average more than this a vertex over
+   * the vertices so far (a part: cut in two if so) */
+  double max_cum;
   /* prunable()'s constants per segment (prune_bounds, once a pass): T's
    * lower bound at both ends, and where the two tangents cross (has_k) */
   double b_lo[PRUNE_MAX_SEG], b_hi[PRUNE_MAX_SEG], xk[PRUNE_MAX_SEG], b_k[PRUNE_MAX_SEG];
@@ -3398,7 +3401,12 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
      * is cheaper then; a 2-point pruning over max_avg, more points are */
     if ((i_ & 1023) == 1023) {
       size_t wl = kept - window_kept;
-      if (!prune ? 2 * wl > 3 * 1024 : prune->max_avg > 0 && (double)wl > prune->max_avg * 1024) goto out;
+      if (!prune ? 2 * wl > 3 * 1024
+                 : (prune->max_avg > 0 && (double)wl > prune->max_avg * 1024) ||
+                       (prune->max_cum > 0 && i_ < e->n / 2 && (double)kept > prune->max_cum * (double)(i_ + 1025))) {
+        if (getenv("LLAMP_DEBUG_ENVELOPE")) fprintf(stderr, "envelope: over budget at %.3f of the graph, kept %zu\n", (double)i_ / e->n, kept);
+        goto out;
+      }
       window_kept = kept;
     }
     if (dst != arena.v + arena.n) { /* hulled in scratch, or the one line */
@@ -3436,7 +3444,8 @@ out:
 }
 
 /* Backward pass for pruning: for every vertex the longest path from its
- * start to the end of the run at x = lo and x = hi (two lanes), with the
+ * start to the end of the run at x = lo and x = hi (two lanes; K lanes: at
+ * xs[0..K), lo and hi at its ends, or K points evenly spread when NULL), with the
  * path's parameter coefficient (ties: the largest at lo, the smallest at hi),
  * so that T(lo), T(hi) and T's right slope at lo and left slope at hi come
  * out too (the tangents there bound T from below).  Pushes along in-edges in
@@ -3531,7 +3540,7 @@ static inline __attribute__((always_inline)) void tail_pass(const llamp_engine_t
 #define LANES_CLONES
 #endif
 LANES_CLONES static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo,
-                       double hi, int K, prune_t *pr) {
+                       double hi, int K, const double *xs, prune_t *pr) {
   uint64_t n = e->n;
   if (!(hi > lo)) K = 2;
   size_t words = (size_t)(n ? n : 1) * 2 * (size_t)K;
@@ -3556,7 +3565,7 @@ LANES_CLONES static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, 
   llamp_params_set(&q, w, lo);
   theta_t t0 = theta_of(e, &q);
   for (int j = 0; j < K; j++) {
-    pr->x[j] = j == K - 1 ? hi : lo + (hi - lo) * j / (K - 1);
+    pr->x[j] = j == K - 1 ? hi : j == 0 ? lo : xs ? xs[j] : lo + (hi - lo) * j / (K - 1);
     dx[j] = pr->x[j] - lo;
     T[j] = S[j] = 0;
   }
@@ -3564,7 +3573,7 @@ LANES_CLONES static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, 
   if (K == 2) tail_pass(e, w, &t0, dx, buf, T, S, 2);
   else tail_pass(e, w, &t0, dx, buf, T, S, K);
   pr->nseg = K - 1;
-  pr->max_avg = 0;
+  pr->max_avg = pr->max_cum = 0;
   pr->tail = buf;
   pr->stride = 2 * (size_t)K;
   for (int j = 0; j < K; j++) {
@@ -3578,88 +3587,200 @@ LANES_CLONES static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, 
   return 0;
 }
 
-/* The last step of the ladder below in two parts: the range cut in two,
- * each part pruned at its own points (the last step's lanes shared out)
- * and run as its own pass.  T's pieces over a part are supporting lines of
- * T over the whole, so the hull of both parts' lines is T on [lo, hi].  A
- * part's pass keeps only the lines of its own hull and tests them against
- * half the points; the parts run on the two cores (the second on a fork of
- * the engine: its own evaluation arrays and lanes).  The cut does not depend
- * on the cores, so neither does the answer.  bench_capture64's graph with
- * measured compute (606 k vertices, 173 breakpoints in [0, 20 us]): 29
- * points in one pass 1.22-1.53 s, 2 x 15 points 0.59-0.70 s, the same
- * breakpoints (tools: LLAMP_DEBUG_ENVELOPE). */
+/* The last step of the ladder below in parts: the range cut in two where
+ * half of T's bend lies, each part pruned at its own points (the last
+ * step's lanes shared out) and run as its own pass.  T's pieces over a part
+ * are supporting lines of T over the whole, so the hull of the parts' lines
+ * is T on [lo, hi].  A part's pass keeps only the lines of its own hull and
+ * tests them against its own points; the parts run on the two cores (the
+ * second on a fork of the engine: its own evaluation arrays and lanes).  A
+ * part that keeps too many lines is cut in two again (envelope_parts).  The
+ * cuts do not depend on the cores, so neither does the answer.
+ * bench_capture64's graph with measured compute (606 k vertices, 173
+ * breakpoints in [0, 20 us]): 29 points in one pass 1.22-1.53 s, 2 x 15
+ * points 0.59-0.70 s, the same breakpoints (tools: LLAMP_DEBUG_ENVELOPE). */
 #define ENV_PARTS 2
+#define ENV_MAX_PARTS 64
 
-/* Where to cut: halfway between the range's middle and where T's slope has
- * risen by half its rise (from an earlier step's points, linear between
- * them).  T's breakpoints gather where its slope changes, but a part's pass
- * costs with its width too (its points lie further apart): on that graph
- * the pass over [0, 3.75 us] took 0.12 s and over [3.75, 20 us] 0.38 s; cut
- * at 10 us, 0.41 and 0.12 s; at 6.9 us (this rule), 0.22-0.26 and 0.14 s. */
-static double part_cut(const prune_t *pr, double lo, double hi) {
-  int K = pr->nseg + 1;
-  double rise = pr->slope_l[K - 1] - pr->slope_r[0], x = 0.5 * (lo + hi);
-  if (rise > 0)
-    for (int j = 0; j + 1 < K; j++) {
-      double a = pr->slope_r[j] - pr->slope_r[0], b = pr->slope_l[j + 1] - pr->slope_r[0];
-      if (b >= 0.5 * rise) {
-        x = pr->x[j] + (pr->x[j + 1] - pr->x[j]) * (b > a ? (0.5 * rise - a) / (b - a) : 0);
-        break;
-      }
-    }
-  return 0.5 * (x + 0.5 * (lo + hi));
+/* Points for a pruning over [lo, hi], from an earlier pruning's: a line is
+ * kept where it may reach between T's tangents and its chords, a gap of up
+ * to ds w / 4 on a segment of width w over which T's slope rises by ds.
+ * Points spread with density sqrt(ds / w) (uniform within an earlier
+ * segment) make ds w alike on the new segments; 1/16 of the mass is spread
+ * evenly, for the slopes an earlier segment hides.  On a third-party code
+ * (PRK Random, 8 ranks, 983 k events: 765 critical latencies in [0, 20 us],
+ * 290 of them under 0.1 us) even points left ~700 breakpoints between the
+ * first two and the pass kept 340 M lines. */
+typedef struct {
+  int n;
+  double a[PRUNE_MAX_SEG + 1], mass[PRUNE_MAX_SEG + 1], total; /* piece i: [a[i], a[i+1]] */
+} point_density_t;
+
+static void point_density(const prune_t *prev, double lo, double hi, point_density_t *d) {
+  d->n = 0;
+  double total = 0;
+  for (int j = 0; j < prev->nseg; j++) {
+    double x0 = prev->x[j], x1 = prev->x[j + 1], c0 = x0 > lo ? x0 : lo, c1 = x1 < hi ? x1 : hi;
+    if (!(c1 > c0) || !(x1 > x0)) continue;
+    double ds = prev->slope_l[j + 1] - prev->slope_r[j];
+    d->a[d->n] = c0;
+    d->mass[d->n] = sqrt(ds > 0 ? ds / (x1 - x0) : 0) * (c1 - c0);
+    total += d->mass[d->n++];
+  }
+  d->a[d->n] = hi;
+  double even = total > 0 && hi > lo ? total / 15 / (hi - lo) : 1;
+  d->total = 0;
+  for (int i = 0; i < d->n; i++) d->total += d->mass[i] += even * (d->a[i + 1] - d->a[i]);
 }
+
+/* where the density's mass from lo reaches frac of it */
+static double density_at(const point_density_t *d, double frac) {
+  double want = frac * d->total, acc = 0;
+  int i = 0;
+  if (!d->n) return d->a[0];
+  while (i < d->n - 1 && acc + d->mass[i] < want) acc += d->mass[i++];
+  double t = d->mass[i] > 0 ? (want - acc) / d->mass[i] : 0;
+  return d->a[i] + (d->a[i + 1] - d->a[i]) * (t < 0 ? 0 : t > 1 ? 1 : t);
+}
+
+/* xs[0..K): lo, K - 2 points by the density, hi */
+static void place_points(const prune_t *prev, double lo, double hi, int K, double *xs) {
+  point_density_t d;
+  point_density(prev, lo, hi, &d);
+  xs[0] = lo;
+  for (int k = 1; k < K - 1; k++) xs[k] = density_at(&d, (double)k / (K - 1));
+  xs[K - 1] = hi;
+}
+
+/* One part of the range: its points (placed before its pass, refined by
+ * it), its pass's lines, whether it ran within the budget */
+typedef struct {
+  double lo, hi;
+  double xs[PRUNE_MAX_SEG + 1];
+  prune_t info; /* its last backward pass: T and slopes at xs (no tail) */
+  int info_ok;
+  llamp_line_t *lines;
+  size_t n;
+  int rc;
+} env_part_t;
 
 typedef struct {
   llamp_engine_t *eng[2]; /* by half: the engine, a fork */
   const llamp_params_t *p;
   llamp_param_t w;
-  double cut[ENV_PARTS + 1]; /* part i is [cut[i], cut[i + 1]] */
   int K; /* points a part */
   size_t live;
-  llamp_line_t *lines[ENV_PARTS];
-  size_t n[ENV_PARTS];
-  int rc[ENV_PARTS];
+  double max_avg; /* the passes' budget (0: none) */
+  env_part_t *part; /* this round's */
 } env_parts_t;
 
 static void env_parts_half(void *ctx, uint64_t a, uint64_t b, int half) {
   env_parts_t *s = ctx;
   for (uint64_t i = a; i < b; i++) {
-    double plo = s->cut[i], phi = s->cut[i + 1];
+    env_part_t *q = &s->part[i];
     prune_t pr;
-    s->rc[i] = -1;
-    if (tail_bounds(s->eng[half], s->p, s->w, plo, phi, s->K, &pr)) continue;
+    q->rc = -1;
+    if (tail_bounds(s->eng[half], s->p, s->w, q->lo, q->hi, s->K, q->xs, &pr)) continue;
+    /* once more at the points where the part's own T bends (a backward pass) */
+    place_points(&pr, q->lo, q->hi, s->K, q->xs);
+    if (tail_bounds(s->eng[half], s->p, s->w, q->lo, q->hi, s->K, q->xs, &pr)) continue;
+    q->info = pr;
+    q->info.tail = NULL;
+    q->info_ok = 1;
     pr.max_avg = 0;
-    s->rc[i] = envelope_pass(s->eng[half], s->p, s->w, plo, phi, s->live, &pr, &s->lines[i], &s->n[i]);
+    pr.max_cum = s->max_avg;
+    q->rc = envelope_pass(s->eng[half], s->p, s->w, q->lo, q->hi, s->live, &pr, &q->lines, &q->n);
   }
 }
 
+/* The parts' rounds: a part whose pass keeps over ENV_PART_AVG lines a
+ * vertex (on average, over the vertices so far) is cut in two where half
+ * its T's bend lies, for ENV_SPLITS rounds; the last round has no budget.
+ * PRK Random (983 k events, 765 critical latencies in [0, 20 us], 290 under
+ * 0.1 us): 2 parts at evenly spread points kept 340 M lines, 23 s; at
+ * points placed where T bends 175 M, 10-14 s; cut until within the budget
+ * (6 parts, the narrowest [0, 28 ns]) 8-10 s, 12-14 s of CPU (8 or 16
+ * parts from the start: the same).  An average over the last 1024 vertices
+ * gave up late in the graph, where a part's lines gather (at 0.5-0.86 of
+ * it), and cost more than it saved. */
+#define ENV_PART_AVG 64
+#define ENV_SPLITS 4
+
 static int envelope_parts(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo, double hi,
-                          double mid, int Kmax, size_t live, llamp_line_t **out, size_t *count) {
-  env_parts_t s = {{e, e}, p, w, {lo, mid, hi}, (Kmax - 1) / ENV_PARTS + 1, live, {NULL}, {0}, {0}};
-  llamp_par_t *par = llamp_par_create(llamp_par_halves(0, e->n));
-  int rc = -1;
-  if (!par) return -1;
-  if (llamp_par_mid(par, ENV_PARTS) < ENV_PARTS && !(s.eng[1] = llamp_engine_fork(e))) goto out;
-  if (getenv("LLAMP_DEBUG_ENVELOPE"))
-    fprintf(stderr, "envelope: %d parts cut at %g, pruned at %d points each\n", ENV_PARTS, mid, s.K);
-  llamp_par_run(par, ENV_PARTS, env_parts_half, &s);
-  size_t n = 0;
-  for (int i = 0; i < ENV_PARTS; i++) {
-    if (s.rc[i]) goto out;
-    n += s.n[i];
+                          const prune_t *prev, int Kmax, size_t live, llamp_line_t **out, size_t *count) {
+  env_parts_t s = {{e, e}, p, w, (Kmax - 1) / ENV_PARTS + 1, live, 0, NULL};
+  env_part_t *cur = calloc(ENV_MAX_PARTS, sizeof *cur), *next = calloc(ENV_MAX_PARTS, sizeof *next);
+  llamp_line_t *all = NULL;
+  size_t n_all = 0, cap_all = 0;
+  int ncur = ENV_PARTS, rc = -1, debug = getenv("LLAMP_DEBUG_ENVELOPE") != NULL;
+  /* LLAMP_ENVELOPE_PART_AVG: the budget (tests cut small graphs with it) */
+  const char *pa = getenv("LLAMP_ENVELOPE_PART_AVG");
+  double part_avg = pa && atof(pa) > 0 ? atof(pa) : ENV_PART_AVG;
+  llamp_par_t *par = cur && next ? llamp_par_create(llamp_par_halves(0, e->n)) : NULL;
+  if (!par) goto out;
+  point_density_t d;
+  point_density(prev, lo, hi, &d);
+  for (int i = 0; i < ncur; i++) {
+    cur[i].lo = i ? density_at(&d, (double)i / ncur) : lo;
+    cur[i].hi = i + 1 < ncur ? density_at(&d, (double)(i + 1) / ncur) : hi;
+    place_points(prev, cur[i].lo, cur[i].hi, s.K, cur[i].xs);
   }
-  llamp_line_t *all = malloc((n ? n : 1) * sizeof *all);
-  if (!all) goto out;
-  n = 0;
-  for (int i = 0; i < ENV_PARTS; i++) memcpy(all + n, s.lines[i], s.n[i] * sizeof *all), n += s.n[i];
+  if (debug) fprintf(stderr, "envelope: %d parts cut at %g, pruned at %d points each\n", ncur, cur[0].hi, s.K);
+  for (int round = 0; ncur; round++) {
+    s.part = cur;
+    s.max_avg = round < ENV_SPLITS ? part_avg : 0;
+    if (llamp_par_mid(par, (uint64_t)ncur) < (uint64_t)ncur && s.eng[1] == e && !(s.eng[1] = llamp_engine_fork(e)))
+      goto out;
+    llamp_par_run(par, (uint64_t)ncur, env_parts_half, &s);
+    int nnext = 0;
+    for (int i = 0; i < ncur; i++) {
+      env_part_t *q = &cur[i];
+      if (debug)
+        fprintf(stderr, "envelope: round %d part [%g, %g] at %d points: %s\n", round, q->lo, q->hi, s.K,
+                q->rc ? "over budget, cut" : "done");
+      if (q->rc == 0) {
+        if (n_all + q->n > cap_all) {
+          size_t nc = 2 * (n_all + q->n);
+          llamp_line_t *na = realloc(all, nc * sizeof *na);
+          if (!na) goto out;
+          all = na, cap_all = nc;
+        }
+        memcpy(all + n_all, q->lines, q->n * sizeof *all);
+        n_all += q->n;
+      } else if (!s.max_avg || !q->info_ok || nnext + 2 > ENV_MAX_PARTS) {
+        goto out; /* out of memory, or over the budget it no longer has */
+      } else { /* cut where half its T's bend lies, each half at points from its own */
+        point_density_t dq;
+        point_density(&q->info, q->lo, q->hi, &dq);
+        double mid = density_at(&dq, 0.5);
+        next[nnext].lo = q->lo, next[nnext].hi = mid;
+        next[nnext + 1].lo = mid, next[nnext + 1].hi = q->hi;
+        for (int k = 0; k < 2; k++) {
+          next[nnext + k].info_ok = 0;
+          next[nnext + k].lines = NULL;
+          next[nnext + k].n = 0;
+          place_points(&q->info, next[nnext + k].lo, next[nnext + k].hi, s.K, next[nnext + k].xs);
+        }
+        nnext += 2;
+      }
+      free(q->lines);
+      q->lines = NULL;
+    }
+    env_part_t *t = cur;
+    cur = next, next = t;
+    ncur = nnext;
+  }
   *out = all;
-  *count = hull(all, n, lo, hi, range_xtol(lo, hi), piece_tol(all, n, hi));
+  *count = hull(all, n_all, lo, hi, range_xtol(lo, hi), piece_tol(all, n_all, hi));
+  all = NULL;
   rc = 0;
 out:
   if (s.eng[1] != e) llamp_engine_destroy(s.eng[1]);
-  for (int i = 0; i < ENV_PARTS; i++) free(s.lines[i]);
+  if (cur)
+    for (int i = 0; i < ncur; i++) free(cur[i].lines);
+  free(cur);
+  free(next);
+  free(all);
   llamp_par_destroy(par);
   return rc;
 }
@@ -3675,19 +3796,30 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
    * bench_capture64's graph with measured compute, 168 breakpoints in
    * [0, 20 us]: 71 lines a vertex kept with 5 points, 8 with 29) but each
    * costs the backward pass a lane and 16 B a vertex, which graphs whose
-   * lines 5 points already prune do not repay.  The last step runs in two
+   * lines 5 points already prune do not repay.  Each step places its points
+   * where the earlier step saw T bend (place_points).  The last step runs in
    * parts (envelope_parts) that share its points out.  Tried before, not
    * kept: every part its own ladder up to all the points, which doubled
    * the CPU time for a wall time of 1.7-2.3 s -> 1.5-2.2 s. */
   int Kmax = prune_lanes(e->n), ladder[3] = {2, 5 < Kmax ? 5 : Kmax, Kmax};
   size_t live = (size_t)(e->n + 1) * 16;
   prune_t pr;
+  double xs[PRUNE_MAX_SEG + 1];
+  int have = 0; /* pr holds an earlier step's points */
   for (int s = 0; s < 3; s++) {
     if (s && ladder[s] <= ladder[s - 1]) continue;
     int last = s == 2 || ladder[s] == Kmax || !(hi > lo);
-    if (last && hi > lo && (Kmax - 1) / ENV_PARTS >= 4)
-      return envelope_parts(e, p, w, lo, hi, s ? part_cut(&pr, lo, hi) : 0.5 * (lo + hi), Kmax, live, out, count);
-    if (tail_bounds(e, p, w, lo, hi, ladder[s], &pr)) return -1;
+    if (last && hi > lo && (Kmax - 1) / ENV_PARTS >= 4) {
+      /* the cut from a part's worth of points where T bends (placed by
+       * the earlier step's) */
+      int Kp = (Kmax - 1) / ENV_PARTS + 1;
+      if (have) place_points(&pr, lo, hi, Kp, xs);
+      if (tail_bounds(e, p, w, lo, hi, Kp, have ? xs : NULL, &pr)) return -1;
+      return envelope_parts(e, p, w, lo, hi, &pr, Kmax, live, out, count);
+    }
+    if (have) place_points(&pr, lo, hi, ladder[s], xs);
+    if (tail_bounds(e, p, w, lo, hi, ladder[s], have ? xs : NULL, &pr)) return -1;
+    have = 1;
     pr.max_avg = last ? 0 : 8;
     if (getenv("LLAMP_DEBUG_ENVELOPE")) fprintf(stderr, "envelope: pruned at %d points\n", ladder[s]);
     if (envelope_pass(e, p, w, lo, hi, live, &pr, out, count) == 0) return 0;

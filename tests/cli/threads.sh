@@ -28,4 +28,13 @@ LLAMP_DEBUG_ENVELOPE=1 LLAMP_THREADS=1 "$llamp" analyze parts.llg --range 0:20us
 LLAMP_DEBUG_ENVELOPE=1 LLAMP_THREADS=2 "$llamp" analyze parts.llg --range 0:20us --format json >two.json 2>two.err
 grep -q "2 parts cut at" one.err || { echo "FAIL: the random graph did not take the two parts" >&2; cat one.err >&2; exit 1; }
 cmp one.json two.json || { echo "FAIL: parts: two halves differ from one" >&2; diff one.json two.json | head >&2; exit 1; }
-echo "ok: one and two halves agree on 7 graph and option sets"
+# again with parts cut until each keeps under half a line a vertex: rounds
+# of 2-10 parts spread over the cores differently, the same report
+export LLAMP_ENVELOPE_PART_AVG=0.5
+LLAMP_DEBUG_ENVELOPE=1 LLAMP_THREADS=1 "$llamp" analyze parts.llg --range 0:20us --format json >cut1.json 2>cut1.err
+LLAMP_DEBUG_ENVELOPE=1 LLAMP_THREADS=2 "$llamp" analyze parts.llg --range 0:20us --format json >cut2.json 2>cut2.err
+unset LLAMP_ENVELOPE_PART_AVG
+grep -q "round 3 part .*over budget, cut" cut1.err || { echo "FAIL: no part was cut in round 3" >&2; cat cut1.err >&2; exit 1; }
+cmp cut1.json cut2.json || { echo "FAIL: cut parts: two halves differ from one" >&2; diff cut1.json cut2.json | head >&2; exit 1; }
+cmp one.json cut1.json || { echo "FAIL: cut parts: not the report of two parts" >&2; diff one.json cut1.json | head >&2; exit 1; }
+echo "ok: one and two halves agree on 8 graph and option sets"
