@@ -1,0 +1,49 @@
+#!/bin/sh
+# The critical-latency search where T bends at hundreds to thousands of
+# latencies: generated random graphs (8 ranks, 480 k events) under two
+# parameter sets, each analysed twice in one run, interleaved:
+#   cut      the default: a part of the range that keeps over 64 lines a
+#            vertex is cut in two (engine.c: envelope_parts)
+#   no cut   LLAMP_ENVELOPE_PART_AVG=1e18: the two first parts only, at
+#            points placed where T bends
+# Both reports must be the same byte for byte.  Optionally a third llamp
+# binary (e.g. one built before a change) runs the same analyses too.
+#   bench/bench_critical.sh BUILD_DIR [OLD_LLAMP]
+build=${1:?usage: $0 BUILD_DIR [OLD_LLAMP]}
+old=${2:-}
+llamp=$build/bin/llamp
+[ -x "$llamp" ] || { echo "no $llamp" >&2; exit 2; }
+dir=$(mktemp -d) || exit 2
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 2
+"$llamp" generate random ranks=8 ops=60000 seed=4 -o g.llg >/dev/null || exit 1
+wall() { # seconds of one run; its report into $1
+  out=$1
+  shift
+  t0=$(date +%s.%N)
+  "$@" --range 0:20us --tolerance none --format json -o "$out" 2>/dev/null || return 1
+  t1=$(date +%s.%N)
+  echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }'
+}
+fail=0
+echo "random ranks=8 ops=60000 seed=4 (480 k events), critical latencies in [0, 20 us]"
+for params in "--o 0" "--L 2us --o 0 --G 0.1ns --S 64KiB --nic"; do
+  # shellcheck disable=SC2086 # params are llamp's options
+  tc=$(wall cut.json "$llamp" analyze g.llg $params) || exit 1
+  # shellcheck disable=SC2086
+  tn=$(LLAMP_ENVELOPE_PART_AVG=1e18 wall nocut.json "$llamp" analyze g.llg $params) || exit 1
+  n=$(grep -o '"lambda_before"' cut.json | wc -l)
+  same=same
+  cmp -s cut.json nocut.json || { same=DIFFER; fail=1; }
+  line=$(printf "  %-44s %5d critical latencies  cut %7.2f s  no cut %7.2f s  x%.2f  %s" "$params" "$n" "$tc" "$tn" \
+    "$(echo "$tn $tc" | awk '{ print $1 / $2 }')" "$same")
+  if [ -n "$old" ]; then
+    # shellcheck disable=SC2086
+    to=$(wall old.json "$old" analyze g.llg $params) || exit 1
+    so=same
+    cmp -s cut.json old.json || { so=DIFFER; fail=1; }
+    line="$line  old $(printf %.2f "$to") s  x$(echo "$to $tc" | awk '{ printf "%.2f", $1 / $2 }')  $so"
+  fi
+  echo "$line"
+done
+exit $fail
