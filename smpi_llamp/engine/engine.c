@@ -3701,15 +3701,16 @@ static void env_parts_half(void *ctx, uint64_t a, uint64_t b, int half) {
 }
 
 /* The parts' rounds: a part whose pass keeps over ENV_PART_AVG lines a
- * vertex (on average, over the vertices so far) is cut in two where half
- * its T's bend lies, for ENV_SPLITS rounds; the last round has no budget.
- * PRK Random (983 k events, 765 critical latencies in [0, 20 us], 290 under
- * 0.1 us): 2 parts at evenly spread points kept 340 M lines, 23 s; at
- * points placed where T bends 175 M, 10-14 s; cut until within the budget
- * (6 parts, the narrowest [0, 28 ns]) 8-10 s, 12-14 s of CPU (8 or 16
- * parts from the start: the same).  An average over the last 1024 vertices
- * gave up late in the graph, where a part's lines gather (at 0.5-0.86 of
- * it), and cost more than it saved. */
+ * vertex (on average over the vertices so far, judged in the graph's first
+ * half only: a pass nearer its end is cheaper finished) is cut in two where
+ * half its T's bend lies, for ENV_SPLITS rounds (32 parts at most); the
+ * last round has no budget.  PRK Random (983 k events, 765 critical
+ * latencies in [0, 20 us], 290 under 0.1 us): 2 parts at evenly spread
+ * points kept 340 M lines, 23 s; at points placed where T bends 175 M,
+ * 10-14 s; cut at 64 lines a vertex 6.2-8.6 s (9.3-13 s of CPU), at 8, 16,
+ * 32 or 128 8.6-13 s, 4, 8 or 16 parts from the start 7.9-9.8 s.  An
+ * average over the last 1024 vertices gave up late in the graph, where a
+ * part's lines gather (at 0.5-0.86 of it), and cost more than it saved. */
 #define ENV_PART_AVG 64
 #define ENV_SPLITS 4
 
