@@ -52,24 +52,6 @@ void llamp_capture_dag_stage(void *since, const char *stage) {
 }
 
 
-/* A search for critical latencies that took seconds says why: T bends at
- * hundreds of latencies, most of them where L is a small part of the range
- * (PRK Random, 8 ranks: 765 in [0, 20 us], 290 under 0.1 us, where paths of
- * nearly equal compute and different message counts trade places every
- * tenth of a nanosecond).  Narrowing the range is the user's lever. */
-static void report_slow_range(const llamp_breakpoint_t *bp, size_t nb, double lo, double hi, double secs) {
-  if (secs < 2 || nb < 2) return;
-  double tenth = lo + 0.1 * (hi - lo);
-  size_t low = 0;
-  for (size_t i = 0; i < nb; i++) low += bp[i].x < tenth;
-  char a[32], b[32], c[32];
-  fprintf(stderr,
-          "smpi_llamp: the critical-latency search took %.1f s: T bends at %zu latencies in [%s, %s], %zu of them "
-          "below %s; -llamp-range LMIN:LMAX narrows it (docs/capture.md)\n",
-          secs, nb, llamp_units_format_time(lo, a, sizeof a), llamp_units_format_time(hi, b, sizeof b), low,
-          llamp_units_format_time(tenth, c, sizeof c));
-}
-
 /* The classification (19 configurations, 2 passes each: the largest stage
  * of the analysis) starts on a fork of the engine in a second thread, beside
  * the critical latencies, tolerances and sweep (the simulation is over and
@@ -545,7 +527,8 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
     have_env = llamp_engine_eval(e, &q, LLAMP_PARAM_L, &r0) == 0 &&
                llamp_engine_breakpoint_lines(bps, nb, lo, r0.T, r0.slope_right, &lines, &nl) == 0;
   }
-  report_slow_range(bps, nb, lo, hi, wall() - t_range);
+  llamp_report_slow_range(stderr, "smpi_llamp", bps, nb, lo, hi, wall() - t_range,
+                          "-llamp-range LMIN:LMAX narrows it (docs/capture.md)");
   llamp_capture_stage_done(have_env && a.breakpoint_evaluations == 1 ? "critical latencies" : "critical latencies (ES)", &ts);
   a.have_range = 1;
   a.range_lo = lo;
