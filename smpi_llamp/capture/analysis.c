@@ -527,7 +527,7 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
     have_env = llamp_engine_eval(e, &q, LLAMP_PARAM_L, &r0) == 0 &&
                llamp_engine_breakpoint_lines(bps, nb, lo, r0.T, r0.slope_right, &lines, &nl) == 0;
   }
-  llamp_report_slow_range(stderr, "smpi_llamp", bps, nb, lo, hi, wall() - t_range,
+  llamp_report_slow_range(stderr, "smpi_llamp", NULL, bps, nb, lo, hi, wall() - t_range,
                           "-llamp-range LMIN:LMAX narrows it (docs/capture.md)");
   llamp_capture_stage_done(have_env && a.breakpoint_evaluations == 1 ? "critical latencies" : "critical latencies (ES)", &ts);
   a.have_range = 1;

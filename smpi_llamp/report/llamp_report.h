@@ -67,12 +67,13 @@ void llamp_report_csv(FILE *f, const llamp_analysis_t *a);
 void llamp_report_pairs_csv(FILE *f, uint32_t ranks, const llamp_pair_lambda_t *v, size_t n,
                             int bytes);
 
-/* A critical-latency search that took `secs` >= 2 s says why on f, one line
- * from `who`: how many latencies T bends at in [lo, hi] (bp sorted) and
- * below which half of them lie (irregular codes gather them at small L);
- * `lever` names the option that narrows the range. */
-void llamp_report_slow_range(FILE *f, const char *who, const llamp_breakpoint_t *bp, size_t nb, double lo,
-                             double hi, double secs, const char *lever);
+/* A search for critical values of `wrt` (NULL: L) that took `secs` >= 2 s
+ * says why on f, one line from `who`: how many values T bends at in
+ * [lo, hi] (bp sorted) and below which half of them lie (irregular codes
+ * gather them at small L); `lever` names the option that narrows the
+ * range.  Values print as times, as the text report's do. */
+void llamp_report_slow_range(FILE *f, const char *who, const char *wrt, const llamp_breakpoint_t *bp, size_t nb,
+                             double lo, double hi, double secs, const char *lever);
 
 #ifdef __cplusplus
 }

@@ -468,11 +468,12 @@ void llamp_report_csv(FILE *f, const llamp_analysis_t *a) {
 /* PRK Random, 8 ranks: 765 in [0, 20 us], 290 under 0.1 us, where paths of
  * nearly equal compute and different message counts trade places every
  * tenth of a nanosecond; the search took 6-9 s. */
-void llamp_report_slow_range(FILE *f, const char *who, const llamp_breakpoint_t *bp, size_t nb, double lo,
-                             double hi, double secs, const char *lever) {
+void llamp_report_slow_range(FILE *f, const char *who, const char *wrt, const llamp_breakpoint_t *bp, size_t nb,
+                             double lo, double hi, double secs, const char *lever) {
   if (secs < 2 || nb < 2) return;
+  int lat = !wrt || strcmp(wrt, "L") == 0;
   char a[32], b[32], c[32];
-  fprintf(f, "%s: the critical-latency search took %.1f s: T bends at %zu latencies in [%s, %s], half of them below %s; %s\n",
-          who, secs, nb, llamp_units_format_time(lo, a, sizeof a), llamp_units_format_time(hi, b, sizeof b),
-          llamp_units_format_time(bp[nb / 2].x, c, sizeof c), lever);
+  fprintf(f, "%s: the search for critical %s%s took %.1f s: T bends at %zu of them in [%s, %s], half below %s; %s\n",
+          who, lat ? "latencies" : wrt, lat ? "" : " values", secs, nb, llamp_units_format_time(lo, a, sizeof a),
+          llamp_units_format_time(hi, b, sizeof b), llamp_units_format_time(bp[nb / 2].x, c, sizeof c), lever);
 }

@@ -14,15 +14,23 @@ int main(void) {
   FILE *f = open_memstream(&buf, &len);
   CHECK(f != NULL);
   if (!f) return 1;
-  llamp_report_slow_range(f, "llamp", bp, 5, 0, 20e-6, 1.9, "--range narrows it");
+  llamp_report_slow_range(f, "llamp", "L", bp, 5, 0, 20e-6, 1.9, "--range narrows it");
   fflush(f);
   CHECK(len == 0); /* under 2 s: nothing */
-  llamp_report_slow_range(f, "llamp", bp, 5, 0, 20e-6, 3.25, "--range narrows it");
+  llamp_report_slow_range(f, "llamp", "L", bp, 5, 0, 20e-6, 3.25, "--range narrows it");
   fclose(f);
   printf("%s", buf);
-  CHECK(strstr(buf, "llamp: the critical-latency search took 3.2 s") == buf);
-  CHECK(strstr(buf, "T bends at 5 latencies in [0 s, 20 us], half of them below 3 ns; --range narrows it\n") != NULL);
-  CHECK(strchr(buf, '\n') == buf + strlen(buf) - 1); /* one line */
+  CHECK(strcmp(buf, "llamp: the search for critical latencies took 3.2 s: T bends at 5 of them in [0 s, 20 us], "
+                    "half below 3 ns; --range narrows it\n") == 0);
+  free(buf);
+  /* another parameter (--wrt l_wire) is named */
+  f = open_memstream(&buf, &len);
+  CHECK(f != NULL);
+  if (!f) return 1;
+  llamp_report_slow_range(f, "smpi_llamp", "l_wire", bp, 5, 0, 20e-6, 2, "-llamp-range");
+  fclose(f);
+  printf("%s", buf);
+  CHECK(strstr(buf, "smpi_llamp: the search for critical l_wire values took 2.0 s: T bends at 5 of them") == buf);
   free(buf);
   TEST_DONE();
 }

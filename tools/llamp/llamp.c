@@ -583,7 +583,8 @@ static int cmd_analyze(int argc, char **argv) {
       die("critical latency search failed (out of memory or no convergence)");
     }
     stage_end();
-    llamp_report_slow_range(stderr, prog, bps, nb, range_lo, range_hi, now() - t_range,
+    llamp_report_slow_range(stderr, prog, llamp_params_name(&co.params, wrt), bps, nb, range_lo, range_hi,
+                            now() - t_range,
                             "--range LMIN:LMAX narrows it");
     a.have_range = 1;
     a.range_lo = range_lo;
