@@ -510,7 +510,6 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
    * sweep and (when inside the range) the tolerances come from its lines */
   size_t nb = 0, nl = 0;
   llamp_line_t *lines = NULL;
-  double t_range = wall();
   int have_env = llamp_engine_envelope(e, &p, LLAMP_PARAM_L, lo, hi, 0, &lines, &nl) == 0;
   if (have_env ? llamp_engine_envelope_breakpoints(lines, nl, &bps, &nb)
                : llamp_engine_breakpoints_es(e, &p, LLAMP_PARAM_L, lo, hi, &bps, &nb,
@@ -527,7 +526,7 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
     have_env = llamp_engine_eval(e, &q, LLAMP_PARAM_L, &r0) == 0 &&
                llamp_engine_breakpoint_lines(bps, nb, lo, r0.T, r0.slope_right, &lines, &nl) == 0;
   }
-  llamp_report_slow_range(stderr, "smpi_llamp", NULL, bps, nb, lo, hi, wall() - t_range,
+  llamp_report_slow_range(stderr, "smpi_llamp", NULL, bps, nb, lo, hi, wall() - ts, /* since the last stage */
                           "-llamp-range LMIN:LMAX narrows it (docs/capture.md)");
   llamp_capture_stage_done(have_env && a.breakpoint_evaluations == 1 ? "critical latencies" : "critical latencies (ES)", &ts);
   a.have_range = 1;

@@ -573,7 +573,6 @@ static int cmd_analyze(int argc, char **argv) {
   size_t range_nl = 0;
   if (range_str) {
     stage_begin("finding critical latencies", "");
-    double t_range = now();
     size_t nb = 0;
     if (llamp_engine_envelope(e, &co.params, wrt, range_lo, range_hi, 0, &range_lines, &range_nl) == 0) {
       a.breakpoint_evaluations = 1;
@@ -584,8 +583,7 @@ static int cmd_analyze(int argc, char **argv) {
     }
     stage_end();
     llamp_report_slow_range(stderr, prog, llamp_params_name(&co.params, wrt), bps, nb, range_lo, range_hi,
-                            now() - t_range,
-                            "--range LMIN:LMAX narrows it");
+                            now() - stage_t0, "--range LMIN:LMAX narrows it");
     a.have_range = 1;
     a.range_lo = range_lo;
     a.range_hi = range_hi;
