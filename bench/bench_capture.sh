@@ -7,7 +7,7 @@
 #   bench/bench_capture.sh [BUILD_DIR] [PX PY ITERS BYTES COMPUTE_US] [REPS]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
+build=$(cd "${1:-$here/build}" && pwd) # absolute: the bench works in a temporary directory
 px=${2:-4} py=${3:-4} iters=${4:-1000} bytes=${5:-8192} compute=${6:-20} reps=${7:-3}
 bin=$build/bin
 work=$(mktemp -d /tmp/bench_capture.XXXXXX)

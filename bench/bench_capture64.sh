@@ -14,7 +14,7 @@
 #   bench/bench_capture64.sh [BUILD_DIR] [ITERS] [REPS]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
+build=$(cd "${1:-$here/build}" && pwd) # absolute: the bench works in a temporary directory
 iters=${2:-1000}
 reps=${3:-3}
 bin=$build/bin

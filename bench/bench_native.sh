@@ -24,7 +24,7 @@
 # built from (the same compute gaps: only the communication is modelled).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
+build=$(cd "${1:-$here/build}" && pwd) # absolute: the bench works in a temporary directory
 reps=${2:-5}
 np=${3:-2}
 bin=$build/bin

@@ -6,7 +6,7 @@
 #   bench/bench_validate.sh [BUILD_DIR] [REPS] [OUT_DIR]     (defaults: build 5 /tmp/llamp-validate)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
+build=$(cd "${1:-$here/build}" && pwd) # absolute: the bench works in a temporary directory
 reps=${2:-5}
 out=${3:-/tmp/llamp-validate}
 bin=$build/bin
