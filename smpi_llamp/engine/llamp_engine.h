@@ -281,7 +281,9 @@ int llamp_engine_path_by_rank(llamp_engine_t *e, const llamp_params_t *p, double
  * (exact: the LP's whole parametric solution on the interval).  When the
  * envelopes grow past `max_lines` per vertex on average (0 = 2), a backward
  * pass bounds every vertex's remaining path and the forward pass is redone
- * dropping lines that provably cannot reach T.  Fails (-1) when even that
+ * dropping lines that provably cannot reach T; when that backward pass's two
+ * points and one evaluation show T in at most two pieces, those are the
+ * answer without the forward pass.  Fails (-1) when even that
  * needs more than 16 lines per vertex; callers then fall back to point
  * evaluations.  Caller frees *lines. */
 typedef struct {
@@ -289,6 +291,19 @@ typedef struct {
 } llamp_line_t;
 int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt, double lo,
                           double hi, size_t max_lines, llamp_line_t **lines, size_t *count);
+
+/* How the last llamp_engine_envelope on e went: one pass; T in at most two
+ * pieces, seen from the first pruning step's two points and one evaluation
+ * (a regular code's T, often); a pass pruned at a few points; or the last
+ * step in parts (LLAMP_DEBUG_ENVELOPE prints the steps). */
+typedef enum {
+  LLAMP_ENVELOPE_NONE = 0,
+  LLAMP_ENVELOPE_PLAIN,
+  LLAMP_ENVELOPE_TWO_PIECES,
+  LLAMP_ENVELOPE_PRUNED,
+  LLAMP_ENVELOPE_PARTS
+} llamp_envelope_how_t;
+llamp_envelope_how_t llamp_engine_envelope_how(const llamp_engine_t *e);
 
 /* Reading an envelope (lines sorted by slope, as returned above):
  * T and its right slope at x; its breakpoints (caller frees *out); and the
