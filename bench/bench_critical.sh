@@ -9,8 +9,9 @@
 # Both reports must be the same byte for byte.  Optionally a third llamp
 # binary (e.g. one built before a change) runs the same analyses too.
 #   bench/bench_critical.sh BUILD_DIR [OLD_LLAMP]
-build=${1:?usage: $0 BUILD_DIR [OLD_LLAMP]}
+build=$(cd "${1:?usage: $0 BUILD_DIR [OLD_LLAMP]}" && pwd) # absolute: the bench works in a temporary directory
 old=${2:-}
+case $old in "" | /*) ;; *) old=$PWD/$old ;; esac
 llamp=$build/bin/llamp
 [ -x "$llamp" ] || { echo "no $llamp" >&2; exit 2; }
 dir=$(mktemp -d) || exit 2
