@@ -3882,8 +3882,11 @@ int llamp_engine_envelope(llamp_engine_t *e, const llamp_params_t *p, llamp_para
     if (s == 0 && ladder[0] == 2 && hi > lo) {
       int two = two_pieces(e, p, w, lo, hi, &pr, out, count);
       if (getenv("LLAMP_DEBUG_ENVELOPE")) fprintf(stderr, "envelope: two pieces? %s\n", two > 0 ? "yes" : "no");
-      e->env_how = LLAMP_ENVELOPE_TWO_PIECES;
-      if (two) return two > 0 ? 0 : -1;
+      if (two < 0) return -1;
+      if (two > 0) {
+        e->env_how = LLAMP_ENVELOPE_TWO_PIECES;
+        return 0;
+      }
     }
     e->env_how = LLAMP_ENVELOPE_PRUNED;
     pr.max_avg = last ? 0 : 8;
