@@ -2,6 +2,7 @@
 #ifndef LLAMP_TEST_H
 #define LLAMP_TEST_H
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,6 +38,20 @@ static int llamp_test_failures = 0;
       llamp_test_failures++;                                                     \
     }                                                                            \
   } while (0)
+
+/* A test's random draws: xorshift64 from a fixed seed, printed so that a
+ * failure can be replayed. */
+static uint64_t llamp_test_rng_state = 1;
+static inline void llamp_test_rng_seed(uint64_t seed) {
+  llamp_test_rng_state = seed ? seed : 1;
+  printf("seed 0x%llx\n", (unsigned long long)llamp_test_rng_state);
+}
+static inline uint64_t llamp_test_rng(void) {
+  llamp_test_rng_state ^= llamp_test_rng_state << 13;
+  llamp_test_rng_state ^= llamp_test_rng_state >> 7;
+  llamp_test_rng_state ^= llamp_test_rng_state << 17;
+  return llamp_test_rng_state;
+}
 
 #define TEST_DONE()                                                              \
   do {                                                                           \

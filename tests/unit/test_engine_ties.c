@@ -16,17 +16,9 @@
 
 enum { CHAIN = 100 };
 
-static uint64_t rng_state;
-static uint64_t rng_next(void) { /* xorshift64: fixed seed, printed */
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
-
 static void shuffle(double *v, int n) {
   for (int i = n - 1; i > 0; i--) {
-    int j = (int)(rng_next() % (uint64_t)(i + 1));
+    int j = (int)(llamp_test_rng() % (uint64_t)(i + 1));
     double t = v[i];
     v[i] = v[j];
     v[j] = t;
@@ -53,8 +45,8 @@ static int64_t op(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t kind, i
 static llamp_graph_t *ties_graph(double h) {
   double x[CHAIN], y[CHAIN + 2], z[CHAIN], w[2 * CHAIN + 2];
   for (int i = 0; i < CHAIN; i++) {
-    x[i] = (double)(rng_next() % 1000000 + 1) * 1e-9;
-    z[i] = (double)(rng_next() % 1000000 + 1) * 1e-9;
+    x[i] = (double)(llamp_test_rng() % 1000000 + 1) * 1e-9;
+    z[i] = (double)(llamp_test_rng() % 1000000 + 1) * 1e-9;
   }
   /* Y = X + 1 ns + h, W = X + Z + 2 ns: the same terms, other orders */
   for (int i = 0; i < CHAIN; i++) y[i] = x[i], w[i] = x[i], w[CHAIN + i] = z[i];
@@ -86,8 +78,7 @@ int main(void) {
   p.G = 0;
   p.S = 1e9;
   p.L = 2e-9;
-  rng_state = 0x9e3779b97f4a7c15ull;
-  printf("seed 0x%llx\n", (unsigned long long)rng_state);
+  llamp_test_rng_seed(0x9e3779b97f4a7c15ull);
   const double lo = 0, hi = 5e-9;
   int seeds = 40, one = 0, two = 0;
   for (int s = 0; s < seeds; s++) {

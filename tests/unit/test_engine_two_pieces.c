@@ -16,14 +16,6 @@
 
 enum { N = 300 };
 
-static uint64_t rng_state;
-static uint64_t rng_next(void) { /* xorshift64: fixed seed, printed */
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
-
 static int64_t after(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t kind, double value, int32_t peer,
                      int64_t prev) {
   int64_t v = llamp_builder_add(b, rank, kind, value, peer, 0, 0);
@@ -91,10 +83,9 @@ int main(void) {
   p.o = 0;
   p.G = 0;
   p.S = 1e9;
-  rng_state = 0x2545f4914f6cdd1dull;
-  printf("seed 0x%llx\n", (unsigned long long)rng_state);
+  llamp_test_rng_seed(0x2545f4914f6cdd1dull);
   double calc[2 * N];
-  for (int i = 0; i < 2 * N; i++) calc[i] = 10e-6 + (double)(rng_next() % 10001) * 1e-12;
+  for (int i = 0; i < 2 * N; i++) calc[i] = 10e-6 + (double)(llamp_test_rng() % 10001) * 1e-12;
   const double lo = 0, hi = 20e-6;
   /* P's last line, from an evaluation of the two ranks alone at hi */
   llamp_graph_t *g = exchange_graph(calc, 0);
