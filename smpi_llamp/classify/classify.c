@@ -183,10 +183,14 @@ llamp_classify_job_t *llamp_classify_job_create(const llamp_graph_t *g, const ll
     j->slot[k] = &c->both[i], j->L[k] = p->L / K[i], j->G[k++] = p->G / K[i];
   }
   atomic_init(&j->next, 0);
-  /* 10 a pass: two workers (the capture's) share the 19; one does them in
-   * two passes, as fast as in one (bench_capture64's graph: 19, 10, 5 and 1
-   * a pass took 0.23, 0.23, 0.28 and 1.15 s; 19 separate point_of 0.47 s) */
-  j->take = (NUM_CONFIGS + 1) / 2;
+  /* all 19 in one pass.  A pass costs ~60 ms on bench_capture64's graph
+   * before any lane (the graph's walk), and four lanes a vector (AVX2) make
+   * each lane cheap: 19 in one pass took 125-190 ms, 10 a pass 80-130 ms
+   * each.  The capture's second worker (its main thread) comes only after
+   * T and the critical latencies, too late to share a second pass.  One
+   * lane at a time, 19 and 10 a pass took 0.23 s alike (19 separate
+   * point_of 0.47 s). */
+  j->take = NUM_CONFIGS;
   return j;
 }
 

@@ -12,6 +12,11 @@
 
 #include <float.h>
 #include <math.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +55,7 @@ struct llamp_engine {
   uint32_t *gv; /* plan vertex -> graph vertex (NULL: identity) */
   llamp_envelope_how_t env_how; /* the last llamp_engine_envelope's way */
   double env_gave_up;           /* where the last envelope_pass ran over its budget (a fraction of n; 1: it did not) */
+  int lanes_width;              /* the last llamp_engine_points_lg's lanes a step (4, 1; 0 none) */
   uint8_t *own_kind;
   double *own_value;
   uint32_t *own_off, *own_src;
@@ -208,12 +214,6 @@ static inline double lcf(const theta_t *t, uint64_t v) { return t->pk ? t->kl[t-
 static inline double lat(const theta_t *t, uint64_t v) { return t->pk ? t->klat[t->pk[v]] : 0; }
 static inline double gsc(const theta_t *t, uint64_t v) { return t->pk ? t->kg[t->pk[v]] : 1; }
 static inline double bconst(const theta_t *t, uint64_t v) { return t->pk ? t->kb[t->pk[v]] : 0; }
-static inline double lterm(const theta_t *t, uint64_t v) {
-  return t->pk ? t->kl[t->pk[v]] * t->L + t->klat[t->pk[v]] : t->L;
-}
-static inline double bterm(const theta_t *t, uint64_t v) {
-  return t->pk ? t->kg[t->pk[v]] * t->G + t->kb[t->pk[v]] : t->G;
-}
 static inline double xcoef(const theta_t *t, llamp_param_t w, uint64_t v) {
   return t->pk && t->K && (unsigned)w >= LLAMP_NUM_PARAMS
              ? t->kcoef[(size_t)t->pk[v] * t->K + (w - LLAMP_NUM_PARAMS)]
@@ -228,15 +228,44 @@ static inline __attribute__((always_inline)) double msg_bytes(double val, const 
   return pw ? pw[v].k : bw_bytes(val, t->full);
 }
 
-static inline __attribute__((always_inline)) double vcost(unsigned k, double val, const theta_t *t, const pwv_t *pw, uint64_t v) {
-  switch (k) {
-  case K_CALC: return val;
-  case K_RECV_RNDV:
-    return rndv_recv_l(t->full) * lterm(t, v) + msg_bytes(val, t, pw, v) * bterm(t, v) +
-           (pw ? pw[v].c + pw[v].cpu : 0) + t->o;
-  default: return pw ? t->o + pw[v].cpu : t->o;
-  }
+/* the costs that depend on L and G (engine_costs.h): once for one
+ * evaluation, with theta's L and G ... */
+#define COST_T double
+#define COST_SFX _at
+#define COST_SPLAT(x) (x)
+#include "engine_costs.h"
+#undef COST_SPLAT
+#undef COST_SFX
+#undef COST_T
+static inline __attribute__((always_inline)) double lterm(const theta_t *t, uint64_t v) { return lterm_at(t, t->L, v); }
+static inline __attribute__((always_inline)) double bterm(const theta_t *t, uint64_t v) { return bterm_at(t, t->G, v); }
+static inline __attribute__((always_inline)) double vcost(unsigned k, double val, const theta_t *t, const pwv_t *pw,
+                                                          uint64_t v) {
+  return vcost_at(k, val, t, t->L, t->G, pw, v);
 }
+static inline __attribute__((always_inline)) double ecost(unsigned type, double val_u, const theta_t *t,
+                                                          const pwv_t *pw, uint64_t u) {
+  return ecost_at(type, val_u, t, t->L, t->G, pw, u);
+}
+static inline __attribute__((always_inline)) double ecost_uv(unsigned type, double val_u, const theta_t *t,
+                                                             const pwv_t *pw, uint64_t u, unsigned kind_v,
+                                                             double val_v, uint64_t v) {
+  return ecost_uv_at(type, val_u, t, t->L, t->G, pw, u, kind_v, val_v, v);
+}
+/* ... and once for four lanes at a time, each with its own L and G
+ * (llamp_engine_points_lg: GCC's vector extension, SSE2 pairs or AVX2) */
+/* (always inlined: a vector's ABI never shows; GCC warns at the file's end,
+ * so the pragma holds for the rest of it) */
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef double lanes4_t __attribute__((vector_size(32)));
+typedef long long lanes4_mask_t __attribute__((vector_size(32)));
+#define COST_T lanes4_t
+#define COST_SFX _lanes
+#define COST_SPLAT(x) ((lanes4_t){(x), (x), (x), (x)})
+#include "engine_costs.h"
+#undef COST_SPLAT
+#undef COST_SFX
+#undef COST_T
 
 static inline __attribute__((always_inline)) double vcoef(unsigned k, double val, llamp_param_t w, const theta_t *t,
                            const pwv_t *pw, uint64_t v) {
@@ -250,20 +279,6 @@ static inline __attribute__((always_inline)) double vcoef(unsigned k, double val
 
 static inline int from_start(unsigned type) {
   return type == E_START || type == E_RNDV_DONE || type == E_GAP || type == E_GAPR;
-}
-
-static inline __attribute__((always_inline)) double ecost(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
-                           uint64_t u) {
-  switch (type) {
-  case E_EAGER:
-  case E_RNDV_DONE:
-    return lterm(t, u) + (pw ? pw[u].c : 0) + msg_bytes(val_u, t, pw, u) * bterm(t, u);
-  case E_RTS: return rndv_rts_l(t->full) * lterm(t, u);
-  case E_GAP: return t->g + ((t->full & F_NIC) ? msg_bytes(val_u, t, pw, u) * bterm(t, u) : 0);
-  case E_GAPR: return t->g; /* + the target's bytes: ecost_uv */
-  case E_START: return pw ? pw[u].sc : 0;
-  default: return 0;
-  }
 }
 
 static inline __attribute__((always_inline)) double ecoef(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
@@ -280,23 +295,6 @@ static inline __attribute__((always_inline)) double ecoef(unsigned type, double 
   }
 }
 
-/* The cost of the plan edge u -> v (kind_v, val_v: v's plan kind and value).
- * Only the NIC rule's receive chain depends on its target: an eager
- * receive's start is the end of its data, so the previous receive's start
- * (the end of its data) plus g plus THIS message's transfer bounds it
- * (LogGOPSim's arrival rule, arrivals g + (s_prev - 1) G apart, seen from
- * the end of each transfer); a rendezvous receive starts at the match, its
- * transfer L later: g alone (the previous transfer's end is not tracked). */
-static inline __attribute__((always_inline)) double ecost_uv(unsigned type, double val_u, const theta_t *t, const pwv_t *pw,
-                              uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
-  if (type == E_BURST) { /* v's own message, after those ahead of it in u's run */
-    if (kind_v == K_RECV_RNDV) return t->bk[v] * bterm(t, v) + t->bn[v] * t->g; /* its read: v's cost */
-    return lterm(t, v) + (pw ? pw[v].c : 0) + (msg_bytes(val_v, t, pw, v) + t->bk[v]) * bterm(t, v) +
-           t->bn[v] * t->g;
-  }
-  if (type != E_GAPR) return ecost(type, val_u, t, pw, u);
-  return t->g + (kind_v == K_RECV ? (msg_bytes(val_v, t, pw, v) + (t->ck ? t->ck[v] : 0)) * bterm(t, v) : 0);
-}
 static inline __attribute__((always_inline)) double ecoef_uv(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                               const pwv_t *pw, uint64_t u, unsigned kind_v, double val_v, uint64_t v) {
   if (type == E_BURST)
@@ -2400,6 +2398,185 @@ static inline __attribute__((always_inline)) int lg_body(llamp_engine_t *e, cons
   return 0;
 }
 
+/* ---- the lanes four at a time (no path overheads) ---- */
+
+
+static inline __attribute__((always_inline)) lanes4_t lanes_sel(lanes4_mask_t m, lanes4_t a, lanes4_t b) {
+  return (lanes4_t)(((lanes4_mask_t)a & m) | ((lanes4_mask_t)b & ~m));
+}
+
+/* lane_merge2 on four lanes without branches, the same values: the larger
+ * time is max(c, x) in every case; the coefficients are the candidate's
+ * above x's tie band, x's below it, the larger of both inside it. */
+static inline __attribute__((always_inline)) void lanes_merge(lanes4_t c, lanes4_t h, lanes4_t g, lanes4_t *b,
+                                                             lanes4_t *bh, lanes4_t *bg) {
+  const lanes4_mask_t abs_bits = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  lanes4_t x = *b, m = lanes_sel(c > x, c, x);
+  lanes4_t tol = 1e-12 * (lanes4_t)((lanes4_mask_t)m & abs_bits) + 1e-21; /* tie_tol(m) */
+  lanes4_mask_t below = c < x - tol, above = c > x + tol;
+  lanes4_t oh = *bh, og = *bg;
+  *b = m;
+  *bh = lanes_sel(above, h, lanes_sel(below, oh, lanes_sel(h > oh, h, oh)));
+  *bg = lanes_sel(above, g, lanes_sel(below, og, lanes_sel(g > og, g, og)));
+}
+
+/* The lanes of one pass: KV vectors of four, each lane its own L and G, the
+ * rest of theta the same (t). */
+typedef struct {
+  const theta_t *t;
+  const lanes4_t *L, *G;
+  size_t KV;
+} lanes4_set_t;
+
+/* the edge u -> v into v's slot (sv, hv, gv), every lane: its cost (type and,
+ * for an edge from u's end, u's kind constant at each call site) and the merge */
+static inline __attribute__((always_inline)) void lanes4_edge(unsigned type, unsigned ku, const lanes4_set_t *ln,
+                                                             const pwv_t *pw, const lanes4_t *su, double vu,
+                                                             uint64_t u, unsigned kv, double valv, uint64_t v,
+                                                             double ce, double cg, lanes4_t *sv) {
+  const theta_t *t = ln->t;
+  const size_t KV = ln->KV;
+  const lanes4_t *hu = su + KV, *gu = su + 2 * KV;
+  for (size_t j = 0; j < KV; j++) {
+    lanes4_t c = su[j] + ecost_uv_lanes(type, vu, t, ln->L[j], ln->G[j], pw, u, kv, valv, v);
+    if (!from_start(type)) c += vcost_lanes(ku, vu, t, ln->L[j], ln->G[j], pw, u);
+    lanes_merge(c, hu[j] + ce, gu[j] + cg, &sv[j], &sv[KV + j], &sv[2 * KV + j]);
+  }
+}
+
+static inline __attribute__((always_inline)) void lanes4_edge_any(unsigned type, unsigned ku, const lanes4_set_t *ln,
+                                                                 const pwv_t *pw, const lanes4_t *su, double vu,
+                                                                 uint64_t u, unsigned kv, double valv, uint64_t v,
+                                                                 double ce, double cg, lanes4_t *sv) {
+#define LE(T, KU) lanes4_edge(T, KU, ln, pw, su, vu, u, kv, valv, v, ce, cg, sv)
+#define LE_END(T) (ku == K_CALC ? LE(T, K_CALC) : ku == K_RECV_RNDV ? LE(T, K_RECV_RNDV) : LE(T, K_SEND))
+  switch (type) {
+  case E_START: LE(E_START, 0); break;
+  case E_RNDV_DONE: LE(E_RNDV_DONE, 0); break;
+  case E_GAP: LE(E_GAP, 0); break;
+  case E_GAPR: LE(E_GAPR, 0); break;
+  case E_END: LE_END(E_END); break;
+  case E_EAGER: LE_END(E_EAGER); break;
+  case E_RTS: LE_END(E_RTS); break;
+  case E_BURST: LE_END(E_BURST); break;
+  default: LE_END(type); break;
+  }
+#undef LE_END
+#undef LE
+}
+
+/* v's end (kind constant) and a rendezvous receive's sender completion into T */
+static inline __attribute__((always_inline)) void lanes4_ends(unsigned kv, const lanes4_set_t *ln, const pwv_t *pw,
+                                                             double valv, uint64_t v, const lanes4_t *sv,
+                                                             lanes4_t *T) {
+  const theta_t *t = ln->t;
+  const size_t KV = ln->KV;
+  const lanes4_t *hv = sv + KV, *gv = sv + 2 * KV;
+  double ve = vcoef(kv, valv, LLAMP_PARAM_L, t, pw, v), vg = vcoef(kv, valv, LLAMP_PARAM_G, t, pw, v);
+  for (size_t j = 0; j < KV; j++)
+    lanes_merge(sv[j] + vcost_lanes(kv, valv, t, ln->L[j], ln->G[j], pw, v), hv[j] + ve, gv[j] + vg, &T[j],
+                &T[KV + j], &T[2 * KV + j]);
+  if (kv != K_RECV_RNDV) return;
+  double re = ecoef(E_RNDV_DONE, valv, LLAMP_PARAM_L, t, pw, v);
+  double rg = ecoef(E_RNDV_DONE, valv, LLAMP_PARAM_G, t, pw, v);
+  for (size_t j = 0; j < KV; j++)
+    lanes_merge(sv[j] + ecost_lanes(E_RNDV_DONE, valv, t, ln->L[j], ln->G[j], pw, v), hv[j] + re, gv[j] + rg,
+                &T[j], &T[KV + j], &T[2 * KV + j]);
+}
+
+/* lg_body's pass when no overhead can be on the path: a slot is KV vectors
+ * of starts, of L coefficients and of G coefficients; T the same. */
+static inline __attribute__((always_inline)) void lanes4_body(llamp_engine_t *e, const lanes4_set_t *ln,
+                                                             uint64_t mask, lanes4_t *ring, lanes4_t *T,
+                                                             const pwv_t *pw) {
+  const theta_t *th = ln->t;
+  const size_t KV = ln->KV;
+  const uint8_t *kind = e->kind;
+  const double *val = e->value;
+  const uint32_t *beg = e->in_beg, *endp = e->in_end, *src = e->in_src;
+  const uint32_t shift = e->shift, sm = e->mask;
+  const uint64_t rs = 3 * (uint64_t)KV; /* vectors a slot */
+  lanes4_t *far = ring + (mask + 1) * rs;
+  uint64_t fi = 0, next_far = e->nfar ? e->far_src[0] : UINT64_MAX;
+  const lanes4_t zero = {0, 0, 0, 0};
+  for (uint64_t v = 0; v < e->n; v++) {
+    lanes4_t *sv = ring + (v & mask) * rs;
+    for (size_t j = 0; j < rs; j++) sv[j] = zero;
+    unsigned kv = kind[v];
+    double valv = val[v];
+    for (uint32_t i = beg[v]; i < endp[v]; i++) {
+      uint32_t u = src[i] & sm, type = src[i] >> shift;
+      double vu = val[u];
+      unsigned ku = kind[u];
+      /* ring_slot in doubles: four a vector */
+      const lanes4_t *su = (const lanes4_t *)ring_slot(e, (const double *)ring, mask, 4 * rs, v, u);
+      double ce = ecoef_uv(type, vu, LLAMP_PARAM_L, th, pw, u, kv, valv, v);
+      double cg = ecoef_uv(type, vu, LLAMP_PARAM_G, th, pw, u, kv, valv, v);
+      if (!from_start(type)) {
+        ce += vcoef(ku, vu, LLAMP_PARAM_L, th, pw, u);
+        cg += vcoef(ku, vu, LLAMP_PARAM_G, th, pw, u);
+      }
+      lanes4_edge_any(type, ku, ln, pw, su, vu, u, kv, valv, v, ce, cg, sv);
+    }
+    if (v == next_far) { /* a later in-edge reaches past the ring */
+      memcpy(far + fi * rs, sv, rs * sizeof *sv);
+      next_far = ++fi < e->nfar ? e->far_src[fi] : UINT64_MAX;
+    }
+    switch (kv) {
+    case K_CALC: lanes4_ends(K_CALC, ln, pw, valv, v, sv, T); break;
+    case K_RECV_RNDV: lanes4_ends(K_RECV_RNDV, ln, pw, valv, v, sv, T); break;
+    default: lanes4_ends(kv, ln, pw, valv, v, sv, T); break;
+    }
+  }
+}
+
+/* One pass, compiled for AVX2.  It does not contract a * b + c into one
+ * rounding (FMA is not enabled), so it gives lg_body's bits. */
+__attribute__((target("avx2"), noinline)) static void lanes4_pass(llamp_engine_t *e, const lanes4_set_t *ln,
+                                                                   uint64_t mask, lanes4_t *ring, lanes4_t *T) {
+  if (e->pw) lanes4_body(e, ln, mask, ring, T, e->pw);
+  else lanes4_body(e, ln, mask, ring, T, NULL);
+}
+
+/* The vector pass needs AVX2 (the baseline's SSE2 pairs took 2.2x lg_body's
+ * instructions).  Valgrind 3.19 cannot decode some of GCC's AVX2 code (VMOVQ
+ * between registers), so under it the lanes stay scalar; LLAMP_LANES=scalar
+ * asks for that anywhere (the tests compare both). */
+int llamp_engine_lanes4_available(void) {
+  const char *how = getenv("LLAMP_LANES");
+  if (how && strcmp(how, "scalar") == 0) return 0;
+#ifdef RUNNING_ON_VALGRIND
+  if (RUNNING_ON_VALGRIND) return 0;
+#endif
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}
+
+/* llamp_engine_points_lg when no overhead can be on the path: the K lanes
+ * padded to whole vectors with copies of the last one */
+static int points_lanes4(llamp_engine_t *e, const theta_t *th0, const double *L, const double *G, size_t K,
+                         llamp_lane_point_t *out) {
+  enum { KV_MAX = (LG_LANES_MAX + 3) / 4 };
+  size_t KV = (K + 3) / 4;
+  lanes4_t Lv[KV_MAX], Gv[KV_MAX], T[3 * KV_MAX];
+  for (size_t k = 0; k < 4 * KV; k++) {
+    size_t src = k < K ? k : K - 1;
+    Lv[k / 4][k % 4] = L[src];
+    Gv[k / 4][k % 4] = G[src];
+  }
+  for (size_t j = 0; j < 3 * KV; j++) T[j] = (lanes4_t){0, 0, 0, 0};
+  uint64_t W = e->ring_w;
+  size_t bytes = (size_t)(W + e->nfar) * 3 * KV * sizeof(lanes4_t);
+  lanes4_t *ring = aligned_alloc(sizeof(lanes4_t), bytes ? bytes : sizeof(lanes4_t));
+  if (!ring) return -1;
+  const lanes4_set_t ln = {th0, Lv, Gv, KV};
+  lanes4_pass(e, &ln, W - 1, ring, T);
+  free(ring);
+  for (size_t k = 0; k < K; k++)
+    out[k] = (llamp_lane_point_t){T[k / 4][k % 4], T[KV + k / 4][k % 4], T[2 * KV + k / 4][k % 4], 0};
+  return 0;
+}
+
 int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const double *L, const double *G,
                            size_t K, llamp_lane_point_t *out) {
   if (K == 0) return 0;
@@ -2417,15 +2594,17 @@ int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const dou
     q.G = G[k];
     th[k] = theta_of(e, &q);
   }
-  double *ring = malloc((W + e->nfar) * 4 * K * sizeof *ring), *cbuf = malloc((size_t)deg * K * sizeof *cbuf);
-  lane_ends_t ends[LG_LANES_MAX];
-  memset(ends, 0, sizeof ends);
   /* With o = 0, no rendezvous receive and no per-message CPU time every
    * overhead part timeline() could sum is exactly 0 (a send's or receive's
    * o + (o - o), an Isend's ois, the edges' none): the path is not needed */
   int need_ov = p->o != 0;
   for (uint64_t v = 0; v < e->n && !need_ov; v++)
     need_ov = e->kind[v] == K_RECV_RNDV || (e->pw && (e->pw[v].cpu != 0 || e->pw[v].sc != 0));
+  e->lanes_width = !need_ov && llamp_engine_lanes4_available() ? 4 : 1;
+  if (e->lanes_width == 4) return points_lanes4(e, &th[0], L, G, K, out);
+  double *ring = malloc((W + e->nfar) * 4 * K * sizeof *ring), *cbuf = malloc((size_t)deg * K * sizeof *cbuf);
+  lane_ends_t ends[LG_LANES_MAX];
+  memset(ends, 0, sizeof ends);
   const lg_lanes_t ln = {th, L, G, K};
   int rc = -1;
   if (ring && cbuf) {
@@ -3803,6 +3982,7 @@ out:
 }
 
 llamp_envelope_how_t llamp_engine_envelope_how(const llamp_engine_t *e) { return e->env_how; }
+int llamp_engine_points_lg_width(const llamp_engine_t *e) { return e->lanes_width; }
 
 /* T in at most two pieces, read off the first pruning step's two points
  * (T and its right slope at lo, its left slope at hi) as Eisner-Severance's

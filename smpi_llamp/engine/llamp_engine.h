@@ -230,6 +230,14 @@ typedef struct {
 } llamp_lane_point_t;
 int llamp_engine_points_lg(llamp_engine_t *e, const llamp_params_t *p, const double *L, const double *G,
                            size_t K, llamp_lane_point_t *out);
+/* When no overhead can be on the critical path (o = 0, no rendezvous
+ * receive, no per-message CPU time) the pass runs four lanes a vector on a
+ * CPU with AVX2, the same bits.  llamp_engine_lanes4_available: 1 when it
+ * can here (not under valgrind, whose decoder lacks some of its AVX2, nor
+ * with LLAMP_LANES=scalar in the environment); llamp_engine_points_lg_width:
+ * how e's last pass ran, 4 or 1 lane a step (0: none yet). */
+int llamp_engine_lanes4_available(void);
+int llamp_engine_points_lg_width(const llamp_engine_t *e);
 
 /* Out of core: T and the right and left derivatives along L, G and o at p
  * (lambda, lambda_left, rho_L, rho_G; the rest of *out zero) in one pass over

@@ -4,12 +4,27 @@
  * a caller can assert that the overhead's path tracking was exercised). */
 #ifndef LANES_CHECK_H
 #define LANES_CHECK_H
+#include <stdlib.h>
 #include <string.h>
 
 #include "llamp_engine.h"
 #include "llamp_test.h"
 
+/* the lanes four a vector where the CPU allows (their width recorded in
+ * lanes_vector_passes), then one lane at a time (LLAMP_LANES=scalar) */
+static int lanes_vector_passes;
+static int check_points_lg_once(llamp_engine_t *e, const llamp_params_t *p);
 static int check_points_lg(llamp_engine_t *e, const llamp_params_t *p) {
+  int with_overhead = check_points_lg_once(e, p);
+  lanes_vector_passes += llamp_engine_points_lg_width(e) == 4;
+  setenv("LLAMP_LANES", "scalar", 1);
+  check_points_lg_once(e, p);
+  CHECK(llamp_engine_points_lg_width(e) == 1);
+  unsetenv("LLAMP_LANES");
+  return with_overhead;
+}
+
+static int check_points_lg_once(llamp_engine_t *e, const llamp_params_t *p) {
   enum { K = 7 };
   static const double f[K] = {1, 0.125, 8, 1, 1, 0.5, 4};
   static const double h[K] = {1, 1, 1, 8, 0.25, 2, 0.5};

@@ -211,6 +211,8 @@ int main(void) {
     llamp_graph_destroy(g);
   }
   CHECK(with_overhead > 40);
+  printf("classification lanes: %d passes four a vector (available here: %d)\n", lanes_vector_passes,
+         llamp_engine_lanes4_available());
   p.o = 0;
   p.S = 65535;
 

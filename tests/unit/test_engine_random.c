@@ -285,10 +285,44 @@ static void check_far_edges(void) {
   llamp_graph_destroy(g);
 }
 
+/* The classification's lanes four a vector: they run only when no
+ * overhead can be on the path (o = 0, every message eager), so the graphs
+ * above (o > 0, or rendezvous messages) leave them out.  Random graphs and
+ * the far-edge graph, with the NIC rule, gap edges and s G charges in turn. */
+static void check_lanes4(void) {
+  char err[256], params[256];
+  llamp_graph_t *far = far_edges_graph(3000, 5);
+  CHECK(far != NULL);
+  for (int seed = 1; seed <= 24; seed++) {
+    snprintf(params, sizeof params, "ranks=%d,ops=%d,seed=%d,compute=%dus", 2 + seed % 7, 40 + (seed * 29) % 200,
+             100 + seed, 1 + seed % 4);
+    llamp_graph_t *g = seed <= 2 ? far : llamp_synth_graph("random", params, err, sizeof err);
+    CHECK(g != NULL);
+    if (!g) continue;
+    llamp_params_t p;
+    llamp_params_default(&p);
+    p.o = 0;
+    p.S = 1u << 30; /* every message eager */
+    p.nic = seed % 2;
+    p.g = seed % 4 == 3 ? 0.5e-6 : 0;
+    p.size_g_full = seed % 5 == 4;
+    llamp_engine_t *e = llamp_engine_create(g, &p, err, sizeof err);
+    CHECK(e != NULL);
+    if (e) {
+      check_points_lg(e, &p);
+      lanes_checked += 7;
+    }
+    llamp_engine_destroy(e);
+    if (g != far) llamp_graph_destroy(g);
+  }
+  llamp_graph_destroy(far);
+}
+
 int main(void) {
   char err[256], params[256];
   int graphs = 0, breaks = 0, pruned = 0, xparam_breaks = 0;
   check_far_edges();
+  check_lanes4();
   for (int seed = 1; seed <= 40; seed++) {
     snprintf(params, sizeof params, "ranks=%d,ops=%d,seed=%d,compute=%dus", 2 + seed % 7,
              40 + (seed * 37) % 200, seed, 1 + seed % 5);
@@ -327,6 +361,10 @@ int main(void) {
   printf("%d classification points in one pass, %d with overhead on the path: bit for bit point_of's\n",
          lanes_checked, lanes_with_overhead);
   CHECK(lanes_with_overhead > lanes_checked / 4);
+  /* and the four-wide pass ran where it can (o = 0 and eager only) */
+  printf("%d of them four lanes a vector (available here: %d), all again one lane at a time\n", lanes_vector_passes,
+         llamp_engine_lanes4_available());
+  if (llamp_engine_lanes4_available()) CHECK(lanes_vector_passes > 0);
   CHECK(pruned > graphs / 2);
   CHECK(breaks > 50); /* the graphs really exercise breakpoints */
   /* Critical values along a route parameter (--wrt l_wire): per-pair costs
