@@ -583,40 +583,50 @@ typedef struct {
   uint8_t *chain_read;
   uint32_t *off, *src;
   int pass;
+  int rndv; /* 1: the plan has a rendezvous receive */
   uint64_t count[2], start[2];
 } plan_edges_t;
 
-static void plan_edges_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
-  plan_edges_t *c = ctx;
+/* pass and rndv constant in each copy: counting needs no edge's type, and
+ * without a rendezvous receive no send's partner is looked up */
+static inline __attribute__((always_inline)) uint64_t plan_edges_range(plan_edges_t *c, uint64_t lo, uint64_t hi,
+                                                                      uint64_t m, const int pass, const int rndv) {
   const llamp_graph_t *g = c->g;
   const llamp_graph_arrays_t *a = c->a;
   const uint8_t *kind = c->kind;
-  const int pass = c->pass;
   uint32_t *src = c->src;
-  uint64_t m = pass ? c->start[half] : 0;
+  const uint32_t *burst_from = c->burst_from, *prev_msg = c->prev_msg;
   for (uint64_t v = lo; v < hi; v++) {
     if (pass) c->off[v] = (uint32_t)m;
-    for (uint32_t i = a->in_beg[v]; i < a->in_end[v]; i++) {
-      uint32_t u = a->in_src[i] & LLAMP_EDGE_SRC_MASK, k = a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
-      uint32_t type = k, from = u;
-      if (k == LLAMP_EDGE_MESSAGE) type = kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
-      else if (k == LLAMP_EDGE_REQUIRES && a->kind[u] == LLAMP_VERTEX_SEND &&
-               kind[llamp_graph_partner(g, u)] == K_RECV_RNDV) {
-        /* the rendezvous send completes when its data has been read */
-        if (pass) src[m] = u | (E_END << PLAN_SHIFT);
+    if (!pass && !rndv) {
+      m += a->in_end[v] - a->in_beg[v];
+    } else {
+      for (uint32_t i = a->in_beg[v]; i < a->in_end[v]; i++) {
+        uint32_t u = a->in_src[i] & LLAMP_EDGE_SRC_MASK, k = a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
+        uint32_t type = k, from = u;
+        if (k == LLAMP_EDGE_MESSAGE) type = rndv && kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
+        else if (rndv && k == LLAMP_EDGE_REQUIRES && a->kind[u] == LLAMP_VERTEX_SEND &&
+                 kind[llamp_graph_partner(g, u)] == K_RECV_RNDV) {
+          /* the rendezvous send completes when its data has been read */
+          if (pass) src[m] = u | (E_END << PLAN_SHIFT);
+          m++;
+          type = E_RNDV_DONE;
+          from = (uint32_t)llamp_graph_partner(g, u);
+        }
+        if (pass) src[m] = from | (type << PLAN_SHIFT);
         m++;
-        type = E_RNDV_DONE;
-        from = (uint32_t)llamp_graph_partner(g, u);
       }
-      if (pass) src[m] = from | (type << PLAN_SHIFT);
+    }
+    if (burst_from && burst_from[v] != UINT32_MAX) {
+      if (pass) src[m] = burst_from[v] | ((uint32_t)E_BURST << PLAN_SHIFT);
       m++;
     }
-    if (c->burst_from && c->burst_from[v] != UINT32_MAX) {
-      if (pass) src[m] = c->burst_from[v] | ((uint32_t)E_BURST << PLAN_SHIFT);
-      m++;
-    }
-    if (c->prev_msg && c->prev_msg[v] != UINT32_MAX) {
-      uint32_t pm = c->prev_msg[v], gt = c->nic && a->kind[v] == LLAMP_VERTEX_RECV ? E_GAPR : E_GAP;
+    if (prev_msg && prev_msg[v] != UINT32_MAX) {
+      if (!pass) {
+        m++;
+        continue;
+      }
+      uint32_t pm = prev_msg[v], gt = c->nic && a->kind[v] == LLAMP_VERTEX_RECV ? E_GAPR : E_GAP;
       /* A rendezvous receive after another: its data follows its start by
        * its read's latencies, as the other's did, so it ends no sooner than
        * the other's bytes after it could have begun: E_GAP, which charges
@@ -626,16 +636,26 @@ static void plan_edges_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
        * once and two chains would add (800 KB allgathers on 8 hosts:
        * +12.9 % and +39.6 % with both).  Four senders into one host:
        * -74.5 % -> 0 (tests/consistency/nic.sh). */
-      if (c->chain_read && kind[v] == K_RECV_RNDV && kind[pm] == K_RECV_RNDV &&
+      if (rndv && c->chain_read && kind[v] == K_RECV_RNDV && kind[pm] == K_RECV_RNDV &&
           !c->bref->binds[llamp_graph_partner(g, v)]) {
         gt = E_GAP;
-        if (pass) c->chain_read[v] = 1;
+        c->chain_read[v] = 1;
       }
-      if (pass) src[m] = pm | (gt << PLAN_SHIFT);
-      m++;
+      src[m++] = pm | (gt << PLAN_SHIFT);
     }
   }
-  if (!pass) c->count[half] = m;
+  return m;
+}
+
+static void plan_edges_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  plan_edges_t *c = ctx;
+  if (c->pass) {
+    uint64_t m = c->start[half];
+    if (c->rndv) plan_edges_range(c, lo, hi, m, 1, 1);
+    else plan_edges_range(c, lo, hi, m, 1, 0);
+  } else {
+    c->count[half] = c->rndv ? plan_edges_range(c, lo, hi, 0, 0, 1) : plan_edges_range(c, lo, hi, 0, 0, 0);
+  }
 }
 
 /* The plan's kinds and values of vertices [lo, hi): a receive is charged
@@ -763,8 +783,10 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   }
   /* count then fill the new in-edges, each half of the vertices from its
    * own start */
+  int rndv = 0;
+  for (uint64_t v = 0; v < n && !rndv; v++) rndv = kind[v] == K_RECV_RNDV;
   plan_edges_t pe = {g, &a, kind, burst_from, gap ? prev_msg : NULL, bref, e->proto.nic, chain_read, off, NULL, 0,
-                     {0, 0}, {0, 0}};
+                     rndv, {0, 0}, {0, 0}};
   llamp_par_run(par, n, plan_edges_half, &pe);
   uint64_t m_all = pe.count[0] + pe.count[1];
   if (m_all >= UINT32_MAX || !(src = plan_alloc((m_all ? m_all : 1) * 4))) goto oom;
