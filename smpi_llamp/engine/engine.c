@@ -1270,10 +1270,21 @@ static int runs_fill(llamp_engine_t *e, llamp_par_t *par, char *err, size_t errl
  * between the two, so they end nearer together than one after the other
  * (the FIFO reference spaces sends that a burst upstream let go together
  * exactly one transfer apart). */
-static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint8_t *binds) {
-  const pwv_t *pw = e->pw;
+/* nic_reference's edge u -> v: its candidate time, from u's injection when
+ * u's message goes on the wire (the type a constant in each copy) */
+static inline __attribute__((always_inline)) double nic_ref_edge(const llamp_engine_t *e, const theta_t *t,
+                                                                const pwv_t *pw, unsigned type, uint32_t u,
+                                                                unsigned kv, uint64_t v) {
+  const double *st = e->start, *inj = e->cmax;
+  int wire = e->kind[u] == K_SEND && (type == E_EAGER || type == E_RTS || type == E_GAP);
+  double c = (wire ? inj[u] : st[u]) + ecost_uv(type, e->value[u], t, pw, u, kv, e->value[v], v);
+  if (!from_start(type)) c += vcost(e->kind[u], e->value[u], t, pw, u);
+  return c;
+}
+
+static inline __attribute__((always_inline)) void nic_reference_body(llamp_engine_t *e, const theta_t *t,
+                                                                    const pwv_t *pw, double *key, uint8_t *binds) {
   double *st = e->start, *inj = e->cmax;
-  e->work_valid = 0;
   for (uint64_t i_ = 0; i_ < e->n; i_++) {
     uint64_t v = e->topo ? e->topo[i_] : i_, gv = e->gv ? e->gv[v] : v;
     unsigned kv = e->kind[v];
@@ -1281,9 +1292,15 @@ static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint
     uint64_t prev = UINT64_MAX;
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      int wire = e->kind[u] == K_SEND && (type == E_EAGER || type == E_RTS || type == E_GAP);
-      double c = (wire ? inj[u] : st[u]) + ecost_uv(type, e->value[u], t, pw, u, kv, e->value[v], v);
-      if (!from_start(type)) c += vcost(e->kind[u], e->value[u], t, pw, u);
+      double c;
+      switch (type) {
+      case E_END: c = nic_ref_edge(e, t, pw, E_END, u, kv, v); break;
+      case E_START: c = nic_ref_edge(e, t, pw, E_START, u, kv, v); break;
+      case E_EAGER: c = nic_ref_edge(e, t, pw, E_EAGER, u, kv, v); break;
+      case E_RTS: c = nic_ref_edge(e, t, pw, E_RTS, u, kv, v); break;
+      case E_GAP: c = nic_ref_edge(e, t, pw, E_GAP, u, kv, v); break;
+      default: c = nic_ref_edge(e, t, pw, type, u, kv, v); break;
+      }
       if (type == E_GAP && kv == K_SEND) {
         q = c;
         prev = u;
@@ -1301,6 +1318,12 @@ static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint
       binds[gv] = 1 | (b <= after + tie_tol(after) ? 2 : 0);
     }
   }
+}
+
+static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint8_t *binds) {
+  e->work_valid = 0;
+  if (e->pw) nic_reference_body(e, t, e->pw, key, binds);
+  else nic_reference_body(e, t, NULL, key, binds);
 }
 
 /* The NIC rule's plans (docs/model.md, "The NIC rule"): the first plan
@@ -1546,6 +1569,22 @@ static inline __attribute__((always_inline)) void merge(double c, double hi, dou
 
 /* The single-lane pass: start times and both coefficients for every vertex;
  * returns T and its one-sided slopes in `w`. */
+/* pass1_body's edge u -> v into v's start b and w coefficients (bh, bl) */
+static inline __attribute__((always_inline)) void pass1_edge(unsigned type, unsigned ku, const theta_t *t,
+                                                            llamp_param_t w, const pwv_t *pw, const double *st,
+                                                            const double *ch, const double *cl, const uint8_t *kind,
+                                                            const double *val, uint32_t u, uint64_t v, double *b,
+                                                            double *bh, double *bl) {
+  double vu = val[u];
+  double c = st[u] + ecost_uv(type, vu, t, pw, u, kind[v], val[v], v), h = ch[u], l = cl[u];
+  double ce = ecoef_uv(type, vu, w, t, pw, u, kind[v], val[v], v);
+  if (!from_start(type)) {
+    c += vcost(ku, vu, t, pw, u);
+    ce += vcoef(ku, vu, w, t, pw, u);
+  }
+  merge(c, h + ce, l + ce, b, bh, bl);
+}
+
 static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, const theta_t *t,
                                                              llamp_param_t w, llamp_eval_t *out,
                                                              const pwv_t *pw) {
@@ -1560,14 +1599,23 @@ static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, 
     double b = 0, bh = 0, bl = 0;
     for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & mask, type = src[i] >> shift;
-      double vu = val[u];
-      double c = st[u] + ecost_uv(type, vu, t, pw, u, kind[v], val[v], v), h = ch[u], l = cl[u];
-      double ce = ecoef_uv(type, vu, w, t, pw, u, kind[v], val[v], v);
-      if (!from_start(type)) {
-        c += vcost(kind[u], vu, t, pw, u);
-        ce += vcoef(kind[u], vu, w, t, pw, u);
+      /* the type, and u's kind for an edge from its end, constants in each
+       * copy (fused_body's way) */
+#define P1(TYPE, KU) pass1_edge(TYPE, KU, t, w, pw, st, ch, cl, kind, val, u, v, &b, &bh, &bl)
+#define P1_END(TYPE) \
+  (kind[u] == K_CALC ? P1(TYPE, K_CALC) : kind[u] == K_RECV_RNDV ? P1(TYPE, K_RECV_RNDV) : P1(TYPE, kind[u]))
+      switch (type) {
+      case E_START: P1(E_START, kind[u]); break;
+      case E_RNDV_DONE: P1(E_RNDV_DONE, kind[u]); break;
+      case E_GAP: P1(E_GAP, kind[u]); break;
+      case E_GAPR: P1(E_GAPR, kind[u]); break;
+      case E_END: P1_END(E_END); break;
+      case E_EAGER: P1_END(E_EAGER); break;
+      case E_RTS: P1_END(E_RTS); break;
+      default: P1_END(type); break;
       }
-      merge(c, h + ce, l + ce, &b, &bh, &bl);
+#undef P1_END
+#undef P1
     }
     st[v] = b;
     ch[v] = bh;
@@ -1587,8 +1635,15 @@ static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, 
 /* The scalar model's pass is compiled without the size-dependent arrays. */
 static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_eval_t *out) {
   e->work_valid = 0;
-  if (e->pw) pass1_body(e, t, w, out, e->pw);
-  else pass1_body(e, t, w, out, NULL);
+  /* in L (the critical latencies' evaluations) compiled apart: w folds */
+  if (w == LLAMP_PARAM_L) {
+    if (e->pw) pass1_body(e, t, LLAMP_PARAM_L, out, e->pw);
+    else pass1_body(e, t, LLAMP_PARAM_L, out, NULL);
+  } else if (e->pw) {
+    pass1_body(e, t, w, out, e->pw);
+  } else {
+    pass1_body(e, t, w, out, NULL);
+  }
 }
 
 /* After a pass in L at p: the work arrays hold its start times. */
@@ -3747,6 +3802,21 @@ static int prune_lanes(uint64_t n) {
  * the parameter (as the envelope's lines are): a cost at x_j is its cost at
  * x_0 (t0) plus its coefficient times dx[j] = x_j - x_0, so each edge's cost
  * functions run once, not once a point. */
+/* tail_pass's edge u -> v: its coefficient a and cost b at t0, from u's end */
+static inline __attribute__((always_inline)) void tail_edge(const llamp_engine_t *e, llamp_param_t w,
+                                                           const theta_t *t0, unsigned type, uint32_t u, unsigned k,
+                                                           double val, uint64_t v, double *a, double *b) {
+  const pwv_t *pw = e->pw;
+  double vu = e->value[u];
+  *a = ecoef_uv(type, vu, w, t0, pw, u, k, val, v);
+  *b = ecost_uv(type, vu, t0, pw, u, k, val, v);
+  if (from_start(type)) { /* relative to u's end: minus u's own cost */
+    unsigned ku = e->kind[u];
+    *a -= vcoef(ku, vu, w, t0, pw, u);
+    *b -= vcost(ku, vu, t0, pw, u);
+  }
+}
+
 static inline __attribute__((always_inline)) void tail_pass(const llamp_engine_t *e, llamp_param_t w,
                                                             const theta_t *t0, const double *dx, double *buf,
                                                             double *T, double *S, int K) {
@@ -3771,14 +3841,19 @@ static inline __attribute__((always_inline)) void tail_pass(const llamp_engine_t
       for (int j = 0; j < K; j++) tb_merge(t[j], c[j], &T[j], &S[j], j < K - 1);
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
-      double vu = e->value[u];
-      double a = ecoef_uv(type, vu, w, t0, pw, u, k, val, v), b = ecost_uv(type, vu, t0, pw, u, k, val, v);
-      double *Au = buf + u * 2 * (uint64_t)K, *CAu = Au + K;
-      if (from_start(type)) { /* relative to u's end: minus u's own cost */
-        unsigned ku = e->kind[u];
-        a -= vcoef(ku, vu, w, t0, pw, u);
-        b -= vcost(ku, vu, t0, pw, u);
+      double a, b;
+      /* the type a constant in each copy: the cost functions fold */
+      switch (type) {
+      case E_END: tail_edge(e, w, t0, E_END, u, k, val, v, &a, &b); break;
+      case E_START: tail_edge(e, w, t0, E_START, u, k, val, v, &a, &b); break;
+      case E_EAGER: tail_edge(e, w, t0, E_EAGER, u, k, val, v, &a, &b); break;
+      case E_RTS: tail_edge(e, w, t0, E_RTS, u, k, val, v, &a, &b); break;
+      case E_RNDV_DONE: tail_edge(e, w, t0, E_RNDV_DONE, u, k, val, v, &a, &b); break;
+      case E_GAP: tail_edge(e, w, t0, E_GAP, u, k, val, v, &a, &b); break;
+      case E_GAPR: tail_edge(e, w, t0, E_GAPR, u, k, val, v, &a, &b); break;
+      default: tail_edge(e, w, t0, type, u, k, val, v, &a, &b); break;
       }
+      double *Au = buf + u * 2 * (uint64_t)K, *CAu = Au + K;
       double te[PRUNE_MAX_SEG + 1], ce[PRUNE_MAX_SEG + 1];
       for (int j = 0; j < K; j++) te[j] = b + a * dx[j] + t[j], ce[j] = a + c[j];
       tb_merge_lanes(te, ce, Au, CAu, K);
