@@ -742,16 +742,18 @@ out:
 typedef struct {
   const llamp_builder_t *b;
   uint32_t *partner, *slot[2], *pcount;
-  uint8_t *complex;
+  uint8_t *complex, *taken;
   const uint32_t *psrc, *poff, *items, *doff, *dpairs;
+  const int32_t *itag;
 } match_dest_t;
 
 static void match_dests(void *c, uint64_t lo, uint64_t hi, int h) {
   const match_dest_t *x = c;
   const llamp_builder_t *b = x->b;
   uint32_t *partner = x->partner, *slot = x->slot[h], *pcount = x->pcount;
-  uint8_t *complex = x->complex;
+  uint8_t *complex = x->complex, *taken = x->taken;
   const uint32_t *psrc = x->psrc, *poff = x->poff, *items = x->items, *doff = x->doff, *dpairs = x->dpairs;
+  const int32_t *itag = x->itag;
   for (uint64_t d = lo; d < hi; d++) {
     if (complex[d]) continue;
     for (uint32_t q = doff[d]; q < doff[d + 1]; q++) slot[psrc[dpairs[q]]] = dpairs[q];
@@ -763,15 +765,18 @@ static void match_dests(void *c, uint64_t lo, uint64_t hi, int h) {
         break;
       }
       uint32_t end = poff[q + 1], k = pcount[q];
-      while (k < end && partner[items[k]] != LLAMP_NONE32) k++;
+      while (k < end && taken[k]) k++;
       pcount[q] = k;
       for (uint32_t steps = 0;; k++, steps++) {
         if (k == end || steps == FAST_SCAN) {
           complex[d] = 1;
           break;
         }
-        uint32_t i = items[k];
-        if (partner[i] == LLAMP_NONE32 && b->tag[i] == b->tag[j]) {
+        /* the pair's sends' tags and matched marks lie beside the cursor:
+         * the sends themselves (other ranks' blocks) are only written */
+        if (!taken[k] && itag[k] == b->tag[j]) {
+          uint32_t i = items[k];
+          taken[k] = 1;
           partner[i] = (uint32_t)j;
           partner[j] = i;
           break;
@@ -789,6 +794,8 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex, l
   /* pairs are numbered source by source: rank r's are [sfirst[r], sfirst[r + 1]) */
   uint32_t *slot = NULL, *slot2 = NULL, *sfirst = NULL, *psrc = NULL, *pdst = NULL, *pcount = NULL, *poff = NULL;
   uint32_t *items = NULL, *doff = NULL, *dpairs = NULL;
+  int32_t *itag = NULL;
+  uint8_t *taken = NULL;
   if (!(slot = malloc((size_t)P * sizeof *slot)) || !(sfirst = malloc(((size_t)P + 1) * sizeof *sfirst)) ||
       !(doff = calloc((size_t)P + 1, sizeof *doff)) || !(psrc = malloc(pcap * sizeof *psrc)) ||
       !(pdst = malloc(pcap * sizeof *pdst)) || !(pcount = malloc(pcap * sizeof *pcount)))
@@ -821,12 +828,18 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex, l
   if (!(poff = malloc((np + 1) * sizeof *poff))) goto out;
   for (uint64_t q = 0; q < np; q++) poff[q] = (uint32_t)nsend, nsend += pcount[q];
   poff[np] = (uint32_t)nsend;
-  if (!(items = alloc_big(nsend * sizeof *items))) goto out;
+  if (!(items = alloc_big((nsend ? nsend : 1) * sizeof *items)) || !(itag = alloc_big((nsend ? nsend : 1) * sizeof *itag)) ||
+      !(taken = calloc(nsend ? nsend : 1, 1)))
+    goto out;
   memcpy(pcount, poff, np * sizeof *pcount); /* pcount: each pair's fill cursor, then its head */
   for (uint32_t r = 0; r < P; r++) {
     for (uint32_t q = sfirst[r]; q < sfirst[r + 1]; q++) slot[pdst[q]] = q;
     for (uint64_t i = b->first[r], e = i + b->count[r]; i < e; i++)
-      if (b->kind[i] == LLAMP_VERTEX_SEND) items[pcount[slot[b->peer[i]]]++] = (uint32_t)i;
+      if (b->kind[i] == LLAMP_VERTEX_SEND) {
+        uint32_t at = pcount[slot[b->peer[i]]]++;
+        items[at] = (uint32_t)i;
+        itag[at] = b->tag[i];
+      }
     for (uint32_t q = sfirst[r]; q < sfirst[r + 1]; q++) slot[pdst[q]] = LLAMP_NONE32;
   }
   memcpy(pcount, poff, np * sizeof *pcount);
@@ -838,7 +851,7 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex, l
   doff[0] = 0;
   if (!(slot2 = malloc((size_t)P * sizeof *slot2))) goto out;
   for (uint32_t r = 0; r < P; r++) slot2[r] = LLAMP_NONE32;
-  match_dest_t md = {b, partner, {slot, slot2}, pcount, complex, psrc, poff, items, doff, dpairs};
+  match_dest_t md = {b, partner, {slot, slot2}, pcount, complex, taken, psrc, poff, items, doff, dpairs, itag};
   llamp_par_run(par, P, match_dests, &md);
   int any = 0;
   for (uint64_t i = 0; i < n; i++) {
@@ -860,6 +873,8 @@ out:
   free(pcount);
   free(poff);
   free(items);
+  free(itag);
+  free(taken);
   free(doff);
   free(dpairs);
   return rc;
