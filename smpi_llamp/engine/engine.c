@@ -253,7 +253,7 @@ static inline __attribute__((always_inline)) double ecost_uv(unsigned type, doub
   return ecost_uv_at(type, val_u, t, t->L, t->G, pw, u, kind_v, val_v, v);
 }
 /* ... and once for four lanes at a time, each with its own L and G
- * (llamp_engine_points_lg: GCC's vector extension, SSE2 pairs or AVX2) */
+ * (llamp_engine_points_lg, in AVX2: GCC's vector extension) */
 /* (always inlined: a vector's ABI never shows; GCC warns at the file's end,
  * so the pragma holds for the rest of it) */
 #pragma GCC diagnostic ignored "-Wpsabi"
