@@ -1612,6 +1612,7 @@ static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, 
       case E_END: P1_END(E_END); break;
       case E_EAGER: P1_END(E_EAGER); break;
       case E_RTS: P1_END(E_RTS); break;
+      case E_BURST: P1_END(E_BURST); break;
       default: P1_END(type); break;
       }
 #undef P1_END
@@ -1874,6 +1875,7 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
       case E_RNDV_DONE: fused_edge(&at, E_RNDV_DONE, u, &b, &bh, &bl, bc); break;
       case E_GAP: fused_edge(&at, E_GAP, u, &b, &bh, &bl, bc); break;
       case E_GAPR: fused_edge(&at, E_GAPR, u, &b, &bh, &bl, bc); break;
+      case E_BURST: fused_edge(&at, E_BURST, u, &b, &bh, &bl, bc); break;
       default: fused_edge(&at, type, u, &b, &bh, &bl, bc); break;
       }
     }
@@ -3851,6 +3853,7 @@ static inline __attribute__((always_inline)) void tail_pass(const llamp_engine_t
       case E_RNDV_DONE: tail_edge(e, w, t0, E_RNDV_DONE, u, k, val, v, &a, &b); break;
       case E_GAP: tail_edge(e, w, t0, E_GAP, u, k, val, v, &a, &b); break;
       case E_GAPR: tail_edge(e, w, t0, E_GAPR, u, k, val, v, &a, &b); break;
+      case E_BURST: tail_edge(e, w, t0, E_BURST, u, k, val, v, &a, &b); break;
       default: tail_edge(e, w, t0, type, u, k, val, v, &a, &b); break;
       }
       double *Au = buf + u * 2 * (uint64_t)K, *CAu = Au + K;
