@@ -281,6 +281,28 @@ static inline int from_start(unsigned type) {
   return type == E_START || type == E_RNDV_DONE || type == E_GAP || type == E_GAPR;
 }
 
+/* Every pass over the plan's edges calls its edge function through this
+ * switch, so the edge type is a constant in each copy and the cost and
+ * coefficient functions fold (bench_capture64's graph, the fused point:
+ * 489 -> 357 M instructions).  FROM_START(T) takes an edge that leaves u's
+ * start (u's own cost does not count), FROM_END(T) one that leaves u's end;
+ * EDGE_KU_CONST in FROM_END makes u's kind a constant too, as far as the
+ * costs tell kinds apart (a computation, a rendezvous receive, any other). */
+#define EDGE_TYPE_SWITCH(type, FROM_START, FROM_END) \
+  switch (type) {                                   \
+  case E_START: FROM_START(E_START); break;         \
+  case E_RNDV_DONE: FROM_START(E_RNDV_DONE); break; \
+  case E_GAP: FROM_START(E_GAP); break;             \
+  case E_GAPR: FROM_START(E_GAPR); break;           \
+  case E_END: FROM_END(E_END); break;               \
+  case E_EAGER: FROM_END(E_EAGER); break;           \
+  case E_RTS: FROM_END(E_RTS); break;               \
+  case E_BURST: FROM_END(E_BURST); break;           \
+  default: FROM_END(type); break;                   \
+  }
+#define EDGE_KU_CONST(EDGE, T, ku) \
+  ((ku) == K_CALC ? EDGE(T, K_CALC) : (ku) == K_RECV_RNDV ? EDGE(T, K_RECV_RNDV) : EDGE(T, K_SEND))
+
 static inline __attribute__((always_inline)) double ecoef(unsigned type, double val_u, llamp_param_t w, const theta_t *t,
                            const pwv_t *pw, uint64_t u) {
   switch (type) {
@@ -1293,14 +1315,9 @@ static inline __attribute__((always_inline)) void nic_reference_body(llamp_engin
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double c;
-      switch (type) {
-      case E_END: c = nic_ref_edge(e, t, pw, E_END, u, kv, v); break;
-      case E_START: c = nic_ref_edge(e, t, pw, E_START, u, kv, v); break;
-      case E_EAGER: c = nic_ref_edge(e, t, pw, E_EAGER, u, kv, v); break;
-      case E_RTS: c = nic_ref_edge(e, t, pw, E_RTS, u, kv, v); break;
-      case E_GAP: c = nic_ref_edge(e, t, pw, E_GAP, u, kv, v); break;
-      default: c = nic_ref_edge(e, t, pw, type, u, kv, v); break;
-      }
+#define NR(T) (c = nic_ref_edge(e, t, pw, T, u, kv, v))
+      EDGE_TYPE_SWITCH(type, NR, NR)
+#undef NR
       if (type == E_GAP && kv == K_SEND) {
         q = c;
         prev = u;
@@ -1599,23 +1616,12 @@ static inline __attribute__((always_inline)) void pass1_body(llamp_engine_t *e, 
     double b = 0, bh = 0, bl = 0;
     for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & mask, type = src[i] >> shift;
-      /* the type, and u's kind for an edge from its end, constants in each
-       * copy (fused_body's way) */
 #define P1(TYPE, KU) pass1_edge(TYPE, KU, t, w, pw, st, ch, cl, kind, val, u, v, &b, &bh, &bl)
-#define P1_END(TYPE) \
-  (kind[u] == K_CALC ? P1(TYPE, K_CALC) : kind[u] == K_RECV_RNDV ? P1(TYPE, K_RECV_RNDV) : P1(TYPE, kind[u]))
-      switch (type) {
-      case E_START: P1(E_START, kind[u]); break;
-      case E_RNDV_DONE: P1(E_RNDV_DONE, kind[u]); break;
-      case E_GAP: P1(E_GAP, kind[u]); break;
-      case E_GAPR: P1(E_GAPR, kind[u]); break;
-      case E_END: P1_END(E_END); break;
-      case E_EAGER: P1_END(E_EAGER); break;
-      case E_RTS: P1_END(E_RTS); break;
-      case E_BURST: P1_END(E_BURST); break;
-      default: P1_END(type); break;
-      }
+#define P1_START(TYPE) P1(TYPE, K_SEND) /* u's kind unused */
+#define P1_END(TYPE) EDGE_KU_CONST(P1, TYPE, kind[u])
+      EDGE_TYPE_SWITCH(type, P1_START, P1_END)
 #undef P1_END
+#undef P1_START
 #undef P1
     }
     st[v] = b;
@@ -1807,7 +1813,7 @@ typedef struct {
 
 /* The edge u -> v of the given type into v's start b, its L coefficients
  * (bh, bl) and the others' (bc). */
-static inline __attribute__((always_inline)) void fused_edge_ku(const fused_at_t *a, unsigned type, unsigned ku,
+static inline __attribute__((always_inline)) void fused_edge(const fused_at_t *a, unsigned type, unsigned ku,
                                                                uint32_t u, double *b, double *bh, double *bl,
                                                                double *bc) {
   const theta_t *t = a->t;
@@ -1832,15 +1838,6 @@ static inline __attribute__((always_inline)) void fused_edge_ku(const fused_at_t
   }
   merge_coefs(above, su + 1, cw, bc, a->nw);
 }
-/* and u's kind a constant too where the edge leaves u's end (its cost counts) */
-static inline __attribute__((always_inline)) void fused_edge(const fused_at_t *a, unsigned type, uint32_t u, double *b,
-                                                            double *bh, double *bl, double *bc) {
-  unsigned ku = a->e->kind[u];
-  if (from_start(type)) fused_edge_ku(a, type, ku, u, b, bh, bl, bc);
-  else if (ku == K_CALC) fused_edge_ku(a, type, K_CALC, u, b, bh, bl, bc);
-  else if (ku == K_RECV_RNDV) fused_edge_ku(a, type, K_RECV_RNDV, u, b, bh, bl, bc);
-  else fused_edge_ku(a, type, ku, u, b, bh, bl, bc);
-}
 
 static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, const theta_t *t,
                                                              const llamp_param_t *ws, int nw,
@@ -1863,21 +1860,13 @@ static inline __attribute__((always_inline)) void fused_body(llamp_engine_t *e, 
     for (uint32_t i = beg[v]; i < end[v]; i++) {
       uint32_t u = src[i] & sm, type = src[i] >> shift;
       const fused_at_t at = {e, t, ws, nw, pw, ring, mask, rs, st, ch, v, kv, valv};
-      /* the edge's type a constant in each copy: its cost and coefficient
-       * functions fold (bench_capture64's graph, the capture's point with
-       * o, G and three route parameters, one thread: 489 -> 357 M
-       * instructions) */
-      switch (type) {
-      case E_END: fused_edge(&at, E_END, u, &b, &bh, &bl, bc); break;
-      case E_START: fused_edge(&at, E_START, u, &b, &bh, &bl, bc); break;
-      case E_EAGER: fused_edge(&at, E_EAGER, u, &b, &bh, &bl, bc); break;
-      case E_RTS: fused_edge(&at, E_RTS, u, &b, &bh, &bl, bc); break;
-      case E_RNDV_DONE: fused_edge(&at, E_RNDV_DONE, u, &b, &bh, &bl, bc); break;
-      case E_GAP: fused_edge(&at, E_GAP, u, &b, &bh, &bl, bc); break;
-      case E_GAPR: fused_edge(&at, E_GAPR, u, &b, &bh, &bl, bc); break;
-      case E_BURST: fused_edge(&at, E_BURST, u, &b, &bh, &bl, bc); break;
-      default: fused_edge(&at, type, u, &b, &bh, &bl, bc); break;
-      }
+#define FE(TYPE, KU) fused_edge(&at, TYPE, KU, u, &b, &bh, &bl, bc)
+#define FE_START(TYPE) FE(TYPE, K_SEND) /* u's kind unused */
+#define FE_END(TYPE) EDGE_KU_CONST(FE, TYPE, kind[u])
+      EDGE_TYPE_SWITCH(type, FE_START, FE_END)
+#undef FE_END
+#undef FE_START
+#undef FE
     }
     st[v] = b;
     ch[v] = bh;
@@ -2351,19 +2340,11 @@ static inline __attribute__((always_inline)) void lane_edge_costs(unsigned type,
                                                                  uint64_t u, unsigned kv, double valv,
                                                                  uint64_t v, double *c) {
 #define LC(T, KU) lane_costs(T, KU, ln, pw, su, vu, u, kv, valv, v, c)
-#define LC_END(T) (ku == K_CALC ? LC(T, K_CALC) : ku == K_RECV_RNDV ? LC(T, K_RECV_RNDV) : LC(T, K_SEND))
-  switch (type) {
-  case E_START: LC(E_START, 0); break;
-  case E_RNDV_DONE: LC(E_RNDV_DONE, 0); break;
-  case E_GAP: LC(E_GAP, 0); break;
-  case E_GAPR: LC(E_GAPR, 0); break;
-  case E_END: LC_END(E_END); break;
-  case E_EAGER: LC_END(E_EAGER); break;
-  case E_RTS: LC_END(E_RTS); break;
-  case E_BURST: LC_END(E_BURST); break;
-  default: LC_END(type); break;
-  }
+#define LC_START(T) LC(T, K_SEND) /* u's kind unused */
+#define LC_END(T) EDGE_KU_CONST(LC, T, ku)
+  EDGE_TYPE_SWITCH(type, LC_START, LC_END)
 #undef LC_END
+#undef LC_START
 #undef LC
 }
 
@@ -2578,19 +2559,11 @@ static inline __attribute__((always_inline)) void lanes4_edge_any(unsigned type,
                                                                  uint64_t u, unsigned kv, double valv, uint64_t v,
                                                                  double ce, double cg, lanes4_t *sv) {
 #define LE(T, KU) lanes4_edge(T, KU, ln, pw, su, vu, u, kv, valv, v, ce, cg, sv)
-#define LE_END(T) (ku == K_CALC ? LE(T, K_CALC) : ku == K_RECV_RNDV ? LE(T, K_RECV_RNDV) : LE(T, K_SEND))
-  switch (type) {
-  case E_START: LE(E_START, 0); break;
-  case E_RNDV_DONE: LE(E_RNDV_DONE, 0); break;
-  case E_GAP: LE(E_GAP, 0); break;
-  case E_GAPR: LE(E_GAPR, 0); break;
-  case E_END: LE_END(E_END); break;
-  case E_EAGER: LE_END(E_EAGER); break;
-  case E_RTS: LE_END(E_RTS); break;
-  case E_BURST: LE_END(E_BURST); break;
-  default: LE_END(type); break;
-  }
+#define LE_START(T) LE(T, K_SEND) /* u's kind unused */
+#define LE_END(T) EDGE_KU_CONST(LE, T, ku)
+  EDGE_TYPE_SWITCH(type, LE_START, LE_END)
 #undef LE_END
+#undef LE_START
 #undef LE
 }
 
@@ -3844,18 +3817,9 @@ static inline __attribute__((always_inline)) void tail_pass(const llamp_engine_t
     for (uint32_t i = e->in_beg[v]; i < e->in_end[v]; i++) {
       uint32_t u = e->in_src[i] & e->mask, type = e->in_src[i] >> e->shift;
       double a, b;
-      /* the type a constant in each copy: the cost functions fold */
-      switch (type) {
-      case E_END: tail_edge(e, w, t0, E_END, u, k, val, v, &a, &b); break;
-      case E_START: tail_edge(e, w, t0, E_START, u, k, val, v, &a, &b); break;
-      case E_EAGER: tail_edge(e, w, t0, E_EAGER, u, k, val, v, &a, &b); break;
-      case E_RTS: tail_edge(e, w, t0, E_RTS, u, k, val, v, &a, &b); break;
-      case E_RNDV_DONE: tail_edge(e, w, t0, E_RNDV_DONE, u, k, val, v, &a, &b); break;
-      case E_GAP: tail_edge(e, w, t0, E_GAP, u, k, val, v, &a, &b); break;
-      case E_GAPR: tail_edge(e, w, t0, E_GAPR, u, k, val, v, &a, &b); break;
-      case E_BURST: tail_edge(e, w, t0, E_BURST, u, k, val, v, &a, &b); break;
-      default: tail_edge(e, w, t0, type, u, k, val, v, &a, &b); break;
-      }
+#define TE(T) tail_edge(e, w, t0, T, u, k, val, v, &a, &b)
+      EDGE_TYPE_SWITCH(type, TE, TE)
+#undef TE
       double *Au = buf + u * 2 * (uint64_t)K, *CAu = Au + K;
       double te[PRUNE_MAX_SEG + 1], ce[PRUNE_MAX_SEG + 1];
       for (int j = 0; j < K; j++) te[j] = b + a * dx[j] + t[j], ce[j] = a + c[j];
