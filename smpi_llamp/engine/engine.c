@@ -607,17 +607,20 @@ typedef struct {
   int pass;
   int rndv; /* 1: the plan has a rendezvous receive */
   uint64_t count[2], start[2];
+  int back[2]; /* pass 1: an edge of the half goes backward in the graph's order */
 } plan_edges_t;
 
 /* pass and rndv constant in each copy: counting needs no edge's type, and
  * without a rendezvous receive no send's partner is looked up */
 static inline __attribute__((always_inline)) uint64_t plan_edges_range(plan_edges_t *c, uint64_t lo, uint64_t hi,
-                                                                      uint64_t m, const int pass, const int rndv) {
+                                                                      uint64_t m, const int pass, const int rndv,
+                                                                      int half) {
   const llamp_graph_t *g = c->g;
   const llamp_graph_arrays_t *a = c->a;
   const uint8_t *kind = c->kind;
   uint32_t *src = c->src;
   const uint32_t *burst_from = c->burst_from, *prev_msg = c->prev_msg;
+  int back = 0;
   for (uint64_t v = lo; v < hi; v++) {
     if (pass) c->off[v] = (uint32_t)m;
     if (!pass && !rndv) {
@@ -635,12 +638,12 @@ static inline __attribute__((always_inline)) uint64_t plan_edges_range(plan_edge
           type = E_RNDV_DONE;
           from = (uint32_t)llamp_graph_partner(g, u);
         }
-        if (pass) src[m] = from | (type << PLAN_SHIFT);
+        if (pass) src[m] = from | (type << PLAN_SHIFT), back |= from >= v;
         m++;
       }
     }
     if (burst_from && burst_from[v] != UINT32_MAX) {
-      if (pass) src[m] = burst_from[v] | ((uint32_t)E_BURST << PLAN_SHIFT);
+      if (pass) src[m] = burst_from[v] | ((uint32_t)E_BURST << PLAN_SHIFT), back |= burst_from[v] >= v;
       m++;
     }
     if (prev_msg && prev_msg[v] != UINT32_MAX) {
@@ -664,8 +667,10 @@ static inline __attribute__((always_inline)) uint64_t plan_edges_range(plan_edge
         c->chain_read[v] = 1;
       }
       src[m++] = pm | (gt << PLAN_SHIFT);
+      back |= pm >= v;
     }
   }
+  if (pass) c->back[half] = back;
   return m;
 }
 
@@ -673,10 +678,10 @@ static void plan_edges_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
   plan_edges_t *c = ctx;
   if (c->pass) {
     uint64_t m = c->start[half];
-    if (c->rndv) plan_edges_range(c, lo, hi, m, 1, 1);
-    else plan_edges_range(c, lo, hi, m, 1, 0);
+    if (c->rndv) plan_edges_range(c, lo, hi, m, 1, 1, half);
+    else plan_edges_range(c, lo, hi, m, 1, 0, half);
   } else {
-    c->count[half] = c->rndv ? plan_edges_range(c, lo, hi, 0, 0, 1) : plan_edges_range(c, lo, hi, 0, 0, 0);
+    c->count[half] = c->rndv ? plan_edges_range(c, lo, hi, 0, 0, 1, half) : plan_edges_range(c, lo, hi, 0, 0, 0, half);
   }
 }
 
@@ -743,8 +748,19 @@ static void plan_renum_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
   }
 }
 
-static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
-                      const burst_ref_t *bref, llamp_par_t *par, char *err, size_t errlen) {
+/* What the NIC rule's two plans share, in graph order (nic_replan): the
+ * plan's kinds and values (the first plan's, when it kept the graph's
+ * numbering) and each rank's posting order.  The second plan takes the
+ * kinds, and frees the posting order once its chains are made (a fallback
+ * plan after it makes its own). */
+typedef struct {
+  uint8_t *kind;
+  double *value;
+  uint32_t *rank_off, *posting;
+} plan_base_t;
+
+static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key, const burst_ref_t *bref,
+                      plan_base_t *base, llamp_par_t *par, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
   llamp_graph_arrays_t a;
   llamp_graph_arrays(g, &a);
@@ -756,20 +772,30 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
              (unsigned long long)n);
     return -1;
   }
-  uint8_t *kind = plan_alloc(n ? n : 1);
-  double *value = plan_alloc((n ? n : 1) * 8);
+  int kinds_known = base && base->kind;
+  uint8_t *kind = kinds_known ? base->kind : plan_alloc(n ? n : 1);
+  double *value = kinds_known ? base->value : plan_alloc((n ? n : 1) * 8);
+  if (kinds_known) base->kind = NULL, base->value = NULL; /* this plan's now */
   uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL, *burst_from = NULL, *burst = NULL;
   uint32_t *ahead_to = NULL, *run_idx = NULL, *run_list = NULL, *chain_from = NULL, nrun = 0;
   uint8_t *chain_read = NULL;
+  int owned_posting = 1;
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
   plan_kinds_t pk = {g, &a, e->proto.S, kind, value};
-  llamp_par_run(par, n, plan_kinds_half, &pk);
+  if (!kinds_known) llamp_par_run(par, n, plan_kinds_half, &pk);
   /* gap edges: previous send (recv) of the same rank in posting order */
   if (gap) {
     uint32_t P = llamp_graph_num_ranks(g);
     prev_msg = plan_alloc((n ? n : 1) * 4);
-    if (!prev_msg || posting_order(g, &a, &rank_off, &posting)) goto oom;
+    if (!prev_msg) goto oom;
+    if (base && base->posting) {
+      rank_off = base->rank_off, posting = base->posting;
+    } else {
+      if (posting_order(g, &a, &rank_off, &posting)) goto oom;
+      if (base) base->rank_off = rank_off, base->posting = posting;
+    }
+    if (base) owned_posting = 0; /* the caller's */
     arrival_t *arr = recv_key ? plan_alloc((n ? n : 1) * sizeof *arr) : NULL;
     if (recv_key && !arr) goto oom;
     plan_ranks_t pr = {g, &a, bref, e->proto.S, e->proto.nic, any_self, recv_chain, recv_key, rank_off, posting,
@@ -798,17 +824,18 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     free(arr);
     free(burst);
     burst = NULL;
-    free(posting);
-    posting = NULL;
-    free(rank_off);
-    rank_off = NULL;
+    if (owned_posting || bref) { /* the NIC rule's second plan is the last to need it */
+      free(posting), free(rank_off);
+      if (base) base->posting = base->rank_off = NULL;
+    }
+    posting = rank_off = NULL;
   }
   /* count then fill the new in-edges, each half of the vertices from its
    * own start */
   int rndv = 0;
   for (uint64_t v = 0; v < n && !rndv; v++) rndv = kind[v] == K_RECV_RNDV;
   plan_edges_t pe = {g, &a, kind, burst_from, gap ? prev_msg : NULL, bref, e->proto.nic, chain_read, off, NULL, 0,
-                     rndv, {0, 0}, {0, 0}};
+                     rndv, {0, 0}, {0, 0}, {0, 0}};
   llamp_par_run(par, n, plan_edges_half, &pe);
   uint64_t m_all = pe.count[0] + pe.count[1];
   if (m_all >= UINT32_MAX || !(src = plan_alloc((m_all ? m_all : 1) * 4))) goto oom;
@@ -834,10 +861,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   /* the graph is numbered topologically with locality (llamp_graph.h): keep
    * its order when the added edges respect it too, else the nearest one that
    * they do (plan_sort) */
-  int forward = 1;
-  for (uint64_t v = 0; v < n && forward; v++)
-    for (uint32_t i = off[v]; i < off[v + 1]; i++)
-      forward &= (src[i] & PLAN_MASK) < v;
+  int forward = !pe.back[0] && !pe.back[1]; /* found by the edges' write pass */
   uint64_t m = off[n];
   if (forward) { /* the plan is the graph's numbering: its arrays as they are, no gv */
     e->own_kind = kind, e->own_value = value, e->own_off = off, e->own_src = src;
@@ -895,8 +919,7 @@ fail:
   free(chain_from);
   free(chain_read);
   free(burst);
-  free(posting);
-  free(rank_off);
+  if (owned_posting) free(posting), free(rank_off);
   free(off);
   free(src);
   free(order);
@@ -915,47 +938,45 @@ static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
   *out = (pwv_t){x.cpu, x.c, x.k, x.start};
 }
 
-/* The costs by graph vertex: nonblocking sends first (a send's costs
- * depend on it), then every vertex's. */
-static void costs_fill_pw(llamp_engine_t *e) {
-  llamp_graph_arrays_t a;
-  llamp_graph_arrays(e->graph, &a);
-  for (uint64_t v = 0; v < a.n; v++)
-    for (uint32_t i = a.in_beg[v]; i < a.in_end[v]; i++) {
-      uint32_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK;
-      if ((a.in_src[i] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && a.kind[u] == LLAMP_VERTEX_SEND)
+/* The nonblocking sends (a send's costs depend on it). */
+static void costs_mark_nonblocking(llamp_engine_t *e, const llamp_graph_arrays_t *a) {
+  for (uint64_t v = 0; v < a->n; v++)
+    for (uint32_t i = a->in_beg[v]; i < a->in_end[v]; i++) {
+      uint32_t u = a->in_src[i] & LLAMP_EDGE_SRC_MASK;
+      if ((a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && a->kind[u] == LLAMP_VERTEX_SEND)
         e->nonblocking[u] = 1;
     }
-  /* A vertex's costs depend on its message's size and on two flags (send,
-   * nonblocking) only, and programs send few sizes: a small table of the last
-   * ones computed spares most of the curve evaluations (bench_capture64, two
-   * calls: 274 M of the analysis's 1.43 G instructions) with the same bits. */
-  enum { MEMO = 64 };
-  struct {
-    double s;
-    unsigned flags; /* 0: empty, else 1 + 2 send + nonblocking */
-    pwv_t cost;
-  } memo[MEMO];
-  memset(memo, 0, sizeof memo);
-  for (uint64_t v = 0; v < a.n; v++) {
-    unsigned k = a.kind[v];
-    if (k == LLAMP_VERTEX_CALC) {
-      memset(&e->pw[v], 0, sizeof e->pw[v]);
-      continue;
-    }
-    double sz = a.value[k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(e->graph, v)];
-    unsigned flags = 1 + 2 * (k == LLAMP_VERTEX_SEND) + e->nonblocking[v];
-    uint64_t bits;
-    memcpy(&bits, &sz, sizeof bits);
-    unsigned h = (unsigned)((bits * 0x9e3779b97f4a7c15ull) >> 58) ^ flags;
-    h &= MEMO - 1;
-    if (memo[h].flags != flags || memcmp(&memo[h].s, &sz, sizeof sz)) {
-      pw_vertex(e, v, &memo[h].cost);
-      memo[h].s = sz;
-      memo[h].flags = flags;
-    }
-    e->pw[v] = memo[h].cost;
+}
+
+/* A vertex's costs depend on its message's size and on two flags (send,
+ * nonblocking) only, and programs send few sizes: a small table of the last
+ * ones computed spares most of the curve evaluations (bench_capture64, two
+ * calls: 274 M of the analysis's 1.43 G instructions) with the same bits. */
+enum { PW_MEMO = 64 };
+typedef struct {
+  double s;
+  unsigned flags; /* 0: empty, else 1 + 2 send + nonblocking */
+  pwv_t cost;
+} pw_memo_t;
+
+static void costs_pw_vertex(llamp_engine_t *e, const llamp_graph_arrays_t *a, pw_memo_t *memo, uint64_t v) {
+  unsigned k = a->kind[v];
+  if (k == LLAMP_VERTEX_CALC) {
+    memset(&e->pw[v], 0, sizeof e->pw[v]);
+    return;
   }
+  double sz = a->value[k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(e->graph, v)];
+  unsigned flags = 1 + 2 * (k == LLAMP_VERTEX_SEND) + e->nonblocking[v];
+  uint64_t bits;
+  memcpy(&bits, &sz, sizeof bits);
+  unsigned h = (unsigned)((bits * 0x9e3779b97f4a7c15ull) >> 58) ^ flags;
+  h &= PW_MEMO - 1;
+  if (memo[h].flags != flags || memcmp(&memo[h].s, &sz, sizeof sz)) {
+    pw_vertex(e, v, &memo[h].cost);
+    memo[h].s = sz;
+    memo[h].flags = flags;
+  }
+  e->pw[v] = memo[h].cost;
 }
 
 /* A send or receive vertex's message goes from a rank to itself. */
@@ -1056,21 +1077,29 @@ static int costs_alloc(llamp_engine_t *e, const llamp_params_t *p, char *err, si
   return 0;
 }
 
-/* Every graph vertex's message kind; after the costs (a message to oneself
- * changes its constant). */
-static int costs_fill_kinds(llamp_engine_t *e, char *err, size_t errlen) {
+/* The costs by graph vertex: nonblocking sends first (a send's costs
+ * depend on it), then every vertex's size-dependent costs and message kind
+ * in one walk (each receive's partner read once for both: bench_capture64,
+ * two walks 30-39 ms, on the helper beside the first plan). */
+static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
   const llamp_pairs_t *q = e->pairs;
-  uint64_t gn = llamp_graph_num_vertices(g);
+  llamp_graph_arrays_t a;
+  llamp_graph_arrays(g, &a);
   uint32_t base = q ? q->num_kinds : 1, nk = e->nk;
-  if (!e->pk) return 0;
-  for (uint64_t v = 0; v < gn; v++) {
+  pw_memo_t memo[PW_MEMO];
+  memset(memo, 0, sizeof memo);
+  if (e->pw) costs_mark_nonblocking(e, &a);
+  if (!e->pw && !e->pk) return 0;
+  for (uint64_t v = 0; v < a.n; v++) {
+    if (e->pw) costs_pw_vertex(e, &a, memo, v);
+    if (!e->pk) continue;
     uint32_t kind = vertex_kind(e, v);
     if (kind == UINT32_MAX) {
-      uint32_t a = llamp_graph_rank(g, v), b = llamp_graph_rank(g, llamp_graph_partner(g, v));
-      if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV) a ^= b, b ^= a, a ^= b;
-      snprintf(err, errlen, "per-pair costs: no route from rank %u (host %u) to rank %u (host %u) in the table", a,
-               q->rank_host[a], b, q->rank_host[b]);
+      uint32_t x = llamp_graph_rank(g, v), y = llamp_graph_rank(g, llamp_graph_partner(g, v));
+      if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV) x ^= y, y ^= x, x ^= y;
+      snprintf(err, errlen, "per-pair costs: no route from rank %u (host %u) to rank %u (host %u) in the table", x,
+               q->rank_host[x], y, q->rank_host[y]);
       return -1;
     }
     if (kind >= nk) {
@@ -1082,11 +1111,6 @@ static int costs_fill_kinds(llamp_engine_t *e, char *err, size_t errlen) {
     if (e->pw && kind >= base) e->pw[v].c = self_c(e, e->pw[v].c, e->kc0[kind]);
   }
   return 0;
-}
-
-static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
-  if (e->pw) costs_fill_pw(e);
-  return costs_fill_kinds(e, err, errlen);
 }
 
 /* The costs in the plan's order (a gather by gv, in two halves). */
@@ -1348,7 +1372,8 @@ static void nic_reference(llamp_engine_t *e, const theta_t *t, double *key, uint
  * orders the receives and finds the runs of sends, and the plan is rebuilt
  * with the receives chained in that order (posting order if that one is
  * cyclic) and the runs' NIC waits on their messages. */
-static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, llamp_par_t *par, char *err, size_t errlen) {
+static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, plan_base_t *base, llamp_par_t *par, char *err,
+                      size_t errlen) {
   uint64_t gn = llamp_graph_num_vertices(e->graph);
   double *key = plan_alloc((gn ? gn : 1) * sizeof *key);
   uint8_t *binds = plan_zalloc(gn ? gn : 1, 1);
@@ -1367,9 +1392,13 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, llamp_par_t *p
   costs_t kept = {0};
   int keep = !e->gv;
   if (keep) costs_detach(e, &kept);
+  if (!e->gv) { /* the first plan's kinds are in graph order: the second's too */
+    base->kind = e->own_kind, base->value = e->own_value;
+    e->own_kind = NULL, e->own_value = NULL;
+  }
   drop_plan(e); /* the first plan, and what depends on its numbering */
-  int rc = build_plan(e, 1, key, &bref, par, err, errlen);
-  if (rc) rc = build_plan(e, 1, NULL, NULL, par, err, errlen); /* zero-cost ties against posting order */
+  int rc = build_plan(e, 1, key, &bref, base, par, err, errlen);
+  if (rc) rc = build_plan(e, 1, NULL, NULL, base, par, err, errlen); /* zero-cost ties against posting order */
   free(key);
   free(binds);
   if (keep) costs_attach(e, &kept);
@@ -1386,6 +1415,7 @@ static int nic_replan(llamp_engine_t *e, const llamp_params_t *p, llamp_par_t *p
  * made; its error in cerr). */
 typedef struct {
   llamp_engine_t *e;
+  plan_base_t *base; /* the NIC rule's: for its second plan */
   int plan, recv_chain, costs;
   int rc[2];
   char *err;
@@ -1396,7 +1426,7 @@ static void create_task(void *ctx, uint64_t lo, uint64_t hi, int half) {
   (void)half;
   create_job_t *j = ctx;
   for (uint64_t t = lo; t < hi; t++) {
-    if (t == 0 && j->plan) j->rc[0] = build_plan(j->e, j->recv_chain, NULL, NULL, NULL, j->err, j->errlen);
+    if (t == 0 && j->plan) j->rc[0] = build_plan(j->e, j->recv_chain, NULL, NULL, j->base, NULL, j->err, j->errlen);
     if (t == 1 && j->costs) j->rc[1] = costs_fill(j->e, j->cerr, sizeof j->cerr);
   }
 }
@@ -1436,7 +1466,8 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   }
   /* the plan on this thread, the costs beside it on a helper (both read
    * the graph only, and write apart); a helper only when both have work */
-  create_job_t job = {e, plan, !p->nic, 0, {0, 0}, err, errlen, ""};
+  plan_base_t base = {0};
+  create_job_t job = {e, p->nic ? &base : NULL, plan, !p->nic, 0, {0, 0}, err, errlen, ""};
   job.rc[1] = costs_alloc(e, p, job.cerr, sizeof job.cerr);
   job.costs = job.rc[1] == 0; /* else the plan's own error still comes first */
   /* and the NIC rule's second plan walks the ranks in two halves */
@@ -1446,8 +1477,12 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   int rc = job.rc[0] ? job.rc[0] : job.rc[1];
   if (!job.rc[0] && job.rc[1]) snprintf(err, errlen, "%s", job.cerr);
   if (rc == 0) rc = costs_renumber(e, par, err, errlen);
-  if (rc == 0 && p->nic) rc = nic_replan(e, p, par, err, errlen);
+  if (rc == 0 && p->nic) rc = nic_replan(e, p, &base, par, err, errlen);
   llamp_par_destroy(par);
+  free(base.kind);
+  free(base.value);
+  free(base.rank_off);
+  free(base.posting);
   if (rc) {
     llamp_engine_destroy(e);
     return NULL;
