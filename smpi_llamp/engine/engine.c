@@ -1226,12 +1226,15 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
  * cost model's units (msg_bytes) and their count.  After the costs, which
  * give a send's bytes. */
 /* runs_fill's loops over plan vertices [lo, hi): graph -> plan (pass 0),
- * then each receive's ahead (pass 1; 0 where it has none). */
+ * each place's send bytes into run_bk (pass 2; run_list's places, as many
+ * as plan vertices), then each receive's ahead (pass 1; 0 where it has
+ * none). */
 typedef struct {
   llamp_engine_t *e;
   uint32_t *pv;
   const double *pre;
   int pass;
+  const theta_t *t;
 } runs_job_t;
 
 static void runs_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
@@ -1240,6 +1243,14 @@ static void runs_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
   llamp_engine_t *e = c->e;
   if (c->pass == 0) {
     for (uint64_t p = lo; p < hi; p++) c->pv[e->gv[p]] = (uint32_t)p;
+    return;
+  }
+  if (c->pass == 2) {
+    for (uint64_t i = lo; i < hi; i++) {
+      uint32_t v = e->run_list[i];
+      uint64_t p = v == UINT32_MAX ? 0 : c->pv ? c->pv[v] : v;
+      e->run_bk[i] = v == UINT32_MAX ? 0 : msg_bytes(e->value[p], c->t, e->pw, p);
+    }
     return;
   }
   const double *pre = c->pre;
@@ -1276,18 +1287,19 @@ static int runs_fill(llamp_engine_t *e, llamp_par_t *par, char *err, size_t errl
     snprintf(err, errlen, "out of memory for the NIC rule's runs");
     return -1;
   }
-  runs_job_t job = {e, pv, pre, 0};
+  theta_t t = theta_of(e, &e->proto);
+  runs_job_t job = {e, pv, pre, 0, &t};
   if (pv) llamp_par_run(par, n, runs_half, &job);
   /* the run sends' bytes summed in place order, which is rank by rank in
    * posting order (the holes between ranks skipped); each place then holds
-   * its send's number, pre's index */
-  theta_t t = theta_of(e, &e->proto);
+   * its send's number, pre's index.  The bytes first, in halves (the sends
+   * are scattered over the plan), then the sums in order, one thread. */
+  job.pass = 2;
+  llamp_par_run(par, e->nrun, runs_half, &job);
   pre[0] = 0;
   for (uint32_t i = 0, k = 0; i < e->nrun; i++) {
-    uint32_t v = e->run_list[i];
-    if (v == UINT32_MAX) continue; /* a place no run send took (plan_runs_half) */
-    uint64_t p = pv ? pv[v] : v;
-    pre[k + 1] = pre[k] + msg_bytes(e->value[p], &t, e->pw, p);
+    if (e->run_list[i] == UINT32_MAX) continue; /* a place no run send took (plan_runs_half) */
+    pre[k + 1] = pre[k] + e->run_bk[i];
     e->run_list[i] = k++;
   }
   job.pass = 1;
