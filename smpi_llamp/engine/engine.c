@@ -379,10 +379,19 @@ static uint64_t plan_sort(uint64_t n, const uint32_t *off, const uint32_t *src, 
   if (!state || !stack || !next) goto out;
   for (uint64_t r = 0; r < n; r++) {
     if (state[r] == PLACED) continue;
+    /* most vertices find every predecessor placed: placed at once, as the
+     * search below would (bench_capture64's second plan, 601 k vertices) */
+    uint32_t i = off[r];
+    while (i < off[r + 1] && state[src[i] & PLAN_MASK] == PLACED) i++;
+    if (i == off[r + 1]) {
+      order[r] = (uint32_t)done++;
+      state[r] = PLACED;
+      continue;
+    }
     uint64_t sp = 0;
     stack[sp++] = (uint32_t)r;
     state[r] = OPEN;
-    next[r] = off[r];
+    next[r] = i; /* the edges before i are placed */
     while (sp) {
       uint32_t v = stack[sp - 1];
       if (next[v] < off[v + 1]) {
