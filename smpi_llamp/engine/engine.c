@@ -1235,8 +1235,8 @@ static void pass1(llamp_engine_t *e, const theta_t *t, llamp_param_t w, llamp_ev
  * cost model's units (msg_bytes) and their count.  After the costs, which
  * give a send's bytes. */
 /* runs_fill's loops over plan vertices [lo, hi): graph -> plan (pass 0),
- * each place's send bytes into run_bk (pass 2; run_list's places, as many
- * as plan vertices), then each receive's ahead (pass 1; 0 where it has
+ * each place's send bytes into run_bk (pass 1; run_list's places, as many
+ * as plan vertices), then each receive's ahead (pass 2; 0 where it has
  * none). */
 typedef struct {
   llamp_engine_t *e;
@@ -1254,7 +1254,7 @@ static void runs_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
     for (uint64_t p = lo; p < hi; p++) c->pv[e->gv[p]] = (uint32_t)p;
     return;
   }
-  if (c->pass == 2) {
+  if (c->pass == 1) {
     for (uint64_t i = lo; i < hi; i++) {
       uint32_t v = e->run_list[i];
       uint64_t p = v == UINT32_MAX ? 0 : c->pv ? c->pv[v] : v;
@@ -1303,7 +1303,7 @@ static int runs_fill(llamp_engine_t *e, llamp_par_t *par, char *err, size_t errl
    * posting order (the holes between ranks skipped); each place then holds
    * its send's number, pre's index.  The bytes first, in halves (the sends
    * are scattered over the plan), then the sums in order, one thread. */
-  job.pass = 2;
+  job.pass = 1;
   llamp_par_run(par, e->nrun, runs_half, &job);
   pre[0] = 0;
   for (uint32_t i = 0, k = 0; i < e->nrun; i++) {
@@ -1311,7 +1311,7 @@ static int runs_fill(llamp_engine_t *e, llamp_par_t *par, char *err, size_t errl
     pre[k + 1] = pre[k] + e->run_bk[i];
     e->run_list[i] = k++;
   }
-  job.pass = 1;
+  job.pass = 2;
   llamp_par_run(par, n, runs_half, &job);
   free(pre);
   free(pv);
