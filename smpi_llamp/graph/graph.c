@@ -1050,7 +1050,7 @@ typedef struct {
   llamp_graph_t *g;
   uint32_t *level; /* level, then position, of each builder id */
   uint32_t *inv;   /* builder id at each position */
-  uint32_t *off;   /* new in_off */
+  uint32_t *off;   /* new in_off (in the old rank's pages) */
   uint32_t *cnt[2];  /* per half: vertices per level, then the half's next position */
   uint32_t *rcnt[2]; /* per half: vertices per rank */
   uint32_t maxl[2];
@@ -1058,9 +1058,12 @@ typedef struct {
   uint64_t deg[2];   /* per half: in-edges of its vertices placed before mid */
   const void *src;   /* a gather's source array */
   void *dst;         /* and its destination */
-  size_t elem;
-  const block_t *blk;
+  const void *src2;  /* rl_gather_rest: kind's */
+  void *dst2, *dst3; /* kind's and rank's destinations */
+  const block_t *blk; /* the ranks' id blocks, nb of them, sorted by first id */
   uint32_t nb;
+  const uint32_t *coarse; /* per 2^shift ids: the block holding the first of them */
+  uint32_t shift;
 } relayout_t;
 
 static void rl_maxlevel(void *c, uint64_t lo, uint64_t hi, int h) {
@@ -1072,8 +1075,12 @@ static void rl_maxlevel(void *c, uint64_t lo, uint64_t hi, int h) {
 }
 static void rl_count(void *c, uint64_t lo, uint64_t hi, int h) {
   relayout_t *x = c;
-  uint32_t *cnt = x->cnt[h];
-  for (uint64_t v = lo; v < hi; v++) cnt[x->level[v]]++;
+  uint32_t *cnt = x->cnt[h], *rc = x->rcnt[h];
+  const uint32_t *rank = x->g->rank;
+  for (uint64_t v = lo; v < hi; v++) {
+    cnt[x->level[v]]++;
+    rc[rank[v]]++;
+  }
 }
 /* position = (level, builder id): each half starts a level where the
  * previous half's vertices of that level end (a stable counting sort) */
@@ -1090,90 +1097,79 @@ static void rl_position(void *c, uint64_t lo, uint64_t hi, int h) {
   }
   x->deg[h] = before;
 }
-static void rl_sources(void *c, uint64_t lo, uint64_t hi, int h) {
-  (void)h;
-  relayout_t *x = c;
-  uint32_t *in_src = x->g->in_src;
-  const uint32_t *pos = x->level;
-  for (uint64_t e = lo; e < hi; e++) {
-    uint32_t w = in_src[e];
-    in_src[e] = pos[w & LLAMP_EDGE_SRC_MASK] | (w & ~LLAMP_EDGE_SRC_MASK);
-  }
-}
-static void rl_partners(void *c, uint64_t lo, uint64_t hi, int h) {
-  relayout_t *x = c;
-  uint32_t *partner = x->g->partner, *rc = x->rcnt[h];
-  const uint32_t *pos = x->level, *rank = x->g->rank;
-  for (uint64_t v = lo; v < hi; v++) {
-    if (partner[v] != LLAMP_NONE32) partner[v] = pos[partner[v]];
-    rc[rank[v]]++;
-  }
-}
 /* the new offsets, each in-edge segment copied to its new place in dst
- * (the second half after the first half's edges) */
+ * with its sources renumbered (the second half after the first half's
+ * edges) */
 static void rl_edges(void *c, uint64_t lo, uint64_t hi, int h) {
   relayout_t *x = c;
-  const uint32_t *in_off = x->g->in_off, *inv = x->inv, *in_src = x->g->in_src;
+  const uint32_t *in_off = x->g->in_off, *inv = x->inv, *in_src = x->g->in_src, *pos = x->level;
   uint32_t *off = x->off, *dst = x->dst;
   uint64_t k = h ? x->deg[0] + x->deg[1] : 0;
   for (uint64_t p = lo; p < hi; p++) {
     uint32_t v = inv[p], d = in_off[v + 1] - in_off[v];
     off[p] = (uint32_t)k;
     const uint32_t *from = in_src + in_off[v];
-    for (uint32_t e = 0; e < d; e++) dst[k + e] = from[e];
+    for (uint32_t e = 0; e < d; e++) {
+      uint32_t w = from[e];
+      dst[k + e] = pos[w & LLAMP_EDGE_SRC_MASK] | (w & ~LLAMP_EDGE_SRC_MASK);
+    }
     k += d;
   }
 }
-static void rl_gather(void *c, uint64_t lo, uint64_t hi, int h) {
+/* partner by position, renumbered */
+static void rl_gather_partner(void *c, uint64_t lo, uint64_t hi, int h) {
   (void)h;
   relayout_t *x = c;
-  const uint32_t *inv = x->inv;
-  switch (x->elem) {
-  case 1: for (uint64_t p = lo; p < hi; p++) ((uint8_t *)x->dst)[p] = ((const uint8_t *)x->src)[inv[p]]; break;
-  case 4: for (uint64_t p = lo; p < hi; p++) ((uint32_t *)x->dst)[p] = ((const uint32_t *)x->src)[inv[p]]; break;
-  default: for (uint64_t p = lo; p < hi; p++) ((double *)x->dst)[p] = ((const double *)x->src)[inv[p]]; break;
+  const uint32_t *inv = x->inv, *pos = x->level, *src = x->src;
+  uint32_t *dst = x->dst;
+  for (uint64_t p = lo; p < hi; p++) {
+    uint32_t w = src[inv[p]];
+    dst[p] = w != LLAMP_NONE32 ? pos[w] : LLAMP_NONE32;
   }
 }
-/* rank[p] from the id blocks: within a level the ids increase, so the block
- * is mostly the last one found or the next (a binary search when the id
- * went back, and to start each half) */
-static void rl_ranks(void *c, uint64_t lo, uint64_t hi, int h) {
+static void rl_gather_value(void *c, uint64_t lo, uint64_t hi, int h) {
   (void)h;
   relayout_t *x = c;
-  const block_t *blk = x->blk;
   const uint32_t *inv = x->inv;
-  uint32_t *rank = x->dst, nb = x->nb, at = nb - 1;
+  const double *src = x->src;
+  double *dst = x->dst;
+  for (uint64_t p = lo; p < hi; p++) dst[p] = src[inv[p]];
+}
+/* tag, kind and rank by position in one pass.  The rank comes from the id
+ * blocks: coarse[id >> shift] is the block holding id's coarse start, and
+ * with 2^shift a quarter of a block's mean size the block is mostly that one. */
+static void rl_gather_rest(void *c, uint64_t lo, uint64_t hi, int h) {
+  (void)h;
+  relayout_t *x = c;
+  const uint32_t *inv = x->inv, *tag = x->src, *coarse = x->coarse;
+  const uint8_t *kind = x->src2;
+  const block_t *blk = x->blk;
+  uint32_t *tag_dst = x->dst, *rank_dst = x->dst3, nb = x->nb, shift = x->shift;
+  uint8_t *kind_dst = x->dst2;
   for (uint64_t p = lo; p < hi; p++) {
-    uint32_t id = inv[p];
-    if (id < blk[at].first) {
-      uint32_t l = 0, r = at; /* the last block starting at or before id */
-      while (r - l > 1) {
-        uint32_t mid = (l + r) / 2;
-        if (blk[mid].first <= id) l = mid;
-        else r = mid;
-      }
-      at = l;
-    }
-    while (at + 1 < nb && blk[at + 1].first <= id) at++;
-    rank[p] = blk[at].rank;
+    uint32_t v = inv[p], at = coarse[v >> shift];
+    tag_dst[p] = tag[v];
+    kind_dst[p] = kind[v];
+    while (at + 1 < nb && blk[at + 1].first <= v) at++;
+    rank_dst[p] = blk[at].rank;
   }
 }
 
-/* Gather array *a (n items of elem bytes) by position into *spare, then
- * swap: *a is the laid-out array, *spare the old one (the next spare).  The
- * spares are arrays already touched: fresh pages cost a kernel page clear
- * each, which on this VM took longer than the gathers themselves. */
-static void rl_swap_gather(relayout_t *x, llamp_par_t *par, void **a, void **spare, size_t elem) {
+/* Gather array *a by position into *spare with `pass`, then swap: *a is the
+ * laid-out array, *spare the old one (the next spare).  The spares are
+ * arrays already touched: fresh pages cost a kernel page clear each, which
+ * on this VM took longer than the gathers themselves. */
+static void rl_swap_gather(relayout_t *x, llamp_par_t *par, void (*pass)(void *, uint64_t, uint64_t, int),
+                           void **a, void **spare) {
   x->src = *a;
   x->dst = *spare;
-  x->elem = elem;
-  llamp_par_run(par, x->g->n, rl_gather, x);
+  llamp_par_run(par, x->g->n, pass, x);
   void *t = *a;
   *a = *spare;
   *spare = t;
 }
 
-static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl);
+static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl, uint64_t rank_room);
 
 int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   /* one helper thread for all the passes (at 600 k vertices: one thread
@@ -1183,13 +1179,15 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
     free(level);
     return -1;
   }
-  int rc = relayout(g, level, par, LLAMP_NONE32);
+  int rc = relayout(g, level, par, LLAMP_NONE32, 0);
   llamp_par_destroy(par);
   return rc;
 }
 
-/* maxl: the largest level, LLAMP_NONE32 when unknown (found by a pass). */
-static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl) {
+/* maxl: the largest level, LLAMP_NONE32 when unknown (found by a pass).
+ * rank_room: the entries g->rank has room for (the builder's capacity); at
+ * n + 1 or more its pages take the new offsets, else they are allocated. */
+static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl, uint64_t rank_room) {
   uint64_t n = g->n, m = g->m;
   uint32_t P = g->num_ranks;
   relayout_t x;
@@ -1198,6 +1196,7 @@ static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_
   x.level = level;
   void *spare = NULL;
   block_t *blk = NULL;
+  uint32_t *coarse = NULL;
   if (maxl == LLAMP_NONE32) {
     llamp_par_run(par, n, rl_maxlevel, &x);
     maxl = x.maxl[0] > x.maxl[1] ? x.maxl[0] : x.maxl[1];
@@ -1224,11 +1223,6 @@ static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_
   free(x.cnt[0]);
   free(x.cnt[1]);
   x.cnt[0] = x.cnt[1] = NULL;
-  llamp_par_run(par, m, rl_sources, &x);
-  llamp_par_run(par, n, rl_partners, &x);
-  /* the level array's pages, already touched, hold the new offsets (n + 1 entries) */
-  x.off = level;
-  x.level = level = NULL;
   /* the ranks' id blocks (empty ranks left out): rank is rebuilt from the
    * ids at the end, in the old offsets' pages (one array fewer at the peak) */
   uint32_t nb = 0;
@@ -1236,8 +1230,22 @@ static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_
   for (uint32_t r = 0; r < P; r++)
     if (x.rcnt[0][r] + x.rcnt[1][r]) blk[nb++] = (block_t){g->rank_first[r], r};
   qsort(blk, nb, sizeof *blk, block_cmp);
-  free(g->rank);
-  g->rank = NULL;
+  while (nb && (n >> x.shift) > 4 * (uint64_t)nb) x.shift++; /* mostly no step */
+  if (!(coarse = malloc(((n >> x.shift) + 1) * sizeof *coarse))) goto oom;
+  for (uint64_t cb = 0, at = 0; cb <= n >> x.shift; cb++) {
+    while (at + 1 < nb && blk[at + 1].first <= cb << x.shift) at++;
+    coarse[cb] = (uint32_t)at;
+  }
+  /* the new offsets go in the old rank's pages (n + 1 entries: see
+   * rank_room), the level array keeps the positions for the renumbering */
+  if (rank_room < n + 1) {
+    free(g->rank);
+    g->rank = NULL;
+    if (!(x.off = alloc_big((n + 1) * sizeof *x.off))) goto oom;
+  } else {
+    x.off = g->rank;
+    g->rank = NULL;
+  }
   /* the in-edges into a spare array, which then becomes in_src; the old
    * in_src is the spare of the gathers if it is large enough */
   if (!(spare = alloc_big((m ? m : 1) * sizeof(uint32_t)))) goto oom;
@@ -1253,18 +1261,29 @@ static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_
   uint32_t *old_off = g->in_off;
   g->in_off = x.off;
   x.off = NULL;
-  rl_swap_gather(&x, par, (void **)&g->value, &spare, 8);
-  rl_swap_gather(&x, par, (void **)&g->tag, &spare, 4);
-  rl_swap_gather(&x, par, (void **)&g->partner, &spare, 4);
-  rl_swap_gather(&x, par, (void **)&g->kind, &spare, 1);
-  free(spare);
-  spare = NULL;
+  /* value into the old in_src, partner (renumbered) into the old value;
+   * then the positions are dead: tag, kind and rank in one pass into the
+   * old partner, the level array and the old offsets */
+  rl_swap_gather(&x, par, rl_gather_value, (void **)&g->value, &spare);
+  rl_swap_gather(&x, par, rl_gather_partner, (void **)&g->partner, &spare);
+  x.src = g->tag;
+  x.dst = spare;
+  x.src2 = g->kind;
+  x.dst2 = level;
+  x.dst3 = old_off;
   x.blk = blk;
   x.nb = nb;
-  x.dst = old_off;
-  if (nb) llamp_par_run(par, n, rl_ranks, &x);
+  x.coarse = coarse;
+  if (n) llamp_par_run(par, n, rl_gather_rest, &x);
+  free(g->tag);
+  free(g->kind);
+  g->tag = spare;
+  g->kind = (uint8_t *)level;
   g->rank = old_off;
+  x.level = level = NULL;
+  spare = NULL;
   free(blk);
+  free(coarse);
   free(x.rcnt[0]);
   free(x.rcnt[1]);
   g->id = x.inv;
@@ -1279,6 +1298,7 @@ oom:
   free(x.off);
   free(spare);
   free(blk);
+  free(coarse);
   return -1;
 }
 
@@ -1421,6 +1441,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   partner = NULL;
   g->kind = b->kind;
   g->rank = b->rank;
+  uint64_t rank_room = b->cap; /* b->rank's entries: the relayout's offsets fit when > n */
   g->value = b->value;
   g->tag = b->tag;
   b->kind = NULL;
@@ -1430,7 +1451,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   g->num_messages = bs.messages;
   uint32_t *lv = order;
   order = NULL;
-  if (relayout(g, lv, b->par, swept ? LLAMP_NONE32 : bs.maxl)) goto oom;
+  if (relayout(g, lv, b->par, swept ? LLAMP_NONE32 : bs.maxl, rank_room)) goto oom;
   stage_end(b, "relayout");
   llamp_builder_destroy(b);
   return g;
