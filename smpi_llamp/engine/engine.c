@@ -539,66 +539,108 @@ static void plan_init_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
   for (uint64_t v = lo; v < hi; v++) c->burst_from[v] = c->ahead_to[v] = c->run_idx[v] = c->chain_from[v] = UINT32_MAX;
 }
 
+/* The ranks' posting walks in lockstep: a few vertices of each rank in turn
+ * (RANK_STEP), not one rank after another.  The graph is laid out by level,
+ * so one rank's consecutive vertices lie about a rank count apart, each on
+ * its own cache line; the ranks' k-th vertices lie together, and a round
+ * over the ranks reads their lines once. */
+#define RANK_STEP 8
+typedef struct {
+  uint32_t i, end; /* the next place in the rank's posting segment, its end */
+  uint32_t nb, place; /* plan_runs_half: the open burst's length, the next run place */
+  uint32_t last_send, last_recv, nr; /* plan_chains_half: the chains' ends, the arrivals */
+} rank_walk_t;
+
+/* Ranks [lo, hi)'s walks: step(c, r, w, v) for each vertex v in its rank's
+ * posting order, then done(c, r, w); in lockstep, or one rank after another
+ * when the walks' memory is not there.  Inlined with each pair of
+ * functions. */
+static inline __attribute__((always_inline)) void rank_lockstep(
+    const plan_ranks_t *c, uint64_t lo, uint64_t hi,
+    void (*step)(const plan_ranks_t *, uint64_t, rank_walk_t *, uint32_t),
+    void (*done)(const plan_ranks_t *, uint64_t, rank_walk_t *)) {
+  rank_walk_t one, *w = malloc((hi - lo ? hi - lo : 1) * sizeof *w);
+  for (uint64_t r = lo; r < hi; r++) {
+    rank_walk_t *x = w ? &w[r - lo] : &one;
+    *x = (rank_walk_t){c->rank_off[r], c->rank_off[r + 1], 0, c->rank_off[r], UINT32_MAX, UINT32_MAX, 0};
+    if (w) continue;
+    for (; x->i < x->end; x->i++) step(c, r, x, c->posting[x->i]);
+    done(c, r, x);
+  }
+  if (!w) return;
+  for (uint64_t live = hi - lo; live;) {
+    live = 0;
+    for (uint64_t r = lo; r < hi; r++) {
+      rank_walk_t *x = &w[r - lo];
+      if (x->i == x->end) continue;
+      uint32_t stop = x->end - x->i > RANK_STEP ? x->i + RANK_STEP : x->end;
+      for (; x->i < stop; x->i++) step(c, r, x, c->posting[x->i]);
+      if (x->i == x->end) done(c, r, x);
+      else live++;
+    }
+  }
+  free(w);
+}
+
+/* A rank's walk in plan_runs_half: its sends, then the last burst. */
+static inline void run_step(const plan_ranks_t *c, uint64_t r, rank_walk_t *w, uint32_t v) {
+  const llamp_graph_arrays_t *a = c->a;
+  if (a->kind[v] != LLAMP_VERTEX_SEND || (c->any_self && to_self(c->g, v))) return;
+  uint32_t *burst = c->burst + c->rank_off[r];
+  if (!(w->nb && c->bref->binds[v])) {
+    run_flush(c->g, a, c->bref, c->S, burst, w->nb, c->burst_from, c->ahead_to, c->chain_from);
+    w->nb = 0;
+  }
+  burst[w->nb++] = v;
+  c->run_idx[v] = w->place;
+  c->run_list[w->place++] = v;
+}
+static inline void run_done(const plan_ranks_t *c, uint64_t r, rank_walk_t *w) {
+  run_flush(c->g, c->a, c->bref, c->S, c->burst + c->rank_off[r], w->nb, c->burst_from, c->ahead_to, c->chain_from);
+  for (; w->place < w->end; w->place++) c->run_list[w->place] = UINT32_MAX;
+}
+
 /* The runs of ranks [lo, hi).  A rank's run sends take the first places of
  * its posting segment in order (run_list; the rest UINT32_MAX, skipped by
  * runs_fill's byte sums, which so add the same terms in the same order as
- * over one list of all ranks' sends). */
+ * over one list of all ranks' sends).  Each rank writes apart (a receive's
+ * burst fields only by its one sender): the lockstep changes no value. */
 static void plan_runs_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
   (void)half;
-  const plan_ranks_t *c = ctx;
-  const llamp_graph_arrays_t *a = c->a;
-  for (uint64_t r = lo; r < hi; r++) {
-    uint32_t nb = 0, place = c->rank_off[r], *burst = c->burst + c->rank_off[r];
-    for (uint32_t i = c->rank_off[r]; i < c->rank_off[r + 1]; i++) {
-      uint32_t v = c->posting[i];
-      if (a->kind[v] != LLAMP_VERTEX_SEND || (c->any_self && to_self(c->g, v))) continue;
-      if (!(nb && c->bref->binds[v])) {
-        run_flush(c->g, a, c->bref, c->S, burst, nb, c->burst_from, c->ahead_to, c->chain_from);
-        nb = 0;
-      }
-      burst[nb++] = v;
-      c->run_idx[v] = place;
-      c->run_list[place++] = v;
-    }
-    run_flush(c->g, a, c->bref, c->S, burst, nb, c->burst_from, c->ahead_to, c->chain_from);
-    for (; place < c->rank_off[r + 1]; place++) c->run_list[place] = UINT32_MAX;
-  }
+  rank_lockstep(ctx, lo, hi, run_step, run_done);
 }
 
 /* The gap chains of ranks [lo, hi): each message's previous one (sends in
  * posting order; receives by recv_key, else in posting order). */
-static void plan_chains_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
-  (void)half;
-  const plan_ranks_t *c = ctx;
+static inline void chain_step(const plan_ranks_t *c, uint64_t r, rank_walk_t *w, uint32_t v) {
   const llamp_graph_arrays_t *a = c->a;
-  for (uint64_t r = lo; r < hi; r++) {
-    uint32_t last_send = UINT32_MAX, last_recv = UINT32_MAX, nr = 0;
-    arrival_t *arr = c->arr ? c->arr + c->rank_off[r] : NULL;
-    for (uint32_t i = c->rank_off[r]; i < c->rank_off[r + 1]; i++) {
-      uint32_t v = c->posting[i];
-      c->prev_msg[v] = UINT32_MAX;
-      if (c->nic && c->any_self && to_self(c->g, v)) continue; /* never on the wire */
-      if (a->kind[v] == LLAMP_VERTEX_SEND) {
-        /* with the runs, a send's NIC wait is on its message (E_BURST),
-         * not on the rank */
-        if (!c->run_idx) c->prev_msg[v] = last_send;
-        last_send = v;
-      } else if (a->kind[v] == LLAMP_VERTEX_RECV && c->recv_chain) {
-        /* an earlier message of a burst ends with the burst's last one,
-         * sharing the receiver's link with it too: not FIFO there */
-        if (c->burst_from && c->burst_from[v] != UINT32_MAX && (c->ahead_to[v] & AHEAD_OFF_CHAIN)) continue;
-        if (arr) arr[nr++] = (arrival_t){c->recv_key[v], i, v};
-        else {
-          c->prev_msg[v] = last_recv;
-          last_recv = v;
-        }
-      }
-    }
-    if (arr) {
-      sort_arrivals(arr, nr);
-      for (uint32_t j = 0; j < nr; j++) c->prev_msg[arr[j].v] = j ? arr[j - 1].v : UINT32_MAX;
+  c->prev_msg[v] = UINT32_MAX;
+  if (c->nic && c->any_self && to_self(c->g, v)) return; /* never on the wire */
+  if (a->kind[v] == LLAMP_VERTEX_SEND) {
+    /* with the runs, a send's NIC wait is on its message (E_BURST), not on
+     * the rank */
+    if (!c->run_idx) c->prev_msg[v] = w->last_send;
+    w->last_send = v;
+  } else if (a->kind[v] == LLAMP_VERTEX_RECV && c->recv_chain) {
+    /* an earlier message of a burst ends with the burst's last one,
+     * sharing the receiver's link with it too: not FIFO there */
+    if (c->burst_from && c->burst_from[v] != UINT32_MAX && (c->ahead_to[v] & AHEAD_OFF_CHAIN)) return;
+    if (c->arr) c->arr[c->rank_off[r] + w->nr++] = (arrival_t){c->recv_key[v], w->i, v};
+    else {
+      c->prev_msg[v] = w->last_recv;
+      w->last_recv = v;
     }
   }
+}
+static inline void chain_done(const plan_ranks_t *c, uint64_t r, rank_walk_t *w) {
+  if (!c->arr) return;
+  arrival_t *arr = c->arr + c->rank_off[r];
+  sort_arrivals(arr, w->nr);
+  for (uint32_t j = 0; j < w->nr; j++) c->prev_msg[arr[j].v] = j ? arr[j - 1].v : UINT32_MAX;
+}
+static void plan_chains_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
+  (void)half;
+  rank_lockstep(ctx, lo, hi, chain_step, chain_done);
 }
 
 /* The plan's in-edges of vertices [lo, hi): counted (pass 0, into
