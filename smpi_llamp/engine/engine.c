@@ -113,6 +113,7 @@ struct llamp_engine {
 };
 
 void llamp_params_default(llamp_params_t *p) {
+  memset(p, 0, sizeof *p); /* every field (chain_reads was left unset) and the padding eval_L compares */
   p->L = 3e-6;
   p->o = 5e-6;
   p->g = 0;
