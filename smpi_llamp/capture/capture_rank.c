@@ -194,6 +194,11 @@ typedef struct {
   const llamp_cap_tables_t *tables; /* the program copy's (its counts are this rank's) */
   int done;
   double tick0, wall0; /* wall_ticks() and CLOCK_MONOTONIC at MPI_Init (bursts not injected) */
+  /* bursts under the threshold between two reads of the clock: a loop that
+   * waits for time to pass, whose CPU time follows the simulated clock */
+  double clock_t0;        /* burst_t0 of a burst that began at a clock read */
+  double clock_wait;      /* their CPU time, s */
+  uint64_t clock_wait_n;  /* and their number */
   uint32_t rank, size;
   MPI_Group world_group;
 } rank_state_t;
@@ -493,8 +498,9 @@ static void real_execute_flops(double flops) {
 #endif
 
 /* The program's compute since the last wrapper returned: measured, and
- * executed on the rank's host when the capture injects compute. */
-static void burst_end(void) {
+ * executed on the rank's host when the capture injects compute.  at_clock:
+ * the burst ends at a read of the clock. */
+static void burst_end_at(int at_clock) {
   if (!S.inject) {
     S.measured += wall_ticks() - S.burst_t0; /* ticks until MPI_Finalize */
     return;
@@ -507,9 +513,22 @@ static void burst_end(void) {
   if (e < 0) e = 0;
   S.measured += e;
 #ifndef LLAMP_CAPTURE_NATIVE
-  if (e >= S.threshold) real_execute_flops(e * S.rate);
+  if (e >= S.threshold) {
+    real_execute_flops(e * S.rate);
+    return;
+  }
 #endif
+  /* dropped, and from one clock read to the next: a wait such as
+   * `while (now() - t0 < dt)`.  Its iterations end only when the simulated
+   * clock has moved, so their CPU time is not compute the threshold lost
+   * (a 1 ms pause loop of PRK spun 28 ms of CPU with the threshold, 1 ms
+   * without it) */
+  if (at_clock && S.burst_t0 == S.clock_t0) {
+    S.clock_wait += e;
+    S.clock_wait_n++;
+  }
 }
+static void burst_end(void) { burst_end_at(0); }
 
 static void burst_begin(void) {
   S.burst_t0 = S.inject ? clock_now(CLOCK_THREAD_CPUTIME_ID) : wall_ticks();
@@ -567,6 +586,13 @@ void llamp_cap_sync_compute(void) {
   burst_begin();
 }
 
+void llamp_cap_clock_read(void) {
+  if (!S.on || S.depth) return;
+  burst_end_at(1);
+  burst_begin();
+  S.clock_t0 = S.burst_t0;
+}
+
 int llamp_cap_rank(void) { return S.on && !S.depth ? (int)S.rank : -1; }
 
 void llamp_cap_compute_restart(void) {
@@ -579,16 +605,21 @@ void llamp_cap_compute_restart(void) {
  * hook_enter is 1 when it ended the burst (0 outside a capture or inside a
  * wrapper). */
 #ifndef LLAMP_CAPTURE_NATIVE
-static int hook_enter(void) {
+static int hook_enter(int at_clock) {
   if (!S.on || S.depth) return 0;
   S.depth = 1;
-  burst_end();
+  burst_end_at(at_clock);
   return 1;
 }
-static void hook_leave(int synced) {
+static void hook_leave(int synced, int at_clock) {
   if (!synced) return;
   S.depth = 0;
   burst_begin();
+  if (at_clock) S.clock_t0 = S.burst_t0;
+}
+/* the hooks that read the clock (a constant once inlined) */
+static inline int hook_reads_clock(const char *name) {
+  return !strcmp(name, "smpi_gettimeofday") || !strcmp(name, "smpi_clock_gettime");
 }
 
 /* SimGrid's own `name` (the program's copies define the name: their hook). */
@@ -601,20 +632,20 @@ static void *simgrid_fn(const char *name, void **slot) {
   ret llamp_rt_hook_##name params {                                              \
     static void *fn;                                                             \
     void *me = llamp_cap_self;                                                   \
-    int synced = hook_enter();                                                   \
+    int synced = hook_enter(hook_reads_clock(#name));                            \
     ret r = ((ret(*) params)simgrid_fn(#name, &fn)) args;                        \
     llamp_cap_self = me;                                                         \
-    hook_leave(synced);                                                          \
+    hook_leave(synced, hook_reads_clock(#name));                                 \
     return r;                                                                    \
   }
 #define LLAMP_RT_HOOK_VOID(name, params, args)                                   \
   void llamp_rt_hook_##name params {                                             \
     static void *fn;                                                             \
     void *me = llamp_cap_self;                                                   \
-    int synced = hook_enter();                                                   \
+    int synced = hook_enter(hook_reads_clock(#name));                            \
     ((void(*) params)simgrid_fn(#name, &fn)) args;                               \
     llamp_cap_self = me;                                                         \
-    hook_leave(synced);                                                          \
+    hook_leave(synced, hook_reads_clock(#name));                                 \
   }
 LLAMP_CAP_HOOKS(LLAMP_CAP_HOOK_DECL, LLAMP_CAP_HOOK_DECL_VOID)
 LLAMP_CAP_HOOKS(LLAMP_RT_HOOK, LLAMP_RT_HOOK_VOID)
@@ -1258,7 +1289,7 @@ int llamp_cap_finalize(void) {
   double t0 = simgrid_get_clock();
   if (t0 > S.last_end) S.simulated += t0 - S.last_end;
   if (!S.inject) S.measured *= tick_seconds(S.tick0, S.wall0);
-  llamp_capture_compute_add(S.measured, S.simulated);
+  llamp_capture_compute_add(S.measured, S.simulated, S.clock_wait, S.clock_wait_n);
   /* local-only calls (MPI_Comm_rank ...) are counted for report.json */
   const llamp_cap_tables_t *tb = S.tables;
   for (unsigned i = 0; i < *tb->num_unmodelled; i++)

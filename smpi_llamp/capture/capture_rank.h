@@ -130,9 +130,12 @@ void llamp_cap_rma_cas(llamp_cap_call_t *c, int ret, MPI_Win win, const void *co
 void llamp_cap_unmodelled(unsigned fn);
 /* After the PMPI call of an unmodelled function that communicates. */
 void llamp_cap_unmodelled_done(void);
-/* A call at which SMPI charges the compute so far (MPI_Wtime): execute the
- * burst now, so the time the program reads includes it. */
+/* A point at which SMPI charges the compute so far: execute the burst now
+ * (a kernel region's start).  llamp_cap_clock_read is the same at a read of
+ * the clock (MPI_Wtime), so the time the program reads includes the burst;
+ * a short burst between two clock reads is counted as a wait on the clock. */
 void llamp_cap_sync_compute(void);
+void llamp_cap_clock_read(void);
 
 /* Kernel models (kernels_rank.c): the rank's world rank while the capture
  * records (-1 before MPI_Init, after MPI_Finalize, inside a wrapper), and
@@ -228,6 +231,7 @@ static inline void llamp_cap_enter(void) {
 #define llamp_cap_unmodelled(...) LLAMP_CAP_ENTERING(llamp_cap_unmodelled(__VA_ARGS__))
 #define llamp_cap_unmodelled_done() LLAMP_CAP_ENTERING(llamp_cap_unmodelled_done())
 #define llamp_cap_sync_compute() LLAMP_CAP_ENTERING(llamp_cap_sync_compute())
+#define llamp_cap_clock_read() LLAMP_CAP_ENTERING(llamp_cap_clock_read())
 #define llamp_cap_rank() LLAMP_CAP_ENTERING(llamp_cap_rank())
 #define llamp_cap_compute_restart() LLAMP_CAP_ENTERING(llamp_cap_compute_restart())
 #endif

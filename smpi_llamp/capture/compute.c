@@ -29,7 +29,8 @@
 static struct {
   int decided;
   llamp_capture_compute_t c;
-  double measured, simulated;
+  double measured, simulated, clock_wait;
+  uint64_t clock_wait_n;
 } C;
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
@@ -157,9 +158,17 @@ const llamp_capture_compute_t *llamp_capture_compute_setup(const llamp_capture_c
 
 const llamp_capture_compute_t *llamp_capture_compute_get(void) { return C.decided ? &C.c : NULL; }
 
-void llamp_capture_compute_add(double measured_s, double simulated_s) {
+void llamp_capture_compute_add(double measured_s, double simulated_s, double clock_wait_s,
+                               uint64_t clock_wait_bursts) {
   C.measured += measured_s;
   C.simulated += simulated_s;
+  C.clock_wait += clock_wait_s;
+  C.clock_wait_n += clock_wait_bursts;
+}
+
+void llamp_capture_compute_clock_wait(double *seconds, uint64_t *bursts) {
+  *seconds = C.clock_wait;
+  *bursts = C.clock_wait_n;
 }
 
 void llamp_capture_compute_totals(double *measured_s, double *simulated_s) {

@@ -240,10 +240,10 @@ LOCAL_PREFIXES = ('MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Comm_group', 'MPI_Comm_
                   'MPI_File_set_errhandler', 'MPI_File_seek', 'MPI_Dist_graph_neighbors', 'MPI_Comm_remote_group',
                   'MPI_Test_cancelled', 'MPI_Win_call_errhandler', 'MPI_Win_create_errhandler')
 
-# Local functions at which SMPI charges the compute so far (its MPI_Wtime
+# Reads of the clock, at which SMPI charges the compute so far (its MPI_Wtime
 # ends the benchmark timer): the capture executes the burst there too, so the
-# time the program reads includes its compute.
-SYNC_COMPUTE = ('MPI_Wtime',)
+# time the program reads includes its compute (llamp_cap_clock_read).
+CLOCK_READS = ('MPI_Wtime',)
 
 # MPICH mode only: local functions smpi.h does not declare (tool interface,
 # sessions, generalized requests, partitioned-arrival tests, callbacks).
@@ -578,9 +578,9 @@ def main():
         names = [p[1] for p in params]
         w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
         call = 'P%s(%s)' % (name, ', '.join(names))
-        if name in SYNC_COMPUTE:
+        if name in CLOCK_READS:
             w('  llamp_cap_unmodelled_counts[%d]++;\n' % i)
-            w('  llamp_cap_sync_compute();\n')
+            w('  llamp_cap_clock_read();\n')
             w('  return %s;\n}\n' % call)
         elif name.startswith(local_prefixes):
             w('  llamp_cap_unmodelled_counts[%d]++;\n' % i)

@@ -252,9 +252,14 @@ const llamp_capture_compute_t *llamp_capture_compute_get(void);
 /* "6.8e9", "6.8Gf", "20000f", "1.5 Gflops" (SimGrid's speed units) -> flop/s. */
 int llamp_capture_parse_flops(const char *text, double *flops);
 /* Each rank's totals at MPI_Finalize: CPU seconds measured in its bursts (wall
- * seconds when not injecting) and the compute seconds simulated (the gaps). */
-void llamp_capture_compute_add(double measured_s, double simulated_s);
+ * seconds when not injecting), the compute seconds simulated (the gaps), and
+ * of the measured seconds those of bursts under the threshold between two
+ * reads of the clock (a loop waiting for time to pass; how many it spins
+ * follows the simulated clock), with their number. */
+void llamp_capture_compute_add(double measured_s, double simulated_s, double clock_wait_s,
+                               uint64_t clock_wait_bursts);
 void llamp_capture_compute_totals(double *measured_s, double *simulated_s);
+void llamp_capture_compute_clock_wait(double *seconds, uint64_t *bursts);
 
 /* ---- kernel models: annotated regions and BLAS calls (kernels.c) -------------- *
  * Stochastic kernel models (smpi_llamp/kmodel, docs/models.md "Kernel

@@ -169,7 +169,7 @@ def main():
         w('\n')
     w('/* ---- functions the injector does not delay ---- */\n\n')
     for name in sorted(protos):
-        if name in handled or name.startswith(local) or name in gw.SYNC_COMPUTE:
+        if name in handled or name.startswith(local) or name in gw.CLOCK_READS:
             continue
         rtype, params, varargs = protos[name]
         names = [p[1] for p in params]

@@ -244,6 +244,47 @@ XML
   expect bad.txt "-llamp-compute 'fast' (expected auto, replay, measured or none)"
   ;;
 
+compute_threshold)
+  # Bursts under smpi/cpu-threshold (1 us), compute replayed 1:1.  A loop
+  # waiting on the clock (gettimeofday, then MPI_Wtime) spins until the
+  # simulated clock moves: its short bursts are counted apart and noted, not
+  # warned as compute lost, and the rest of the measured compute is what was
+  # simulated.  Short bursts before MPI calls are compute SimGrid drops:
+  # warned.  With the threshold at 0 nothing is dropped.
+  cc_cap -Wall "$here/short_bursts.c" -o short_bursts
+  q="--log=root.thres:warning"
+  "$bin/smpi_llamp-run" -np 2 $q -llamp-out wait ./short_bursts wait 1e-3 >wait.txt 2>&1 ||
+    { cat wait.txt; fail "smpi_llamp-run (wait)"; }
+  cat wait.txt
+  expect wait.txt "short_bursts: done"
+  grep -q "was in bursts between MPI calls" wait.txt && fail "a wait on the clock was warned as compute lost"
+  m=$(json_num wait/report.json measured_seconds) s=$(json_num wait/report.json simulated_seconds)
+  cw=$(json_num wait/report.json clock_wait_seconds) cn=$(json_num wait/report.json clock_wait_bursts)
+  echo "wait: measured $m s, simulated $s s, waiting on the clock $cw s in $cn bursts"
+  [ "${cn:-0}" -ge 100 ] || fail "only ${cn:-0} bursts counted as waits on the clock"
+  # noted over 10 % of the measured time (a loaded machine preempts turns
+  # past 1 us, which then advance the clock: fewer turns, less waiting)
+  if awk -v m="$m" -v c="$cw" 'BEGIN { exit !(c > 0.1 * m) }'; then
+    expect wait.txt "between two reads of the clock: a loop waiting for time to pass"
+  else
+    grep -q "reads of the clock" wait.txt && fail "noted a wait on the clock under 10 % of the measured time"
+  fi
+  expect wait.txt "of it waiting on the clock)"
+  within "$(awk -v m="$m" -v c="$cw" 'BEGIN { print m - c }')" "$s" 0.1 ||
+    fail "measured compute without the waits ($m - $cw s) is not the simulated $s s"
+  "$bin/smpi_llamp-run" -np 2 $q --cfg=smpi/cpu-threshold:0 -llamp-out wait0 ./short_bursts wait 1e-3 >wait0.txt 2>&1 ||
+    { cat wait0.txt; fail "smpi_llamp-run (wait, threshold 0)"; }
+  expect wait0/report.json '"clock_wait_seconds": 0, "clock_wait_bursts": 0'
+  within "$(json_num wait0/report.json measured_seconds)" "$(json_num wait0/report.json simulated_seconds)" 0.01 ||
+    fail "threshold 0: measured and simulated compute differ"
+  "$bin/smpi_llamp-run" -np 2 $q -llamp-out calls ./short_bursts calls 20000 >calls.txt 2>&1 ||
+    { cat calls.txt; fail "smpi_llamp-run (calls)"; }
+  cat calls.txt
+  expect calls.txt "was in bursts between MPI calls shorter than smpi/cpu-threshold (1 us)"
+  expect calls/report.json '"clock_wait_seconds": 0, "clock_wait_bursts": 0'
+  grep -q "reads of the clock" calls.txt && fail "short bursts before MPI calls taken for a wait on the clock"
+  ;;
+
 noncommutative)
   # SimGrid's default reduce, allreduce and reduce_scatter switch algorithms
   # for a non-commutative operation or a derived datatype; the records say

@@ -285,9 +285,12 @@ const llamp_capture_config_t *llamp_capture_session_config(void) { return NULL; 
 
 /* Natively the program's compute takes its own real time: nothing to inject. */
 const llamp_capture_compute_t *llamp_capture_compute_get(void) { return NULL; }
-void llamp_capture_compute_add(double measured_s, double simulated_s) {
+void llamp_capture_compute_add(double measured_s, double simulated_s, double clock_wait_s,
+                               uint64_t clock_wait_bursts) {
   (void)measured_s;
   (void)simulated_s;
+  (void)clock_wait_s;
+  (void)clock_wait_bursts;
 }
 
 /* The same key on every member gives the same id: FNV-1a over the key words,
