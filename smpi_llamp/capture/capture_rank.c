@@ -651,6 +651,58 @@ LLAMP_CAP_HOOKS(LLAMP_CAP_HOOK_DECL, LLAMP_CAP_HOOK_DECL_VOID)
 LLAMP_CAP_HOOKS(LLAMP_RT_HOOK, LLAMP_RT_HOOK_VOID)
 #endif
 
+/* ---- errors, handed on as SMPI's MPI_Xyz hands them --------------------------------- *
+ * SMPI gives a failed call's code to an error handler in its MPI_Xyz layer,
+ * above the PMPI_Xyz the wrappers call.  Without this, a call that fails
+ * returned its code where plain smpirun stops the run (MPI_ERRORS_ARE_FATAL,
+ * the default): PRK's RMA kernels then called MPI_Abort on their own, and
+ * SMPI ended that run with exit code 0. */
+#ifndef LLAMP_CAPTURE_NATIVE
+static int error_to_handler(int ret, const char *fn, MPI_Errhandler eh, int (*call)(const void *, int),
+                            const void *obj) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (PMPI_Error_string(ret, text, &len) != MPI_SUCCESS || len <= 0 || len > MPI_MAX_ERROR_STRING)
+    len = snprintf(text, sizeof text, "error code %d", ret);
+  if (eh == MPI_ERRHANDLER_NULL || eh == MPI_ERRORS_RETURN) {
+    fprintf(stderr, "smpi_llamp: %s - returned %.*s instead of MPI_SUCCESS\n", fn, len, text);
+  } else if (eh == MPI_ERRORS_ARE_FATAL) {
+    fprintf(stderr,
+            "smpi_llamp: %s - returned %.*s instead of MPI_SUCCESS; the error handler is "
+            "MPI_ERRORS_ARE_FATAL: the run stops, as it does under plain smpirun\n",
+            fn, len, text);
+    fflush(NULL);
+    abort();
+  } else {
+    call(obj, ret);
+    PMPI_Errhandler_free(&eh); /* the reference the get took */
+  }
+  return ret;
+}
+static int call_comm(const void *obj, int code) { return PMPI_Comm_call_errhandler(*(const MPI_Comm *)obj, code); }
+static int call_win(const void *obj, int code) { return PMPI_Win_call_errhandler(*(const MPI_Win *)obj, code); }
+static int call_file(const void *obj, int code) { return PMPI_File_call_errhandler(*(const MPI_File *)obj, code); }
+
+int llamp_cap_error_comm(int ret, const char *fn, MPI_Comm comm, int null_world) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (comm == MPI_COMM_NULL && null_world) comm = MPI_COMM_WORLD;
+  if (comm != MPI_COMM_NULL && PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS) eh = MPI_ERRHANDLER_NULL;
+  return error_to_handler(ret, fn, eh, call_comm, &comm);
+}
+int llamp_cap_error_win(int ret, const char *fn, MPI_Win win, int null_world) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  (void)null_world; /* SMPI: a null window has no handler */
+  if (win != MPI_WIN_NULL && PMPI_Win_get_errhandler(win, &eh) != MPI_SUCCESS) eh = MPI_ERRHANDLER_NULL;
+  return error_to_handler(ret, fn, eh, call_win, &win);
+}
+int llamp_cap_error_file(int ret, const char *fn, MPI_File file, int null_world) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  (void)null_world;
+  if (file != MPI_FILE_NULL && PMPI_File_get_errhandler(file, &eh) != MPI_SUCCESS) eh = MPI_ERRHANDLER_NULL;
+  return error_to_handler(ret, fn, eh, call_file, &file);
+}
+#endif
+
 /* ---- point-to-point ---------------------------------------------------------------- */
 
 void llamp_cap_p2p(llamp_cap_call_t *c, MPI_Comm comm, int peer, int tag, int count,

@@ -137,6 +137,15 @@ void llamp_cap_unmodelled_done(void);
 void llamp_cap_sync_compute(void);
 void llamp_cap_clock_read(void);
 
+/* A failed call's code (ret != MPI_SUCCESS) to the error handler SMPI's
+ * MPI_Xyz would give it to (gen_wrappers.py, errhandler_call): the handler
+ * of comm, win or file (MPI_COMM_WORLD's for a null comm when null_world),
+ * MPI_ERRORS_ARE_FATAL aborting the run with SMPI's message, MPI_ERRORS_RETURN
+ * warning, the program's own handler called.  Returns ret. */
+int llamp_cap_error_comm(int ret, const char *fn, MPI_Comm comm, int null_world);
+int llamp_cap_error_win(int ret, const char *fn, MPI_Win win, int null_world);
+int llamp_cap_error_file(int ret, const char *fn, MPI_File file, int null_world);
+
 /* Kernel models (kernels_rank.c): the rank's world rank while the capture
  * records (-1 before MPI_Init, after MPI_Finalize, inside a wrapper), and
  * the restart of its compute clock that drops the CPU time of a region

@@ -245,6 +245,50 @@ LOCAL_PREFIXES = ('MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Comm_group', 'MPI_Comm_
 # time the program reads includes its compute (llamp_cap_clock_read).
 CLOCK_READS = ('MPI_Wtime',)
 
+# SMPI hands a failed call's code to an error handler in its MPI_Xyz layer,
+# above the PMPI_Xyz the wrappers call, so each wrapper does it as SMPI 3.32's
+# MPI_Xyz does (llamp_cap_error_*): the handler of the call's communicator,
+# window or file (MPI_Comm_free, MPI_Win_free, MPI_File_close: the one their
+# argument points to), else MPI_COMM_WORLD's.  These are SMPI's exceptions:
+# its MPI_Pack, MPI_Pack_size and MPI_Unpack use MPI_COMM_WORLD's handler
+# although they take a communicator, and MPI_Error_string and MPI_Abort have
+# none.  (MPICH's PMPI_Xyz call the handlers themselves.)
+ERRHANDLER_WORLD = ('MPI_Pack', 'MPI_Pack_size', 'MPI_Unpack')
+ERRHANDLER_NONE = ('MPI_Error_string', 'MPI_Abort')
+ERRHANDLER_DEREF = {'MPI_Comm_free': 'comm', 'MPI_Comm_disconnect': 'comm', 'MPI_Win_free': 'win',
+                    'MPI_File_close': 'file'}
+
+
+def errhandler_call(name, rtype, params):
+    """The C expression that hands ret_ to the error handler SMPI would use
+    for `name`, or None when SMPI hands it to none."""
+    if rtype != 'int' or name in ERRHANDLER_NONE:
+        return None
+    fn = '"%s"' % name
+    if name in ERRHANDLER_DEREF:
+        return 'llamp_cap_error_%s(ret_, %s, *%s, 0)' % (ERRHANDLER_DEREF[name], fn, params[0][1])
+    types = [(decl[:decl.rfind(pname)].replace(' ', ''), pname) for decl, pname in params]
+    if name not in ERRHANDLER_WORLD:
+        for handle, kind in (('MPI_Comm', 'comm'), ('MPI_Win', 'win'), ('MPI_File', 'file')):
+            for t, pname in types:
+                if t == handle:
+                    return 'llamp_cap_error_%s(ret_, %s, %s, 1)' % (kind, fn, pname)
+    return 'llamp_cap_error_comm(ret_, %s, MPI_COMM_WORLD, 1)' % fn
+
+
+def checked_stub(w, name, rtype, params, varargs, check, body):
+    """The program's llamp_w_ stub: `body` (its statements, returning the
+    call's code) and, when `check`, the failed code to the error handler."""
+    if not check or varargs:  # (SMPI's only variadic one, MPI_Pcontrol, is a stub)
+        w('static %s {\n%s}\n' % (signature(name, rtype, params, varargs, 'llamp_w_'), body))
+        return
+    w('static inline __attribute__((always_inline)) %s {\n%s}\n'
+      % (signature(name, rtype, params, varargs, 'llamp_b_'), body))
+    w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
+    w('  int ret_ = llamp_b_%s(%s);\n' % (name, ', '.join(p[1] for p in params)))
+    w('  return ret_ == MPI_SUCCESS ? ret_ : %s;\n}\n' % check)
+
+
 # MPICH mode only: local functions smpi.h does not declare (tool interface,
 # sessions, generalized requests, partitioned-arrival tests, callbacks).
 LOCAL_PREFIXES_MPICH = ('MPI_T_', 'MPI_Session_get_', 'MPI_Session_call_errhandler',
@@ -544,28 +588,31 @@ def main():
         modelled[name] = op
         call = 'P%s(%s)' % (name, ', '.join(names))
         w('/* %s -> LLAMP_OP_%s (%s) */\n' % (name, op, kind))
+        check = None if mpich else errhandler_call(name, rtype, params)
         shared = rt_path and kind not in ('init', 'init_thread', 'finalize') and not varargs
         if shared:
             body = signature(name, rtype, params, varargs, 'llamp_rt_')
             w('%s;\n' % body)
-            w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
-            w('  llamp_cap_enter();\n  return llamp_rt_%s(%s);\n}\n' % (name, ', '.join(names)))
+            checked_stub(w, name, rtype, params, varargs, check,
+                         '  llamp_cap_enter();\n  return llamp_rt_%s(%s);\n' % (name, ', '.join(names)))
             w(alias(name, rtype, params, varargs))
             w('\n')
             rt.append('/* %s -> LLAMP_OP_%s (%s) */\n%s {\n' % (name, op, kind, body))
             recording_body(rt.append, op, kind, call, pre, post, mapping, shared=True)
             rt.append('\n')
             continue
-        w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
         if kind == 'init':
-            w('  return llamp_cap_init(%s, %s, -1, NULL);\n}\n' % (mapping['argc'], mapping['argv']))
+            body = '  return llamp_cap_init(%s, %s, -1, NULL);\n' % (mapping['argc'], mapping['argv'])
         elif kind == 'init_thread':
-            w('  return llamp_cap_init(%s, %s, %s, %s);\n}\n'
-              % (mapping['argc'], mapping['argv'], mapping['required'], mapping['provided']))
+            body = ('  return llamp_cap_init(%s, %s, %s, %s);\n'
+                    % (mapping['argc'], mapping['argv'], mapping['required'], mapping['provided']))
         elif kind == 'finalize':
-            w('  return llamp_cap_finalize();\n}\n')
+            body = '  return llamp_cap_finalize();\n'
         else:
-            recording_body(w, op, kind, call, pre, post, mapping, shared=False)
+            lines = []
+            recording_body(lines.append, op, kind, call, pre, post, mapping, shared=False)
+            body = ''.join(lines)[:-2]  # without the closing brace: checked_stub writes it
+        checked_stub(w, name, rtype, params, varargs, check, body)
         w(alias(name, rtype, params, varargs))
         w('\n')
 
@@ -576,21 +623,19 @@ def main():
     for i, name in enumerate(others):
         rtype, params, varargs = protos[name]
         names = [p[1] for p in params]
-        w('static %s {\n' % signature(name, rtype, params, varargs, 'llamp_w_'))
         call = 'P%s(%s)' % (name, ', '.join(names))
         if name in CLOCK_READS:
-            w('  llamp_cap_unmodelled_counts[%d]++;\n' % i)
-            w('  llamp_cap_clock_read();\n')
-            w('  return %s;\n}\n' % call)
+            body = ('  llamp_cap_unmodelled_counts[%d]++;\n  llamp_cap_clock_read();\n  return %s;\n'
+                    % (i, call))
         elif name.startswith(local_prefixes):
-            w('  llamp_cap_unmodelled_counts[%d]++;\n' % i)
-            w('  return %s;\n}\n' % call)
+            body = '  llamp_cap_unmodelled_counts[%d]++;\n  return %s;\n' % (i, call)
         else:
             # the call may block and let other ranks run: the compute clock
             # stops on entry and restarts when it returns
-            w('  llamp_cap_unmodelled(%du);\n' % i)
-            w('  %s ret_ = %s;\n' % (rtype, call))
-            w('  llamp_cap_unmodelled_done();\n  return ret_;\n}\n')
+            body = ('  llamp_cap_unmodelled(%du);\n  %s r_ = %s;\n  llamp_cap_unmodelled_done();\n'
+                    '  return r_;\n' % (i, rtype, call))
+        checked_stub(w, name, rtype, params, varargs, None if mpich else errhandler_call(name, rtype, params),
+                     body)
         w(alias(name, rtype, params, varargs))
     w('\nconst unsigned llamp_cap_num_unmodelled = %du;\n' % len(others))
     w('const char *const llamp_cap_unmodelled_names[] = {\n')

@@ -244,6 +244,46 @@ XML
   expect bad.txt "-llamp-compute 'fast' (expected auto, replay, measured or none)"
   ;;
 
+errhandler)
+  # A failed call goes to the error handler SMPI's MPI_Xyz gives it to, as
+  # without the capture (its wrappers call PMPI_Xyz, beneath that layer):
+  # the program prints the same lines built with smpicc and smpi_llamp-cc,
+  # and MPI_ERRORS_ARE_FATAL stops both runs.
+  cc_cap -Wall "$here/errhandler.c" -o errhandler
+  smpicc -O1 "$here/errhandler.c" -o errhandler_plain || fail "smpicc"
+  for mode in fatal return custom; do
+    smpirun -np 2 -platform "$platform" $SIM ./errhandler_plain $mode >plain_$mode.txt 2>plain_$mode.err
+    prc=$?
+    "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out out_$mode ./errhandler $mode >cap_$mode.txt 2>cap_$mode.err
+    crc=$?
+    echo "$mode: plain smpirun exit $prc, smpi_llamp-run exit $crc"
+    grep -E '^(fatal|send|comm_rank|handler|errhandler):' cap_$mode.txt >cap_$mode.lines
+    grep -E '^(fatal|send|comm_rank|handler|errhandler):' plain_$mode.txt >plain_$mode.lines
+    cat cap_$mode.lines
+    diff plain_$mode.lines cap_$mode.lines || fail "$mode: the program's lines differ from plain smpirun's"
+    case $mode in
+    fatal)
+      [ $prc -ne 0 ] && [ $crc -ne 0 ] || fail "fatal: a run went on (plain $prc, captured $crc)"
+      expect cap_$mode.err "smpi_llamp: MPI_Send - returned MPI_ERR_RANK"
+      expect cap_$mode.err "the error handler is MPI_ERRORS_ARE_FATAL: the run stops"
+      grep -q "still running" cap_$mode.txt && fail "fatal: MPI_Send returned"
+      ;;
+    *)
+      [ $prc -eq 0 ] && [ $crc -eq 0 ] || fail "$mode: exit codes plain $prc, captured $crc (expected 0)"
+      expect cap_$mode.txt "errhandler: done"
+      ;;
+    esac
+  done
+  expect cap_custom.lines "handler: 1 call(s)"
+  expect cap_return.err "smpi_llamp: MPI_Comm_rank - returned MPI_ERR_COMM instead of MPI_SUCCESS"
+  # MPI_Abort (the usage error): SMPI ends the run with exit code 0, and
+  # smpi_llamp-run says what happened, not that the program lacks the capture
+  "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out out_abort ./errhandler >abort.txt 2>&1 &&
+    { cat abort.txt; fail "a run that called MPI_Abort exited 0"; }
+  expect abort.txt "usage: errhandler fatal|return|custom"
+  expect abort.txt "the program ended (MPI_Abort or exit) before every rank reached MPI_Finalize: no analysis"
+  ;;
+
 compute_threshold)
   # Bursts under smpi/cpu-threshold (1 us), compute replayed 1:1.  A loop
   # waiting on the clock (gettimeofday, then MPI_Wtime) spins until the
