@@ -689,15 +689,14 @@ int llamp_cap_error_comm(int ret, const char *fn, MPI_Comm comm, int null_world)
   if (comm != MPI_COMM_NULL && PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS) eh = MPI_ERRHANDLER_NULL;
   return error_to_handler(ret, fn, eh, call_comm, &comm);
 }
-int llamp_cap_error_win(int ret, const char *fn, MPI_Win win, int null_world) {
+/* a null window or file has no handler (SMPI warns) */
+int llamp_cap_error_win(int ret, const char *fn, MPI_Win win) {
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  (void)null_world; /* SMPI: a null window has no handler */
   if (win != MPI_WIN_NULL && PMPI_Win_get_errhandler(win, &eh) != MPI_SUCCESS) eh = MPI_ERRHANDLER_NULL;
   return error_to_handler(ret, fn, eh, call_win, &win);
 }
-int llamp_cap_error_file(int ret, const char *fn, MPI_File file, int null_world) {
+int llamp_cap_error_file(int ret, const char *fn, MPI_File file) {
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  (void)null_world;
   if (file != MPI_FILE_NULL && PMPI_File_get_errhandler(file, &eh) != MPI_SUCCESS) eh = MPI_ERRHANDLER_NULL;
   return error_to_handler(ret, fn, eh, call_file, &file);
 }

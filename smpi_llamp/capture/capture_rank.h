@@ -143,8 +143,8 @@ void llamp_cap_clock_read(void);
  * MPI_ERRORS_ARE_FATAL aborting the run with SMPI's message, MPI_ERRORS_RETURN
  * warning, the program's own handler called.  Returns ret. */
 int llamp_cap_error_comm(int ret, const char *fn, MPI_Comm comm, int null_world);
-int llamp_cap_error_win(int ret, const char *fn, MPI_Win win, int null_world);
-int llamp_cap_error_file(int ret, const char *fn, MPI_File file, int null_world);
+int llamp_cap_error_win(int ret, const char *fn, MPI_Win win);
+int llamp_cap_error_file(int ret, const char *fn, MPI_File file);
 
 /* Kernel models (kernels_rank.c): the rank's world rank while the capture
  * records (-1 before MPI_Init, after MPI_Finalize, inside a wrapper), and

@@ -265,14 +265,17 @@ def errhandler_call(name, rtype, params):
     if rtype != 'int' or name in ERRHANDLER_NONE:
         return None
     fn = '"%s"' % name
+    # a null communicator stands for MPI_COMM_WORLD, except the one freed
+    comm_tail = lambda kind, null_world: ', %d' % null_world if kind == 'comm' else ''
     if name in ERRHANDLER_DEREF:
-        return 'llamp_cap_error_%s(ret_, %s, *%s, 0)' % (ERRHANDLER_DEREF[name], fn, params[0][1])
+        kind = ERRHANDLER_DEREF[name]
+        return 'llamp_cap_error_%s(ret_, %s, *%s%s)' % (kind, fn, params[0][1], comm_tail(kind, 0))
     types = [(decl[:decl.rfind(pname)].replace(' ', ''), pname) for decl, pname in params]
     if name not in ERRHANDLER_WORLD:
         for handle, kind in (('MPI_Comm', 'comm'), ('MPI_Win', 'win'), ('MPI_File', 'file')):
             for t, pname in types:
                 if t == handle:
-                    return 'llamp_cap_error_%s(ret_, %s, %s, 1)' % (kind, fn, pname)
+                    return 'llamp_cap_error_%s(ret_, %s, %s%s)' % (kind, fn, pname, comm_tail(kind, 1))
     return 'llamp_cap_error_comm(ret_, %s, MPI_COMM_WORLD, 1)' % fn
 
 
