@@ -19,6 +19,7 @@ command -v gnuplot >/dev/null || need="$need gnuplot-nox"   # calibration fit pl
 command -v rsvg-convert >/dev/null || need="$need librsvg2-bin"   # llamp plot: SVG -> PNG
 command -v ip >/dev/null || need="$need iproute2"   # calibration across two network namespaces
 command -v pkg-config >/dev/null || need="$need pkgconf"   # install_package: the installed .pc file
+command -v strace >/dev/null || need="$need strace"   # capture_smpi_timer: counts SMPI's clock system calls
 command -v dpkg-deb >/dev/null || need="$need dpkg"   # install_package: cpack -G DEB, dpkg-deb -x
 if [ -n "$need" ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -183,6 +183,10 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
     fprintf(f, ", \"host_speed\": [%.6g, %.6g]", r->compute->host_speed_min, r->compute->host_speed_max);
     if (r->compute->inject && isfinite(r->compute->threshold))
       fprintf(f, ", \"cpu_threshold\": %.6g", r->compute->threshold);
+    if (r->compute->smpi_timer) {
+      fprintf(f, ", \"smpi_timer\": ");
+      llamp_capture_json_str(f, r->compute->smpi_timer);
+    }
     fprintf(f, ",\n      ");
   }
   fprintf(f,

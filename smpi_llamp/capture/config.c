@@ -123,6 +123,8 @@ static const setting_t settings[] = {
     {"capture", "full_routes_hosts", "LLAMP_FULL_ROUTES_HOSTS", V_HOSTS,
      "up to this many hosts routes.txt holds every host pair, above only the pairs the messages use"},
     {"capture", "quiet", "LLAMP_QUIET", V_BOOL, "no summary on stdout"},
+    {"capture", "smpi_cpu_timer", "LLAMP_SMPI_CPU_TIMER", V_BOOL,
+     "keep SMPI's thread-CPU clock reads at every MPI call (a system call each; the capture times compute itself)"},
     {"capture", "out", "LLAMP_OUT", V_STRING, "output directory"},
     {"capture", "compute", "LLAMP_COMPUTE", V_COMPUTE, "compute replay: auto, replay, measured or none"},
     {"capture", "measured_host_speed", "LLAMP_MEASURED_HOST_SPEED", V_FLOPS,
@@ -318,6 +320,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     else if (strcmp(s->name, "nic") == 0) cfg->nic_mode = b;
     else if (strcmp(s->name, "prefault") == 0) cfg->prefault = b;
     else if (strcmp(s->name, "stream") == 0) cfg->stream = b;
+    else if (strcmp(s->name, "smpi_cpu_timer") == 0) cfg->smpi_cpu_timer = b;
     else cfg->quiet = b;
     return 0;
   }

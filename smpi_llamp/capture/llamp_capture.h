@@ -72,6 +72,9 @@ typedef struct {
                               (stream.c; default 1; when compute is not measured and
                               up to LLAMP_CAPTURE_STREAM_MAX_RANKS ranks) */
   int quiet;               /* 1: no summary on stdout (files only) */
+  int smpi_cpu_timer;      /* 1: keep SMPI's thread-CPU clock reads at every MPI call
+                              (default 0: libsimgrid's reads of that clock are answered
+                              from CLOCK_MONOTONIC; compute.c) */
   int compute;             /* llamp_compute_mode_t (LLAMP_COMPUTE, default auto) */
   double measured_host_speed; /* flop/s of this machine (LLAMP_MEASURED_HOST_SPEED; 0 = unknown) */
   /* What SimGrid runs for each collective, resolved at MPI_Init
@@ -239,6 +242,8 @@ typedef struct {
   double threshold;     /* bursts below this (s) are dropped (smpi/cpu-threshold) */
   const char *kind;     /* "replay", "measured", "host-speed", "none" */
   double host_speed_min, host_speed_max; /* the platform's hosts, flop/s */
+  const char *smpi_timer; /* what answers SMPI's per-call thread-CPU reads: "monotonic"
+                             (the capture's default) or "cpu" (SMPI's own) */
   char description[700];  /* one line for people: what was done, and why */
 } llamp_capture_compute_t;
 

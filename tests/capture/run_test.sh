@@ -325,6 +325,60 @@ compute_threshold)
   grep -q "reads of the clock" calls.txt && fail "short bursts before MPI calls taken for a wait on the clock"
   ;;
 
+smpi_timer)
+  # SMPI reads the thread CPU clock at both ends of every MPI call, a system
+  # call each, for a compute timing the capture does itself: libsimgrid's
+  # reads of that clock are answered from CLOCK_MONOTONIC (compute.c).  The
+  # simulation stays the same; the system calls go; SMPI keeps its own clock
+  # on request (LLAMP_SMPI_CPU_TIMER) or with smpi/display-timing.
+  command -v strace >/dev/null 2>&1 || { echo "skip: strace not found (tools/install-deps.sh installs it)"; exit 77; }
+  smpicc -O1 "$here/halo.c" -o halo_plain || fail "smpicc"
+  cc_cap "$here/halo.c" -o halo_cap
+  args="2 2 50 8192 20 5"
+  q="--cfg=smpi/simulate-computation:no --cfg=smpi/wtime:0 --log=root.thres:warning"
+  # thread_reads LOG: the thread-CPU clock reads strace saw
+  thread_reads() { grep -c "clock_gettime(CLOCK_THREAD_CPUTIME_ID" "$1"; }
+  strace -f -qq -e trace=clock_gettime -o plain.strace smpirun -np 4 -platform "$platform" $q \
+    ./halo_plain $args >plain.txt 2>&1 || { cat plain.txt; fail "smpirun"; }
+  strace -f -qq -e trace=clock_gettime -o mono.strace "$bin/smpi_llamp-run" -np 4 -platform "$platform" $q \
+    -llamp-out mono ./halo_cap $args >mono.txt 2>&1 || { cat mono.txt; fail "smpi_llamp-run"; }
+  LLAMP_SMPI_CPU_TIMER=yes strace -f -qq -e trace=clock_gettime -o cpu.strace "$bin/smpi_llamp-run" -np 4 \
+    -platform "$platform" $q -llamp-out cpu ./halo_cap $args >cpu.txt 2>&1 || { cat cpu.txt; fail "smpi_llamp-run (cpu)"; }
+  records=$(json_num mono/report.json records)
+  np=$(thread_reads plain.strace) nm=$(thread_reads mono.strace) nc=$(thread_reads cpu.strace)
+  echo "$records records; thread-CPU clock system calls: plain $np, capture $nm, capture keeping SMPI's $nc"
+  # SMPI: two per MPI call (each record is one call)
+  [ "$np" -ge $((2 * records)) ] || fail "plain smpirun read the thread clock $np times for $records calls"
+  [ "$nc" -ge $((2 * records)) ] || fail "LLAMP_SMPI_CPU_TIMER=yes: SMPI's reads not kept ($nc)"
+  [ "$nm" -le $((np / 50)) ] || fail "the capture still made $nm thread-clock system calls (plain $np)"
+  expect mono/report.json '"smpi_timer": "monotonic"'
+  expect cpu/report.json '"smpi_timer": "cpu"'
+  # the same simulation: the program's clock, SimGrid's end, the DAG
+  grep "simulated time" plain.txt >t_plain || fail "no simulated time from plain smpirun"
+  grep "simulated time" mono.txt >t_mono
+  grep "simulated time" cpu.txt >t_cpu
+  diff t_plain t_mono || fail "the redirected clock changed the simulated time"
+  diff t_plain t_cpu || fail "the capture changed the simulated time"
+  [ "$(json_num mono/report.json simulated_time)" = "$(json_num cpu/report.json simulated_time)" ] ||
+    fail "SimGrid's end differs with the redirected clock"
+  cmp mono/graph.llg cpu/graph.llg || fail "the redirected clock changed the DAG"
+  # smpi/display-timing asks for SMPI's benched time: its clock is kept
+  "$bin/smpi_llamp-run" -np 4 -platform "$platform" $q --cfg=smpi/display-timing:yes -llamp-out disp \
+    ./halo_cap $args >disp.txt 2>&1 || { cat disp.txt; fail "smpi_llamp-run (display-timing)"; }
+  expect disp/report.json '"smpi_timer": "cpu"'
+  # compute measured (SimGrid's default): the capture's own two reads per
+  # call remain (and its start-up's), SMPI's two go (with them: 4 and more
+  # per call); T still SimGrid's
+  strace -f -qq -e trace=clock_gettime -o dflt.strace "$bin/smpi_llamp-run" -np 4 -platform "$platform" \
+    --log=root.thres:warning -llamp-out dflt ./halo_cap $args >dflt.txt 2>&1 || { cat dflt.txt; fail "smpi_llamp-run (compute on)"; }
+  nd=$(thread_reads dflt.strace) rd=$(json_num dflt/report.json records)
+  echo "compute measured: $rd records, $nd thread-clock system calls"
+  expect dflt/report.json '"smpi_timer": "monotonic"'
+  [ "$nd" -le $((3 * rd)) ] || fail "compute measured: $nd thread-clock reads for $rd calls (SMPI's not redirected?)"
+  d=$(json_num dflt/report.json difference)
+  awk -v d="$d" 'BEGIN { exit !(d != "" && d < 1e-3 && d > -1e-3) }' || fail "compute measured: T differs from SimGrid by $d"
+  ;;
+
 noncommutative)
   # SimGrid's default reduce, allreduce and reduce_scatter switch algorithms
   # for a non-commutative operation or a derived datatype; the records say
