@@ -120,8 +120,8 @@ awk -v p="$plain" -v n="$noan" -v f="$full" -v r="$records" -v b="$build_s" -v a
   -v mp="$mplain" -v mn="$mnoan" -v mf="$mfull" -v fl="$files" -v mfl="$mfiles" -v fb="$fbuild_s" \
   -v prn="$prnoan" -v prf="$prfull" -v bb="$bbest" -v bm="$bmed" -v nb="$reps" 'BEGIN {
   printf "plain smpirun                 %8.3f s                                         (median %.3f s)\n", p, mp
-  printf "capture, no analysis          %8.3f s   x%.3f  (+%.1f %%, +%.2f us per record) (median x%.3f)\n", n, n / p, (n / p - 1) * 100, (n - p) / r * 1e6, mn / mp
-  printf "capture + analysis            %8.3f s   x%.3f  (+%.1f %%; DAG at the last MPI_Finalize %.3f s = %.1f M records/s, engine and report %.2f s) (median x%.3f)\n", f, f / p, (f / p - 1) * 100, b, r / b / 1e6, a, mf / mp
+  printf "capture, no analysis          %8.3f s   x%.3f  (%+.1f %%, %+.2f us per record) (median x%.3f)\n", n, n / p, (n / p - 1) * 100, (n - p) / r * 1e6, mn / mp
+  printf "capture + analysis            %8.3f s   x%.3f  (%+.1f %%; DAG at the last MPI_Finalize %.3f s = %.1f M records/s, engine and report %.2f s) (median x%.3f)\n", f, f / p, (f / p - 1) * 100, b, r / b / 1e6, a, mf / mp
   printf "  the DAG from the files      %8.3f s   x%.3f  (DAG %.3f s = %.1f M records/s; -llamp-stream no) (median x%.3f)\n", fl, fl / p, fb, r / fb / 1e6, mfl / mp
   printf "paired (each run against the plain run before it, median): capture x%.3f, capture + analysis x%.3f\n", prn, prf
   # a best that beats the capture alone, or a median that disagrees, is the
@@ -136,9 +136,11 @@ awk -v p="$plain" -v n="$noan" -v f="$full" -v r="$records" -v b="$build_s" -v a
 }'
 # the capture's own cost, like for like (SMPI's clock reads the same on both sides)
 awk -v p="$plain" -v mp="$mplain" -v f="$full" -v mf="$mfull" -v q="$nplain" -v mq="$mnplain" -v prq="$prnfull" \
+  -v n="$noan" -v mn="$mnoan" -v r="$records" \
   -v c="$cpuf" -v mc="$mcpuf" -v prc="$prcpuf" 'BEGIN {
   printf "like for like, SMPI\x27s thread-clock reads alike on both sides:\n"
   printf "  plain smpirun, those reads from CLOCK_MONOTONIC (LD_PRELOAD) %8.3f s (median %.3f s); plain smpirun against it x%.3f\n", q, mq, p / q
+  printf "  capture, no analysis, against it                            x%.3f (median x%.3f; %+.2f us per record)\n", n / q, mn / mq, (n - q) / r * 1e6
   printf "  capture + analysis against it                               x%.3f (median x%.3f, paired x%.3f): %s\n", f / q, mf / mq, prq, v(f / q, mf / mq, prq)
   printf "  capture + analysis keeping SMPI\x27s clock (-llamp-smpi-cpu-timer yes) %8.3f s, against plain smpirun x%.3f (median x%.3f, paired x%.3f): %s\n", c, c / p, mc / mp, prc, v(c / p, mc / mp, prc)
 }
