@@ -160,6 +160,20 @@ const llamp_capture_compute_t *llamp_capture_compute_setup(const llamp_capture_c
     } else {
       c->kind = "replay";
       c->rate = 0; /* each rank's own host speed: one measured second = one simulated second */
+      /* SMPI's smpi_execute(seconds), which SMPI_SAMPLE_* loops and
+       * programs call, runs seconds x smpi/host-speed flops: with this
+       * machine's rate there (smpi_llamp-run's, 6.8 Gf) or SimGrid's 20 kf
+       * default, a sampled loop took 6.8 times (or 1/50000 of) its measured
+       * time on 1 Gf hosts while the rest of the compute ran 1:1.  The hosts'
+       * own speed makes it 1:1 too. */
+      if (c->host_speed_min == c->host_speed_max && c->host_speed_min > 0) {
+        char hs_now[64];
+        snprintf(hs_now, sizeof hs_now, "%.17gf", c->host_speed_min);
+        if (llamp_capture_sg_set_string("smpi/host-speed", hs_now)) {
+          seterr(err, errlen, "cannot set smpi/host-speed to the hosts' %s", hs_now);
+          return NULL;
+        }
+      }
       snprintf(c->description, sizeof c->description,
                "compute: measured CPU time replayed 1:1 on %s%s", hosts,
                c->host_speed_min != c->host_speed_max

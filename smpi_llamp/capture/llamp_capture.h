@@ -219,6 +219,7 @@ const char *llamp_capture_sg_string(const char *name);
 const char *llamp_capture_sg_value(const char *name);
 int llamp_capture_sg_is_default(const char *name);
 int llamp_capture_sg_set_bool(const char *name, int value);
+int llamp_capture_sg_set_string(const char *name, const char *value);
 
 /* ---- compute: how the program's CPU bursts become simulated time ------------- *
  * SMPI times the code between two MPI calls itself when smpi/simulate-computation

@@ -70,3 +70,12 @@ extern "C" int llamp_capture_sg_set_bool(const char *name, int value) {
     return -1;
   }
 }
+
+extern "C" int llamp_capture_sg_set_string(const char *name, const char *value) {
+  try {
+    simgrid::config::set_value<std::string>(name, value);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}

@@ -239,6 +239,15 @@ XML
     { cat het.txt; fail "smpi_llamp-run heterogeneous"; }
   expect het.txt "replayed on hosts of 1 Gflop/s to 2 Gflop/s"
   expect het/report.json '"mode": "measured"'
+  # replayed 1:1, SMPI's smpi_execute(seconds) too (smpi/host-speed set to
+  # the hosts' speed, not this machine's rate that smpi_llamp-run passes)
+  cc_cap "$here/smpi_execute.c" -o smpi_execute
+  "$bin/smpi_llamp-run" -np 2 $q -llamp-out exec ./smpi_execute >exec.txt 2>&1 ||
+    { cat exec.txt; fail "smpi_llamp-run smpi_execute"; }
+  cat exec.txt
+  expect exec/report.json '"mode": "replay"'
+  t=$(sed -n 's/^smpi_execute: 10 x 1 ms took \([0-9.]*\) s$/\1/p' exec.txt)
+  within "$t" 0.010 0.02 || fail "10 x smpi_execute(1 ms) took ${t:-nothing} s of simulated time, not 10 ms"
   # a bad mode is refused before the run
   "$bin/smpi_llamp-run" -np 2 -llamp-compute fast ./compute >bad.txt 2>&1 && fail "accepted -llamp-compute fast"
   expect bad.txt "-llamp-compute 'fast' (expected auto, replay, measured or none)"
