@@ -13,6 +13,7 @@
 
 #include "capture_internal.h"
 #include "llamp_capture.h"
+#include "llamp_cpuclock.h"
 #include "llamp_classify.h"
 #include "llamp_goal.h"
 #include "llamp_graph.h"
@@ -186,6 +187,12 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
     if (r->compute->smpi_timer) {
       fprintf(f, ", \"smpi_timer\": ");
       llamp_capture_json_str(f, r->compute->smpi_timer);
+    }
+    if (r->compute->inject && r->compute->cpu_clock) {
+      fprintf(f, ", \"cpu_clock\": ");
+      llamp_capture_json_str(f, r->compute->cpu_clock);
+      /* SimGrid runs every rank on this thread: its reads are theirs */
+      fprintf(f, ", \"cpu_clock_syscalls\": %llu", llamp_cpuclock_syscalls());
     }
     fprintf(f, ",\n      ");
   }

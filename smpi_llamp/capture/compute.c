@@ -25,6 +25,7 @@
 #include <xbt/config.h>
 
 #include "llamp_capture.h"
+#include "llamp_cpuclock.h"
 #include "llamp_got.h"
 #include "llamp_units.h"
 
@@ -192,6 +193,7 @@ const llamp_capture_compute_t *llamp_capture_compute_setup(const llamp_capture_c
     return NULL;
   }
   smpi_timer_take(c, cfg);
+  c->cpu_clock = llamp_cpuclock_fast() ? "anchored" : "syscall"; /* SimGrid's one thread: the ranks' too */
   c->inject = 1;
   C.decided = 1;
   return c;

@@ -245,6 +245,9 @@ typedef struct {
   double host_speed_min, host_speed_max; /* the platform's hosts, flop/s */
   const char *smpi_timer; /* what answers SMPI's per-call thread-CPU reads: "monotonic"
                              (the capture's default) or "cpu" (SMPI's own) */
+  const char *cpu_clock;  /* how the capture reads the thread's CPU time (inject only):
+                             "anchored" (a system call only after a context switch,
+                             llamp_cpuclock.h) or "syscall" (every read) */
   char description[700];  /* one line for people: what was done, and why */
 } llamp_capture_compute_t;
 

@@ -375,17 +375,34 @@ smpi_timer)
   "$bin/smpi_llamp-run" -np 4 -platform "$platform" $q --cfg=smpi/display-timing:yes -llamp-out disp \
     ./halo_cap $args >disp.txt 2>&1 || { cat disp.txt; fail "smpi_llamp-run (display-timing)"; }
   expect disp/report.json '"smpi_timer": "cpu"'
-  # compute measured (SimGrid's default): the capture's own two reads per
-  # call remain (and its start-up's), SMPI's two go (with them: 4 and more
-  # per call); T still SimGrid's
+  # compute measured (SimGrid's default): SMPI's two reads per call go; the
+  # capture's own two per call are system calls only after the OS switched
+  # the thread out (llamp_cpuclock.h), or all of them where perf events are
+  # not allowed (report.json says which); T still SimGrid's
   strace -f -qq -e trace=clock_gettime -o dflt.strace "$bin/smpi_llamp-run" -np 4 -platform "$platform" \
     --log=root.thres:warning -llamp-out dflt ./halo_cap $args >dflt.txt 2>&1 || { cat dflt.txt; fail "smpi_llamp-run (compute on)"; }
   nd=$(thread_reads dflt.strace) rd=$(json_num dflt/report.json records)
   echo "compute measured: $rd records, $nd thread-clock system calls"
   expect dflt/report.json '"smpi_timer": "monotonic"'
   [ "$nd" -le $((3 * rd)) ] || fail "compute measured: $nd thread-clock reads for $rd calls (SMPI's not redirected?)"
+  # untraced (strace switches the thread out at every system call, so each
+  # read there anchors): system calls only at the OS's switches
+  "$bin/smpi_llamp-run" -np 4 -platform "$platform" --log=root.thres:warning -llamp-out dfl2 ./halo_cap $args \
+    >dfl2.txt 2>&1 || { cat dfl2.txt; fail "smpi_llamp-run (compute on, untraced)"; }
+  ns=$(json_num dfl2/report.json cpu_clock_syscalls) r2=$(json_num dfl2/report.json records)
+  echo "compute measured, untraced: $r2 records, the capture's thread-clock system calls: $ns"
+  if grep -q '"cpu_clock": "anchored"' dfl2/report.json; then
+    [ "${ns:-99999999}" -le $((r2 / 4)) ] || fail "anchored clock: $ns system calls for $r2 calls"
+  else
+    expect dfl2/report.json '"cpu_clock": "syscall"'
+  fi
+  d=$(json_num dfl2/report.json difference)
+  awk -v d="$d" 'BEGIN { exit !(d != "" && d < 1e-2 && d > -1e-2) }' || fail "compute measured, untraced: T differs from SimGrid by $d"
+  # (cluster16's hosts share up-links: with measured compute the messages'
+  # overlaps vary from run to run, and with them the contention the DAG
+  # approximates, reported as a known cause: -0.19 % seen)
   d=$(json_num dflt/report.json difference)
-  awk -v d="$d" 'BEGIN { exit !(d != "" && d < 1e-3 && d > -1e-3) }' || fail "compute measured: T differs from SimGrid by $d"
+  awk -v d="$d" 'BEGIN { exit !(d != "" && d < 1e-2 && d > -1e-2) }' || fail "compute measured: T differs from SimGrid by $d"
   ;;
 
 noncommutative)
