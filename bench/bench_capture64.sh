@@ -12,9 +12,9 @@
 # ratios; then the same with SimGrid's default settings (compute measured
 # and simulated).  Never run by ctest.
 # SMPI reads the thread CPU clock at both ends of every MPI call, a system
-# call each (1.5 us on our VM); the capture answers those reads from
-# CLOCK_MONOTONIC (docs/capture.md, "SMPI's clock reads"), which makes it
-# faster than plain smpirun.  So the capture's own cost is also measured like
+# call each (1.5 us on our VM); the capture answers those reads without one
+# (docs/capture.md, "SMPI's clock reads"), which makes it faster than plain
+# smpirun.  So the capture's own cost is also measured like
 # for like: plain smpirun with the same reads answered from CLOCK_MONOTONIC
 # (an LD_PRELOAD shim built here), and the capture keeping SMPI's clock
 # (-llamp-smpi-cpu-timer yes) against plain smpirun.

@@ -68,23 +68,32 @@ static void host_speeds(double *lo, double *hi) {
  * (smpi_bench_begin/end: xbt_os_threadtimer_start/stop) to time compute,
  * which the capture does itself with SMPI's timing off.  What is left of
  * those reads is SMPI's benched-time statistic (smpi/display-timing) and the
- * SMPI_SAMPLE_* loops, yet each is a system call: 1.5 us on our test VM,
- * where CLOCK_MONOTONIC takes 28 ns in the vDSO, so 3 us per MPI call and
- * half of a plain smpirun of a fine-grained halo.  libsimgrid's reads of the
- * thread clock are answered from CLOCK_MONOTONIC instead: the same length
- * for a rank's stretch of code (no other rank runs inside it) unless the OS
- * preempts the process.  The simulation does not read them (smpi/simulate-
- * computation is off), so it is the same (test capture_smpi_timer).  Kept
- * when the user asked for smpi/display-timing or capture.smpi_cpu_timer. */
+ * SMPI_SAMPLE_* loops, yet each is a system call: 1.5 us on our test VM, so
+ * 3 us per MPI call and half of a plain smpirun of a fine-grained halo.
+ * libsimgrid's reads of the thread clock are answered by llamp_cpuclock_now
+ * (the same CPU time, a system call only after the OS switched the thread
+ * out), or where perf events are not allowed from CLOCK_MONOTONIC (28 ns in
+ * the vDSO; the same length for a rank's stretch of code, where no other
+ * rank runs, unless the OS preempts the process).  The simulation does not
+ * read them (smpi/simulate-computation is off), so it is the same (test
+ * capture_smpi_timer).  Kept when the user asked for smpi/display-timing or
+ * capture.smpi_cpu_timer. */
 static int sg_clock_gettime(clockid_t id, struct timespec *ts) {
-  return clock_gettime(id == CLOCK_THREAD_CPUTIME_ID ? CLOCK_MONOTONIC : id, ts);
+  if (id != CLOCK_THREAD_CPUTIME_ID) return clock_gettime(id, ts);
+  if (!llamp_cpuclock_fast()) return clock_gettime(CLOCK_MONOTONIC, ts);
+  double t = llamp_cpuclock_now();
+  ts->tv_sec = (time_t)t;
+  ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
+  if (ts->tv_nsec >= 1000000000L) ts->tv_sec++, ts->tv_nsec -= 1000000000L;
+  return 0;
 }
 
 static void smpi_timer_take(llamp_capture_compute_t *c, const llamp_capture_config_t *cfg) {
   c->smpi_timer = "cpu";
   if (cfg->smpi_cpu_timer || sg_cfg_get_boolean("smpi/display-timing")) return;
   /* -1 or 0 (not ELF, or libsimgrid reads no clock): SMPI keeps its own */
-  if (llamp_got_redirect("libsimgrid.so", "clock_gettime", (void *)sg_clock_gettime) > 0) c->smpi_timer = "monotonic";
+  if (llamp_got_redirect("libsimgrid.so", "clock_gettime", (void *)sg_clock_gettime) > 0)
+    c->smpi_timer = llamp_cpuclock_fast() ? "anchored" : "monotonic";
 }
 
 const llamp_capture_compute_t *llamp_capture_compute_setup(const llamp_capture_config_t *cfg,
