@@ -54,7 +54,16 @@ static void cpuclock_open(void) {
   void *p = mmap(NULL, ps > 0 ? (size_t)ps : 4096, PROT_READ, MAP_SHARED, (int)fd, 0);
   close((int)fd); /* the mapping keeps the event */
   if (p == MAP_FAILED) return;
-  TC.page = p;
+  /* the page must change when the thread sleeps (it is switched out): a
+   * kernel that did not update it would have sleeps counted as CPU time */
+  volatile struct perf_event_mmap_page *pg = p;
+  uint32_t before = pg->lock;
+  for (int i = 0; i < 3 && pg->lock == before; i++) usleep(100);
+  if (pg->lock == before) {
+    munmap(p, ps > 0 ? (size_t)ps : 4096);
+    return;
+  }
+  TC.page = pg;
   TC.seq = 1; /* odd: never a settled sequence number, so the first read anchors */
   TC.state = 1;
 }

@@ -11,8 +11,9 @@
  * answers anchor + the monotonic time since.  After a switch it reads the
  * real clock once and anchors there.  Interrupt time counts in both clocks
  * (unless the kernel accounts it apart: then a few ns per interrupt).
+ * The first read checks that the page does change when the thread sleeps.
  * Without perf events (perf_event_paranoid > 2, a seccomp filter, not
- * Linux), every read is the system call. */
+ * Linux) or that change, every read is the system call. */
 #ifndef LLAMP_CPUCLOCK_H
 #define LLAMP_CPUCLOCK_H
 
