@@ -538,22 +538,6 @@ static void burst_begin(void) {
   S.burst_t0 = S.inject ? llamp_cpuclock_now() : wall_ticks();
 }
 
-/* The CPU time between two consecutive thread-clock samples: the median of
- * 31 back-to-back reads (robust to a preemption or a page fault). */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double thread_clock_read_cost(void) {
-  double d[31], prev = llamp_cpuclock_now();
-  for (int i = 0; i < 31; i++) {
-    double t = llamp_cpuclock_now();
-    d[i] = t - prev;
-    prev = t;
-  }
-  qsort(d, 31, sizeof d[0], cmp_double);
-  return d[15] > 0 ? d[15] : 0;
-}
 
 int llamp_cap_begin(llamp_cap_call_t *c, int op) {
   if (!S.on || S.depth) return 0;
@@ -1325,7 +1309,7 @@ int llamp_cap_init(int *argc, char ***argv, int required, int *provided) {
 #ifndef LLAMP_CAPTURE_NATIVE
     if (!(S.rate > 0)) S.rate = sg_host_get_speed(sg_host_self()); /* 1:1 on this host */
 #endif
-    S.read_cost = thread_clock_read_cost();
+    S.read_cost = llamp_cpuclock_read_cost(llamp_cpuclock_now);
   } else {
     ticks_decide();
     S.tick0 = wall_ticks();

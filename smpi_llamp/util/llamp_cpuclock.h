@@ -24,6 +24,11 @@ double llamp_cpuclock_now(void);
  * open; opened by the first read), 0 when each read is the system call. */
 int llamp_cpuclock_fast(void);
 
+/* What one read of `read` costs in the time it reads: the median of 31
+ * back-to-back differences (robust to a preemption or a page fault); 0 when
+ * it does not advance.  A burst timed by two reads holds one such cost. */
+double llamp_cpuclock_read_cost(double (*read)(void));
+
 /* System-call reads made by the calling thread so far (anchors, or every
  * read without the event): for tests and reports. */
 unsigned long long llamp_cpuclock_syscalls(void);

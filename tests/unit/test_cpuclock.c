@@ -22,23 +22,6 @@ static double thread_cpu(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* the cost of one system-call read (median of 31 back to back): the fast
- * interval around a thread-clock interval holds about one more such read */
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double read_cost(void) {
-  double d[31], prev = thread_cpu();
-  for (int i = 0; i < 31; i++) {
-    double t = thread_cpu();
-    d[i] = t - prev;
-    prev = t;
-  }
-  qsort(d, 31, sizeof d[0], cmp_d);
-  return d[15];
-}
-
 /* sums within 2 % once the nested reads are taken out */
 static int sums_agree(double fast, double sys, int rounds, double cost) {
   double d = fast - sys - rounds * cost;
@@ -91,7 +74,7 @@ int main(void) {
   printf("alone: 300 intervals, %.6f s of CPU (%.6f s read fast), worst difference %.2f us, %d off, %llu system "
          "calls\n",
          total, total_fast, worst * 1e6, bad, s1 - s0);
-  double cost = read_cost();
+  double cost = llamp_cpuclock_read_cost(thread_cpu); /* the nested reads' */
   printf("one system-call read: %.2f us\n", cost * 1e6);
   CHECK(bad <= 15);
   CHECK(sums_agree(total_fast, total, 300, cost));
