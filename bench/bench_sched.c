@@ -73,13 +73,45 @@ static int dump(const llamp_graph_t *g, const llamp_sched_stats_t *st, const cha
   return fclose(f) ? -1 : 0;
 }
 
+/* The build's stages (records, matching, levels, relayout), timed by the
+ * sched's stage hook: the best of each over the kept-pages series, per
+ * thread count. */
+#define MAX_STAGES 8
+typedef struct {
+  double last;
+  int count, on;
+  const char *name[MAX_STAGES];
+  double best[2][MAX_STAGES];
+  int threads;
+} stages_t;
+static stages_t stages;
+
+static void stage_hook(void *ctx, const char *name) {
+  stages_t *s = ctx;
+  double t = now(), d = t - s->last;
+  s->last = t;
+  if (!s->on) return;
+  int i = 0;
+  while (i < s->count && strcmp(s->name[i], name)) i++;
+  if (i == s->count) {
+    if (s->count == MAX_STAGES) return;
+    s->name[s->count++] = name;
+    s->best[0][i] = s->best[1][i] = INFINITY;
+  }
+  if (d < s->best[s->threads - 1][i]) s->best[s->threads - 1][i] = d;
+}
+
 /* One llamp_sched_build of the writers' traces with `threads`; its wall
  * time, or -1 (said).  out: write the graph there. */
 static double build_once(llamp_trace_writer_t **w, llamp_trace_reader_t **rd, uint32_t P, llamp_sched_options_t *opt,
                          int threads, llamp_sched_stats_t *st, const char *out) {
   char err[1024];
   opt->threads = threads;
+  opt->stage = stage_hook;
+  opt->stage_ctx = &stages;
+  stages.threads = threads;
   double a = now();
+  stages.last = a;
   for (uint32_t r = 0; r < P; r++) rd[r] = llamp_trace_reader_from_writer(w[r], err, sizeof err);
   llamp_sched_stats_free(st);
   llamp_graph_t *g = llamp_sched_build(rd, P, opt, st, err, sizeof err);
@@ -238,6 +270,7 @@ int main(int argc, char **argv) {
   llamp_mem_keep_freed();
   for (int th = tlo; th <= thi; th++)
     for (int rep = 0; rep <= reps; rep++) {
+      stages.on = rep > 0;
       double d = build_once(w, rd, P, &opt, th, &st, NULL);
       if (d < 0) return 1;
       if (rep && d < tbuild[th - 1][1]) tbuild[th - 1][1] = d;
@@ -252,6 +285,11 @@ int main(int argc, char **argv) {
            reps);
     printf("sched build, %d thread%s, pages kept: %.3f s, %.2f M records/s (best of %d; the capture's case)\n", th,
            th > 1 ? "s" : "", tbuild[th - 1][1], records / tbuild[th - 1][1] / 1e6, reps);
+  }
+  for (int th = tlo; th <= thi; th++) {
+    printf("  by stage, %d thread%s, pages kept (best of each):", th, th > 1 ? "s" : "");
+    for (int i = 0; i < stages.count; i++) printf(" %s %.2f ms", stages.name[i], 1e3 * stages.best[th - 1][i]);
+    printf("\n");
   }
   if (tlo == 1 && thi == 2)
     printf("two threads against one: x%.2f faster on fresh pages, x%.2f on kept pages\n", tbuild[0][0] / tbuild[1][0],

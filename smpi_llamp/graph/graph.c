@@ -942,6 +942,7 @@ nomem:
   return n;
 }
 
+#define SWEEP_AHEAD 8 /* vertices ahead whose message's level is prefetched */
 #define SWEEP_WAIT (LLAMP_NONE32 - 1) /* a receive waiting for its message's level */
 #define SWEEP_WAITED (LLAMP_NONE32 - 2) /* a send not swept yet whose receive waits (the
                                            smallest mark: levels at or above it are unknown) */
@@ -985,6 +986,12 @@ static int sweep_levels(const llamp_builder_t *b, const uint32_t *partner, uint3
     uint32_t r = stack[--sp];
     uint64_t v = cur[r], end = b->first[r] + b->count[r];
     for (; v < end; v++) {
+      /* a receive's message lies in another rank's block: a cache miss
+       * each, asked for a few vertices ahead */
+      if (v + SWEEP_AHEAD < end) {
+        uint32_t ahead = partner[v + SWEEP_AHEAD];
+        if (ahead != LLAMP_NONE32) __builtin_prefetch(level + ahead);
+      }
       uint32_t e = in_off[v], e1 = in_off[v + 1], lv = 0, wait = 0, msg = 0;
       if (b->kind[v] == LLAMP_VERTEX_RECV) { /* the message slot first (written beside: its partner) */
         msg = partner[v];
