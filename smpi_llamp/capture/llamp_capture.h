@@ -66,11 +66,11 @@ typedef struct {
   int analyze;             /* 0: only write the traces (default 1) */
   size_t spill_bytes;      /* per-rank trace memory before spilling, default 64 MiB */
   int prefault;            /* fault in the analysis's memory during the simulation on the
-                              idle core (llamp_mem_warm_start; default 1; only when
-                              compute is not measured for the simulation) */
+                              idle core (llamp_mem_warm_start; default 1; with compute
+                              measured, only when a second core is online) */
   int stream;              /* build the DAG during the simulation on the idle core
-                              (stream.c; default 1; when compute is not measured and
-                              up to LLAMP_CAPTURE_STREAM_MAX_RANKS ranks) */
+                              (stream.c; default 1; under the same condition and up
+                              to LLAMP_CAPTURE_STREAM_MAX_RANKS ranks) */
   int quiet;               /* 1: no summary on stdout (files only) */
   int smpi_cpu_timer;      /* 1: keep SMPI's thread-CPU clock reads at every MPI call
                               (default 0: libsimgrid's reads of that clock are answered

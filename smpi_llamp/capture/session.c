@@ -270,16 +270,17 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     }
     G.next_comm = 1;
     G.started = 1;
-    /* not while the capture measures the program's compute and injects it:
-     * the program's own first page touches then compete with the thread's
-     * (compute.c, ten paired runs: kernels 28.97 against 29.39 ms, but its
-     * set-up, 80 first touches a rank, took 3.2-3.7 ms in 3 of 10 runs with
-     * the thread, at most 2.4 ms without), and that time becomes the
-     * simulation's */
-    /* the DAG on the same idle core (stream.c), under the same condition */
-    if (G.cfg.analyze && G.cfg.stream && !cm->inject && llamp_capture_stream_start(&G.cfg, world_size) == 0)
+    /* The DAG on the core SimGrid leaves idle (stream.c), and the analysis's
+     * memory faulted in there (below).  With the program's compute measured
+     * (SimGrid's defaults), only where a second core is online: on one, the
+     * threads would run between the program's bursts and cool its caches.
+     * Measured beside them (tests/capture/compute.c, 4 ranks, 15 interleaved
+     * pairs): kernels 26.87 ms without, 27.07 ms with (medians), set-up 1.34
+     * and 1.31 ms (docs/capture.md, "The DAG is built during the simulation") */
+    int helpers = !cm->inject || sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+    if (G.cfg.analyze && G.cfg.stream && helpers && llamp_capture_stream_start(&G.cfg, world_size) == 0)
       prefault_per_record = PREFAULT_BYTES_STREAMED;
-    if (G.cfg.analyze && G.cfg.prefault && !cm->inject) {
+    if (G.cfg.analyze && G.cfg.prefault && helpers) {
       long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
       prefault_cap = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 4 : 0;
       if (prefault_cap) (void)llamp_mem_warm_start(prefault_want, NULL); /* else without */

@@ -253,6 +253,34 @@ XML
   expect bad.txt "-llamp-compute 'fast' (expected auto, replay, measured or none)"
   ;;
 
+stream_measured)
+  # Compute measured (SimGrid's defaults, a bare smpi_llamp-run): the DAG is
+  # still built during the simulation on the second core, and it is the one
+  # `llamp build` reads from the same run's trace files (with the capture's
+  # collectives and SimGrid's cpu-threshold as the minimum calc), byte for
+  # byte; -llamp-stream no reads the files at MPI_Finalize instead.
+  [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || { echo "skip: one CPU (the stream needs a second)"; exit 77; }
+  cc_cap "$here/halo.c" -o halo
+  q="--log=root.thres:warning"
+  LLAMP_TIMING=1 "$bin/smpi_llamp-run" -np 9 $q -llamp-out out ./halo 3 3 300 1024 5 3 >run.txt 2>&1 ||
+    { cat run.txt; fail "smpi_llamp-run"; }
+  expect run.txt "compute: measured CPU time replayed 1:1"
+  expect run.txt "timing: DAG: gather"
+  grep -q "the DAG from the files" run.txt && { cat run.txt; fail "compute measured: the DAG was not streamed"; }
+  spec=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["capture"]["collectives"]["spec"])' \
+    out/report.json) || fail "report.json: no capture.collectives.spec"
+  thr=$(json_num out/report.json cpu_threshold)
+  mc=$(awk -v t="$thr" 'BEGIN { printf "%.9g", t * 1e6 }')
+  [ "$mc" = 1 ] || fail "cpu_threshold '$thr' in report.json: SimGrid's default is 1 us"
+  "$bin/llamp" build out -o files.llg --coll "$spec" --min-calc "$mc" >build.txt 2>&1 || { cat build.txt; fail "llamp build"; }
+  cmp out/graph.llg files.llg || fail "the streamed DAG differs from the one of the trace files (--coll $spec --min-calc $mc)"
+  calcs=$(sed -n 's/.*vertices (\([0-9]*\) calc.*/\1/p' build.txt)
+  [ "${calcs:-0}" -gt 2000 ] || fail "the graph holds ${calcs:-no} calc vertices: compute not measured?"
+  LLAMP_TIMING=1 "$bin/smpi_llamp-run" -np 9 $q -llamp-out nost -llamp-stream no ./halo 3 3 300 1024 5 3 >nost.txt 2>&1 ||
+    { cat nost.txt; fail "smpi_llamp-run -llamp-stream no"; }
+  expect nost.txt "the DAG from the files: not streamed"
+  ;;
+
 errhandler)
   # A failed call goes to the error handler SMPI's MPI_Xyz gives it to, as
   # without the capture (its wrappers call PMPI_Xyz, beneath that layer):
