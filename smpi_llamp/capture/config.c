@@ -105,7 +105,7 @@ static const setting_t settings[] = {
     {"loggps", "rendezvous", "LLAMP_RENDEZVOUS", V_RNDV, "rdma-read or direct"},
     {"loggps", "nic", "LLAMP_NIC", V_BOOL, "LogGP's NIC rule (a rank's consecutive messages g + (s-1)G apart): auto, yes or no"},
     {"analysis", "range", "LLAMP_RANGE", V_RANGE, "LMIN:LMAX of the critical-latency search and sweep"},
-    {"analysis", "tolerance", "LLAMP_TOLERANCE", V_TOL, "percentages, e.g. 1,2,5"},
+    {"analysis", "tolerance", "LLAMP_TOLERANCE", V_TOL, "percentages, e.g. 1,2,5, or none"},
     {"analysis", "sweep_points", "LLAMP_SWEEP_POINTS", V_COUNT, "rows of sweep.csv"},
     {"analysis", "collectives", "LLAMP_COLL", V_STRING, "algorithm per collective, e.g. allreduce=ring"},
     {"analysis", "classify", "LLAMP_CLASSIFY", V_STRING,
@@ -264,13 +264,17 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
   case V_TOL: {
     size_t n = 0;
     char buf[512];
+    if (strcmp(text, "none") == 0) { /* no tolerance search, as llamp analyze --tolerance none */
+      cfg->num_tolerance = 0;
+      return 0;
+    }
     snprintf(buf, sizeof buf, "%s", text);
     char *save = NULL;
     for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
       char *end;
       double x = strtod(t, &end);
       if (end == t || *end || !(x > 0) || !isfinite(x) || n == LLAMP_CAPTURE_MAX_TOL) {
-        seterr(err, errlen, "%s: tolerance '%s' (expected up to %d positive percentages, e.g. 1,2,5)",
+        seterr(err, errlen, "%s: tolerance '%s' (expected up to %d positive percentages, e.g. 1,2,5, or none)",
                where, shown(text, q, sizeof q), LLAMP_CAPTURE_MAX_TOL);
         return -1;
       }

@@ -609,6 +609,15 @@ errors)
   check "model file 'nosuch.cfg' is not readable" "$bin/smpi_llamp-run" -np 2 -llamp-config nosuch.cfg ./paper
   check "LLAMP_RANGE: range '5us:1us'" "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o5 -llamp-range 5us:1us ./paper
   check "unknown option '-llamp-bogus'" "$bin/smpi_llamp-run" -llamp-bogus ./paper
+  check "LLAMP_TOLERANCE: tolerance 'nothing' (expected up to 16 positive percentages, e.g. 1,2,5, or none)" \
+    "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o8 -llamp-tolerance nothing ./paper
+  # none: no tolerance search, as llamp analyze --tolerance none
+  "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o8 -llamp-tolerance none ./paper >o8.txt 2>&1 ||
+    { cat o8.txt; fail "-llamp-tolerance none"; }
+  expect o8.txt "predicted runtime"
+  grep -q "latency tolerance" o8.txt && { cat o8.txt; fail "-llamp-tolerance none: tolerances reported"; }
+  expect o8/report.json '"tolerance": []'
+  echo "ok: -llamp-tolerance none"
   check "unknown allreduce algorithm" "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o6 -llamp-coll allreduce=nonsense ./paper
   check "no program to run" "$bin/smpi_llamp-run" -np 2
   # a program that fails after MPI_Finalize (a validation, PRK's rank-count
