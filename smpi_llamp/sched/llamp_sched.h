@@ -147,6 +147,9 @@ llamp_sched_stream_t *llamp_sched_stream_create(uint32_t num_ranks, const llamp_
 int llamp_sched_stream_feed(llamp_sched_stream_t *s, uint32_t rank, llamp_trace_reader_t *rd);
 /* Rank has no more records (after its last feed).  0 / -1. */
 int llamp_sched_stream_end_rank(llamp_sched_stream_t *s, uint32_t rank);
+/* Keep the ranks' builders warm for the finish (llamp_builder_touch); by
+ * the thread that feeds the stream, once a second or so. */
+void llamp_sched_stream_touch(llamp_sched_stream_t *x);
 /* Every rank ended: the graph (stats as llamp_sched_build fills them; free
  * with llamp_sched_stats_free), or NULL with the reason in err. */
 llamp_graph_t *llamp_sched_stream_finish(llamp_sched_stream_t *s, llamp_sched_stats_t *stats, char *err,

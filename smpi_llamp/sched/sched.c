@@ -2057,6 +2057,11 @@ int llamp_sched_stream_end_rank(llamp_sched_stream_t *x, uint32_t rank) {
   return 0;
 }
 
+void llamp_sched_stream_touch(llamp_sched_stream_t *x) {
+  for (uint32_t r = 0; x && r < x->like.num_ranks; r++)
+    if (x->opened[r]) llamp_builder_touch(x->s[r].b);
+}
+
 /* Every rank's builder into one (llamp_builder_concat, its copies on two
  * threads), their tags and communicators renumbered as one pass over all
  * ranks numbers them; their statistics into rank 0's. */
