@@ -44,6 +44,9 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
 /* At the first rank's MPI_Init, after the configuration: the thread that
  * follows the ranks' writers.  0 / -1 (no stream: the files are read). */
 int llamp_capture_stream_start(const llamp_capture_config_t *cfg, uint32_t world);
+/* Vertices per record fed to the stream so far (0 before its first
+ * sweep); any thread. */
+double llamp_capture_stream_vertices_per_record(void);
 /* Rank's writer, before its first record. */
 void llamp_capture_stream_join(uint32_t rank, llamp_trace_writer_t *w);
 /* Rank's last record is written (and flushed): the thread ends the rank and

@@ -212,20 +212,26 @@ static int check_privatization(char *err, size_t errlen) {
  * 300 B 0.49-0.52 s, 245 MB; 350 B 0.49-0.51 s, 265 MB.  The prefault
  * follows the records as the simulation appends them, up to a quarter of
  * the memory free at MPI_Init.  With the DAG built during the run
- * (stream.c) its builders take their memory then, outside this reserve:
- * 180 B gave the same stages at the last MPI_Finalize (engine 0.080-0.083 s,
- * as with 300) and a peak of 210 MB, against 283-290 MB with 300.  The
- * stream's finish now gathers the ranks' builders into one made here
- * (~40 B a record): with 180 B the critical latencies then faulted pages
- * in (0.109-0.168 s against 0.07), with 230 B they do not. */
+ * (stream.c) its builders take their memory then, outside this reserve,
+ * and the reserve follows the graph's vertices instead: 225 B a vertex
+ * (the halo has 1.03 a record: 230 B a record there gave the stages their
+ * best, engine 0.05-0.08 s; with 180 B the critical latencies faulted pages
+ * in).  A CG (apps/cg, 8 ranks, 1.62 vertices a record, its collectives
+ * expanded) at 230 B a record: engine 0.69 s, point 0.39 s; at 400 B
+ * (about 225 a vertex) 0.31 and 0.20 s. */
 #define PREFAULT_BYTES_PER_RECORD 300
-#define PREFAULT_BYTES_STREAMED 230
+#define PREFAULT_BYTES_PER_VERTEX 225
 static size_t prefault_cap;
-static double prefault_per_record = PREFAULT_BYTES_PER_RECORD;
+static int prefault_streamed;
 
 static size_t prefault_want(void *arg) {
   (void)arg;
-  double b = (double)llamp_trace_records_appended() * prefault_per_record;
+  double per = PREFAULT_BYTES_PER_RECORD;
+  if (prefault_streamed) {
+    double vpr = llamp_capture_stream_vertices_per_record();
+    per = PREFAULT_BYTES_PER_VERTEX * (vpr > 1 ? vpr : 1);
+  }
+  double b = (double)llamp_trace_records_appended() * per;
   return b < (double)prefault_cap ? (size_t)b : prefault_cap;
 }
 
@@ -279,7 +285,7 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
      * and 1.31 ms (docs/capture.md, "The DAG is built during the simulation") */
     int helpers = !cm->inject || sysconf(_SC_NPROCESSORS_ONLN) >= 2;
     if (G.cfg.analyze && G.cfg.stream && helpers && llamp_capture_stream_start(&G.cfg, world_size) == 0)
-      prefault_per_record = PREFAULT_BYTES_STREAMED;
+      prefault_streamed = 1;
     if (G.cfg.analyze && G.cfg.prefault && helpers) {
       long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
       prefault_cap = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 4 : 0;

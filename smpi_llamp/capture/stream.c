@@ -49,6 +49,7 @@ static struct {
   uint32_t nleft;                  /* ranks left (under lock) */
   int started;                     /* the thread has made its first allocation (under lock) */
   double stage_since;              /* the finish's stage clock (so.stage_ctx) */
+  uint64_t fed_records, fed_vertices; /* so far (atomic: the prefault's thread reads them) */
   pthread_mutex_t lock;
   pthread_cond_t wake;
   char err[1024];
@@ -125,6 +126,10 @@ static void *stream_run(void *arg) {
       ended[r] = 1;
       nended++;
     }
+    uint64_t rec, ver;
+    llamp_sched_stream_counts(S.ss, &rec, &ver);
+    __atomic_store_n(&S.fed_vertices, ver, __ATOMIC_RELAXED);
+    __atomic_store_n(&S.fed_records, rec, __ATOMIC_RELAXED);
   }
   free(ended);
   struct timespec cpu;
@@ -148,6 +153,7 @@ int llamp_capture_stream_start(const llamp_capture_config_t *cfg, uint32_t world
   S.failed = S.finish = S.abandon = 0;
   S.nleft = 0;
   S.started = 0;
+  S.fed_records = S.fed_vertices = 0;
   pthread_mutex_init(&S.lock, NULL);
   pthread_cond_init(&S.wake, NULL);
   S.follower = calloc(world, sizeof *S.follower);
@@ -167,6 +173,12 @@ int llamp_capture_stream_start(const llamp_capture_config_t *cfg, uint32_t world
   while (!S.started) pthread_cond_wait(&S.wake, &S.lock);
   pthread_mutex_unlock(&S.lock);
   return 0;
+}
+
+double llamp_capture_stream_vertices_per_record(void) {
+  uint64_t rec = __atomic_load_n(&S.fed_records, __ATOMIC_RELAXED);
+  uint64_t ver = __atomic_load_n(&S.fed_vertices, __ATOMIC_RELAXED);
+  return rec ? (double)ver / (double)rec : 0;
 }
 
 void llamp_capture_stream_join(uint32_t rank, llamp_trace_writer_t *w) {

@@ -141,6 +141,8 @@ void llamp_builder_destroy(llamp_builder_t *b) {
 
 void llamp_builder_set_threads(llamp_builder_t *b, int threads) { b->threads = threads; }
 
+uint64_t llamp_builder_num_ops(const llamp_builder_t *b) { return b ? b->n : 0; }
+
 void llamp_builder_touch(const llamp_builder_t *b) {
   if (!b) return;
   uint64_t n = b->n;

@@ -72,6 +72,8 @@ void llamp_builder_set_threads(llamp_builder_t *b, int threads);
  * builder filled during a long run, by the thread that fills it, stays warm
  * for the finish. */
 void llamp_builder_touch(const llamp_builder_t *b);
+/* Operations added so far (0 for NULL). */
+uint64_t llamp_builder_num_ops(const llamp_builder_t *b);
 /* Called as each stage of llamp_builder_finish ends, with its name
  * ("matching", "levels", "relayout"), on the calling thread: the caller
  * times them (LLAMP_TIMING).  NULL (the default): no calls. */

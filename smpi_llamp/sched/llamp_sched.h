@@ -150,6 +150,9 @@ int llamp_sched_stream_end_rank(llamp_sched_stream_t *s, uint32_t rank);
 /* Keep the ranks' builders warm for the finish (llamp_builder_touch); by
  * the thread that feeds the stream, once a second or so. */
 void llamp_sched_stream_touch(llamp_sched_stream_t *x);
+/* The records fed and the graph's vertices made of them so far, over all
+ * ranks (by the feeding thread). */
+void llamp_sched_stream_counts(const llamp_sched_stream_t *x, uint64_t *records, uint64_t *vertices);
 /* Every rank ended: the graph (stats as llamp_sched_build fills them; free
  * with llamp_sched_stats_free), or NULL with the reason in err. */
 llamp_graph_t *llamp_sched_stream_finish(llamp_sched_stream_t *s, llamp_sched_stats_t *stats, char *err,

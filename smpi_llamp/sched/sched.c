@@ -2062,6 +2062,14 @@ void llamp_sched_stream_touch(llamp_sched_stream_t *x) {
     if (x->opened[r]) llamp_builder_touch(x->s[r].b);
 }
 
+void llamp_sched_stream_counts(const llamp_sched_stream_t *x, uint64_t *records, uint64_t *vertices) {
+  uint64_t rec = 0, v = 0;
+  for (uint32_t r = 0; x && r < x->like.num_ranks; r++)
+    if (x->opened[r]) rec += x->st[r].records, v += llamp_builder_num_ops(x->s[r].b);
+  *records = rec;
+  *vertices = v;
+}
+
 /* Every rank's builder into one (llamp_builder_concat, its copies on two
  * threads), their tags and communicators renumbered as one pass over all
  * ranks numbers them; their statistics into rank 0's. */
