@@ -29,10 +29,6 @@
  * one batch at the end: 0.045 s). */
 #define POLL_NS (20 * 1000 * 1000)
 #define BATCH_RECORDS 32768u /* behind the simulation by about this */
-/* The ranks' builders are read once a second (llamp_sched_stream_touch):
- * on this VM a page left alone for ~10 s costs ~5 us at its next touch
- * (llamp_mem_touch), and the finish reads every page the run wrote. */
-#define TOUCH_S 1.0
 
 static struct {
   int running; /* the thread is made */
@@ -58,14 +54,8 @@ static struct {
 /* Wait until BATCH_RECORDS more records, a rank left since `*seen_left`,
  * or a stop.  0 = sweep, 1 = stop now; *last = 1: the last rank has left
  * (after this sweep, a rank not handed over never will be). */
-static int wait_batch(uint64_t *mark, uint32_t *seen_left, int *last, struct timespec *touched) {
+static int wait_batch(uint64_t *mark, uint32_t *seen_left, int *last) {
   for (;;) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if (t.tv_sec - touched->tv_sec + 1e-9 * (double)(t.tv_nsec - touched->tv_nsec) >= TOUCH_S) {
-      llamp_sched_stream_touch(S.ss); /* the builders warm for the finish */
-      *touched = t;
-    }
     pthread_mutex_lock(&S.lock);
     int stop = S.abandon, drain = S.finish;
     uint32_t nleft = S.nleft;
@@ -109,9 +99,7 @@ static void *stream_run(void *arg) {
   uint64_t mark = 0;
   int last = 0;
   if (!ended) S.failed = 1;
-  struct timespec touched;
-  clock_gettime(CLOCK_MONOTONIC, &touched);
-  while (ended && nended < S.world && !wait_batch(&mark, &seen_left, &last, &touched)) {
+  while (ended && nended < S.world && !wait_batch(&mark, &seen_left, &last)) {
     for (uint32_t r = 0; r < S.world; r++) {
       llamp_trace_reader_t *f = __atomic_load_n(&S.follower[r], __ATOMIC_ACQUIRE);
       if (ended[r] || !f) continue;

@@ -143,21 +143,6 @@ void llamp_builder_set_threads(llamp_builder_t *b, int threads) { b->threads = t
 
 uint64_t llamp_builder_num_ops(const llamp_builder_t *b) { return b ? b->n : 0; }
 
-void llamp_builder_touch(const llamp_builder_t *b) {
-  if (!b) return;
-  uint64_t n = b->n;
-  if (b->kind) llamp_mem_touch(b->kind, n);
-  if (b->rank) llamp_mem_touch(b->rank, n * sizeof *b->rank);
-  if (b->value) llamp_mem_touch(b->value, n * sizeof *b->value);
-  if (b->peer) llamp_mem_touch(b->peer, n * sizeof *b->peer);
-  if (b->tag) llamp_mem_touch(b->tag, n * sizeof *b->tag);
-  if (b->line) llamp_mem_touch(b->line, n * sizeof *b->line);
-  if (b->in_off) llamp_mem_touch(b->in_off, (b->flushed + 1) * sizeof *b->in_off);
-  if (b->in_src) llamp_mem_touch(b->in_src, b->m * sizeof *b->in_src);
-  if (b->dep_after) llamp_mem_touch(b->dep_after, b->nd * sizeof *b->dep_after);
-  if (b->dep_before) llamp_mem_touch(b->dep_before, b->nd * sizeof *b->dep_before);
-}
-
 void llamp_builder_set_stage_hook(llamp_builder_t *b, llamp_stage_hook_t fn, void *arg) {
   if (!b) return;
   b->stage_fn = fn;

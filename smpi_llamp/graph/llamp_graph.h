@@ -68,10 +68,6 @@ void llamp_builder_destroy(llamp_builder_t *b);
  * CPUs are online (llamp_par_halves).  The graph is the same whatever the
  * count. */
 void llamp_builder_set_threads(llamp_builder_t *b, int threads);
-/* Read one byte of each page of the builder's arrays (llamp_mem_touch): a
- * builder filled during a long run, by the thread that fills it, stays warm
- * for the finish. */
-void llamp_builder_touch(const llamp_builder_t *b);
 /* Operations added so far (0 for NULL). */
 uint64_t llamp_builder_num_ops(const llamp_builder_t *b);
 /* Called as each stage of llamp_builder_finish ends, with its name

@@ -147,9 +147,6 @@ llamp_sched_stream_t *llamp_sched_stream_create(uint32_t num_ranks, const llamp_
 int llamp_sched_stream_feed(llamp_sched_stream_t *s, uint32_t rank, llamp_trace_reader_t *rd);
 /* Rank has no more records (after its last feed).  0 / -1. */
 int llamp_sched_stream_end_rank(llamp_sched_stream_t *s, uint32_t rank);
-/* Keep the ranks' builders warm for the finish (llamp_builder_touch); by
- * the thread that feeds the stream, once a second or so. */
-void llamp_sched_stream_touch(llamp_sched_stream_t *x);
 /* The records fed and the graph's vertices made of them so far, over all
  * ranks (by the feeding thread). */
 void llamp_sched_stream_counts(const llamp_sched_stream_t *x, uint64_t *records, uint64_t *vertices);

@@ -2057,11 +2057,6 @@ int llamp_sched_stream_end_rank(llamp_sched_stream_t *x, uint32_t rank) {
   return 0;
 }
 
-void llamp_sched_stream_touch(llamp_sched_stream_t *x) {
-  for (uint32_t r = 0; x && r < x->like.num_ranks; r++)
-    if (x->opened[r]) llamp_builder_touch(x->s[r].b);
-}
-
 void llamp_sched_stream_counts(const llamp_sched_stream_t *x, uint64_t *records, uint64_t *vertices) {
   uint64_t rec = 0, v = 0;
   for (uint32_t r = 0; x && r < x->like.num_ranks; r++)

@@ -9,16 +9,6 @@
  * a no-op for small blocks or where unsupported. */
 void llamp_mem_advise_huge(void *p, size_t bytes);
 
-/* Read one byte of every 4 KiB page of [p, p + bytes): keeps the pages
- * warm.  On this VM a page no access has touched for ~10 s costs ~5 us at
- * its next one, where the guest sees no fault (its host takes the page back;
- * 64 MiB written, then read 15 s later: 88.7 ms, with 2 MiB pages 0.62 ms,
- * read once a second meanwhile 0.48 ms).  Written once and read much later
- * is the capture's pattern: the DAG's builders and the analysis's reserve
- * are touched by their threads once a second (llamp_mem_warm_start,
- * llamp_builder_touch). */
-void llamp_mem_touch(const void *p, size_t bytes);
-
 /* Keep freed memory in the heap instead of returning it to the kernel,
  * whose fresh pages must be zeroed again at the next first touch (glibc maps
  * blocks above 32 MiB and unmaps them on free).  For a command-line process
@@ -47,9 +37,7 @@ void llamp_mem_return_freed(void);
  * analysis at the last MPI_Finalize then allocates pages the idle core
  * faulted in (bench_capture64: the last MPI_Finalize 0.95 -> 0.49-0.52 s).
  * The thread runs at SCHED_IDLE, so it takes no CPU that anything else
- * wants, and reads its reserve once a second to keep it warm
- * (llamp_mem_touch).  One reserve per process; 0 when started (never under
- * ASan). */
+ * wants.  One reserve per process; 0 when started (never under ASan). */
 int llamp_mem_warm_start(size_t (*want)(void *arg), void *arg);
 /* Stop the thread (a no-op when not started); returns the bytes it had
  * faulted in. */

@@ -28,14 +28,6 @@ void llamp_mem_advise_huge(void *p, size_t bytes) {
 #endif
 }
 
-void llamp_mem_touch(const void *p, size_t bytes) {
-  const volatile char *c = p;
-  char sink = 0;
-  for (size_t i = 0; i < bytes; i += 4096) sink ^= c[i];
-  if (bytes) sink ^= c[bytes - 1]; /* the last page, where the steps end short of it */
-  (void)sink;
-}
-
 static int kept; /* atomic: the analysis may run its passes on a helper thread */
 
 int llamp_mem_freed_kept(void) { return __atomic_load_n(&kept, __ATOMIC_RELAXED); }
@@ -59,7 +51,6 @@ void llamp_mem_return_freed(void) {
 
 /* ---- the warm reserve ------------------------------------------------------------ */
 
-#define WARM_TOUCH_S 1.0 /* seconds between two reads of the reserve */
 #define WARM_STEP ((size_t)4 << 20) /* grows when `want` grew by this much; faults in
                                        slices of this size between stop checks */
 
@@ -73,7 +64,6 @@ static struct {
   size_t (*want)(void *);
   void *arg;
   size_t bytes; /* faulted in so far (owned by the thread until it is joined) */
-  uintptr_t lo, hi; /* the reserve's pages, kept warm (the thread's) */
 } warm = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static int warm_stopping(void) {
@@ -113,8 +103,6 @@ static int warm_grow(size_t bytes, size_t page) {
     if (((a - lo) & (WARM_STEP - 1)) == 0 && a > lo && warm_stopping()) return 0; /* the rest on use */
   }
   warm.bytes = bytes;
-  warm.lo = lo;
-  warm.hi = hi;
   return 0;
 }
 
@@ -139,17 +127,7 @@ static void *warm_run(void *arg) {
 #endif
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   if (page == 0 || page > WARM_STEP) page = 4096;
-  struct timespec touched;
-  clock_gettime(CLOCK_MONOTONIC, &touched);
   for (;;) {
-    /* the reserve read once a second (llamp_mem_touch): the brk heap never
-     * shrinks while the heap is kept, so its pages stay mapped */
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if (t.tv_sec - touched.tv_sec + 1e-9 * (double)(t.tv_nsec - touched.tv_nsec) >= WARM_TOUCH_S) {
-      if (warm.hi > warm.lo) llamp_mem_touch((const void *)warm.lo, warm.hi - warm.lo);
-      touched = t;
-    }
     size_t want = warm.want(warm.arg);
     if (want >= warm.bytes + WARM_STEP || (want > warm.bytes && want - warm.bytes >= want / 8)) {
       want = (want + page - 1) / page * page;

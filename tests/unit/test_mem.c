@@ -46,29 +46,6 @@ static size_t resident(void *p, size_t bytes, size_t *pages) {
 
 int main(void) {
   const size_t MiB = (size_t)1 << 20;
-  /* llamp_mem_touch reads every page of its range, the ends' partial ones
-   * too, and writes none (a fresh mapping: no page in memory before) */
-  {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), np = 64, pages = 0;
-    char *m = mmap(NULL, np * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(m != MAP_FAILED);
-    if (m != MAP_FAILED) {
-      CHECK(resident(m, np * page, &pages) == 0);
-      llamp_mem_touch(m + 100, np * page - 200); /* from inside the first page to inside the last */
-      CHECK(resident(m, np * page, &pages) == np);
-      char *m2 = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      CHECK(m2 != MAP_FAILED);
-      if (m2 != MAP_FAILED) {
-        llamp_mem_touch(m2 + page - 10, 20); /* 10 bytes in each of two pages */
-        CHECK(resident(m2, 2 * page, &pages) == 2);
-        munmap(m2, 2 * page);
-      }
-      int zero = 1;
-      for (size_t i = 0; i < np * page; i++) zero &= m[i] == 0;
-      CHECK(zero);
-      munmap(m, np * page);
-    }
-  }
   CHECK(llamp_mem_warm_stop() == 0); /* never started */
   CHECK(llamp_mem_warm_start(NULL, NULL) != 0);
 
