@@ -388,6 +388,7 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
   /* large runs: the routes of the pairs the messages use (a subset table) */
   llamp_capture_config_t cfg_routes;
   llamp_topo_t *own_topo = NULL;
+  double ts_pairs = wall();
   if (!cfg->topo && cfg->topo_for_pairs) {
     size_t n = 0;
     uint64_t *rp = graph_rank_pairs(g, &n);
@@ -403,6 +404,7 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
     cfg_routes = *cfg;
     cfg_routes.topo = own_topo;
     cfg = &cfg_routes;
+    llamp_capture_stage_done("DAG: the pairs' routes", &ts_pairs);
   }
   double t1 = wall();
   /* collectives used whose SimGrid algorithm the DAG does not reproduce */
