@@ -56,9 +56,8 @@ wall_log() { # wall time of one run of the command, its output into the file $1 
 }
 wall() { wall_log run.log "$@" || { cat run.log; exit 1; }; }
 min() { echo "$1 $2" | awk '{ print ($1 < $2 ? $1 : $2) }'; }
-# the median of the runs (a list of times): printed beside the best, since
-# this VM's noise can put one variant's best below another's
-median() { echo "$1" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+# shellcheck source=bench/bench_lib.sh
+. "$here/bench/bench_lib.sh" # median of the runs (a list of times)
 plain=1e9 noan=1e9 full=1e9 files=1e9 plains="" noans="" fulls="" filess="" rnoan="" rfull="" builds=""
 nplain=1e9 cpuf=1e9 nplains="" cpufs="" rnfull="" rcpuf=""
 for _ in $(seq "$reps"); do

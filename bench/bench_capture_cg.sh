@@ -27,8 +27,8 @@ common=$here/apps/common
 python3 "$here/tools/llamp-platform" -n 8 -t cluster -L 2us -G 0.1ns -o p8.xml
 args="--weak 4 --iters $iters --fixed"
 opts="-llamp-range 0:100ns -llamp-tolerance none"
-median() { echo "$1" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-best() { echo "$1" | tr ' ' '\n' | grep . | sort -n | head -1; }
+# shellcheck source=bench/bench_lib.sh
+. "$here/bench/bench_lib.sh" # best and median of a list of times
 num() { sed -n "s/.*\"$2\": \([0-9.eE+-]*\).*/\1/p" "$1" | head -1; }
 streamed="" files="" records="" vertices=""
 for _ in $(seq "$reps"); do

@@ -9,6 +9,8 @@
 #   bench/bench_classify.sh BUILD_DIR [REPS]
 build=$(cd "${1:?usage: $0 BUILD_DIR [REPS]}" && pwd) # absolute: the bench works in a temporary directory
 reps=${2:-5}
+# shellcheck source=bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh" # best and median of a list of times (before the cd below)
 llamp=$build/bin/llamp
 [ -x "$llamp" ] || { echo "no $llamp" >&2; exit 2; }
 dir=$(mktemp -d) || exit 2
@@ -28,8 +30,6 @@ for _ in $(seq "$reps"); do
   vec="$vec $(stage vec.json)"
   one="$one $(stage one.json LLAMP_LANES=scalar)"
 done
-best() { echo "$1" | tr ' ' '\n' | grep . | sort -n | head -1; }
-median() { echo "$1" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 same=same
 cmp -s vec.json one.json || same=DIFFER
 avx2=$(grep -c avx2 /proc/cpuinfo 2>/dev/null | awk '{ print ($1 > 0 ? "yes" : "no") }')
