@@ -62,7 +62,13 @@ static void berr(llamp_builder_t *b, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* Grow an array of `elem`-sized items to `cap` items; 0 / -1. */
+/* Grow one of the builder's arrays from `old` to `cap` items of `elem`
+ * bytes (llamp_mem_grow: huge pages for all of it); 0 / -1. */
+static int grow_array(void **p, size_t elem, uint64_t old, uint64_t cap) {
+  return llamp_mem_grow(p, elem * old, elem * cap);
+}
+
+/* Grow a scratch array of `elem`-sized items to `cap` items; 0 / -1. */
 static int grow(void **p, size_t elem, uint64_t cap) {
   void *q = realloc(*p, elem * cap);
   if (!q) return -1;
@@ -101,20 +107,23 @@ int llamp_builder_reserve(llamp_builder_t *b, uint64_t ops, uint64_t deps) {
   if (ops > LLAMP_MAX_VERTICES) ops = LLAMP_MAX_VERTICES;
   if (deps > UINT32_MAX) deps = UINT32_MAX;
   if (ops > b->cap) {
-    if (grow((void **)&b->kind, 1, ops) || grow((void **)&b->rank, 4, ops) || grow((void **)&b->value, 8, ops) ||
-        grow((void **)&b->peer, 4, ops) || grow((void **)&b->tag, 4, ops) || grow((void **)&b->line, 4, ops) ||
-        grow((void **)&b->in_off, 4, ops + 1))
+    uint64_t c = b->cap, o = c ? c + 1 : 0; /* in_off: one entry more */
+    if (grow_array((void **)&b->kind, 1, c, ops) || grow_array((void **)&b->rank, 4, c, ops) ||
+        grow_array((void **)&b->value, 8, c, ops) || grow_array((void **)&b->peer, 4, c, ops) ||
+        grow_array((void **)&b->tag, 4, c, ops) || grow_array((void **)&b->line, 4, c, ops) ||
+        grow_array((void **)&b->in_off, 4, o, ops + 1))
       return -1; /* the arrays that grew keep the old contents: cap stays */
     b->cap = ops;
   }
   if (deps > b->capd) {
-    if (grow((void **)&b->dep_after, 4, deps) || grow((void **)&b->dep_before, 4, deps)) return -1;
+    if (grow_array((void **)&b->dep_after, 4, b->capd, deps) || grow_array((void **)&b->dep_before, 4, b->capd, deps))
+      return -1;
     b->capd = deps;
   }
   /* the in-edges: the dependencies and a message edge per receive */
   uint64_t edges = deps + ops < UINT32_MAX ? deps + ops : UINT32_MAX;
   if (edges > b->capm) {
-    if (grow((void **)&b->in_src, 4, edges)) return -1;
+    if (grow_array((void **)&b->in_src, 4, b->capm, edges)) return -1;
     b->capm = edges;
   }
   return 0;
@@ -194,7 +203,7 @@ static int flush_rank(llamp_builder_t *b) {
   if (b->m + add > b->capm) {
     uint64_t cap = b->capm ? b->capm : 1024;
     while (cap < b->m + add) cap *= 2;
-    if (grow((void **)&b->in_src, 4, cap)) goto oom;
+    if (grow_array((void **)&b->in_src, 4, b->capm, cap)) goto oom;
     b->capm = cap;
   }
   uint32_t *off = b->in_off;
@@ -272,10 +281,11 @@ int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t
   }
   if (b->n == b->cap) {
     uint64_t cap = b->cap ? b->cap * 2 : 1024;
-    if (grow((void **)&b->kind, 1, cap) || grow((void **)&b->rank, 4, cap) ||
-        grow((void **)&b->value, 8, cap) || grow((void **)&b->peer, 4, cap) ||
-        grow((void **)&b->tag, 4, cap) || grow((void **)&b->line, 4, cap) ||
-        grow((void **)&b->in_off, 4, cap + 1)) {
+    uint64_t c = b->cap, o = c ? c + 1 : 0; /* in_off: one entry more */
+    if (grow_array((void **)&b->kind, 1, c, cap) || grow_array((void **)&b->rank, 4, c, cap) ||
+        grow_array((void **)&b->value, 8, c, cap) || grow_array((void **)&b->peer, 4, c, cap) ||
+        grow_array((void **)&b->tag, 4, c, cap) || grow_array((void **)&b->line, 4, c, cap) ||
+        grow_array((void **)&b->in_off, 4, o, cap + 1)) {
       berr(b, "%s: out of memory after %llu operations", b->source, (unsigned long long)b->n);
       b->failed = 1;
       return -1;
@@ -322,7 +332,7 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
   }
   if (b->nd == b->capd) {
     uint64_t cap = b->capd ? b->capd * 2 : 1024;
-    if (grow((void **)&b->dep_after, 4, cap) || grow((void **)&b->dep_before, 4, cap)) {
+    if (grow_array((void **)&b->dep_after, 4, b->capd, cap) || grow_array((void **)&b->dep_before, 4, b->capd, cap)) {
       berr(b, "%s: out of memory", b->source);
       b->failed = 1;
       return -1;
@@ -405,7 +415,8 @@ int llamp_builder_append(llamp_builder_t *b, llamp_builder_t *src,
   uint64_t ops = n + n2 > b->cap && n + n2 < b->cap + b->cap / 2 ? b->cap + b->cap / 2 : n + n2;
   uint64_t edges = m + m2 > b->capm && m + m2 < b->capm + b->capm / 2 ? b->capm + b->capm / 2 : m + m2;
   if (edges >= UINT32_MAX) edges = m + m2;
-  if (llamp_builder_reserve(b, ops, b->capd) || (edges > b->capm && grow((void **)&b->in_src, 4, edges))) {
+  if (llamp_builder_reserve(b, ops, b->capd) ||
+      (edges > b->capm && grow_array((void **)&b->in_src, 4, b->capm, edges))) {
     berr(b, "%s: out of memory after %llu operations", b->source, (unsigned long long)n);
     goto failed;
   }
@@ -526,7 +537,7 @@ llamp_builder_t *llamp_builder_concat(llamp_builder_t **parts, uint32_t count,
   }
   /* one spare vertex slot: the finish then keeps its levels in the peers'
    * pages; the edges at their final size */
-  if (grow((void **)&b->in_src, 4, m + 1) || (b->capm = m + 1, llamp_builder_reserve(b, n + 1, 0))) {
+  if (grow_array((void **)&b->in_src, 4, 0, m + 1) || (b->capm = m + 1, llamp_builder_reserve(b, n + 1, 0))) {
     why = "out of memory";
     goto fail;
   }
@@ -1380,7 +1391,7 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
     return NULL;
   }
   if (b->failed) goto fail;
-  if (!b->in_off && grow((void **)&b->in_off, 4, 1)) goto oom;
+  if (!b->in_off && grow_array((void **)&b->in_off, 4, 0, 1)) goto oom;
   b->in_off[b->flushed] = (uint32_t)b->m;
   if (flush_rank(b)) goto fail;
   free(b->dep_after);

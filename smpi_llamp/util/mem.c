@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,32 @@ void llamp_mem_advise_huge(void *p, size_t bytes) {
   (void)p;
   (void)bytes;
 #endif
+}
+
+#define GROW_ALIGNED_MAX ((size_t)16 << 20)
+
+int llamp_mem_grow(void **p, size_t old_bytes, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  if (bytes >= HUGE_PAGE && bytes < GROW_ALIGNED_MAX) {
+    size_t room = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *q;
+    if (posix_memalign(&q, HUGE_PAGE, room)) return -1;
+    (void)madvise(q, room, MADV_HUGEPAGE);
+    if (*p) {
+      memcpy(q, *p, old_bytes < bytes ? old_bytes : bytes);
+      free(*p);
+    }
+    *p = q;
+    return 0;
+  }
+#else
+  (void)old_bytes;
+#endif
+  void *q = realloc(*p, bytes ? bytes : 1);
+  if (!q) return -1;
+  llamp_mem_advise_huge(q, bytes);
+  *p = q;
+  return 0;
 }
 
 static int kept; /* atomic: the analysis may run its passes on a helper thread */
