@@ -124,6 +124,12 @@ static int warm_grow(size_t bytes, size_t page) {
   }
   uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
   uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(page - 1);
+  /* in 2 MiB pages: 512 times fewer faults, and a page the run's early
+   * steps faulted in is not cold (~5 us a 4 KiB page on this VM) when the
+   * analysis takes it: a CG capture's engine 0.27 -> 0.23 s (medians of 12
+   * interleaved runs), the short reserves (3 of 12 runs: 613-707 of 720 MiB,
+   * the engine then 0.55-1.19 s) gone */
+  llamp_mem_advise_huge(p, bytes);
   free(p);
   for (uintptr_t a = lo; a < hi; a += page) {
     __atomic_fetch_add((volatile uint64_t *)a, 0, __ATOMIC_RELAXED);
