@@ -11,7 +11,8 @@
 # bends at hundreds of latencies in the default range.  Prints records,
 # vertices, the DAG's seconds (report.json's build_seconds) and M records/s,
 # best and median of REPS runs of each; the target >= 20 M records/s is
-# judged on the median.  Never run by ctest.
+# judged on the median.  Then one more streamed run with LLAMP_TIMING: the
+# DAG's stages and what follows them.  Never run by ctest.
 #   bench/bench_capture_cg.sh [BUILD_DIR] [ITERS] [REPS]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,3 +52,9 @@ awk -v r="$records" -v sb="$(best "$streamed")" -v sm="$(median "$streamed")" -v
   printf "DAG at the last MPI_Finalize, from the files (-llamp-stream no): best %.3f s = %.1f M records/s, median %.3f s = %.1f M records/s (runs:%s)\n", fb, r / fb / 1e6, fm, r / fm / 1e6, fs
   printf "target >= 20 M records/s (median, streamed): %s\n", (r / sm >= 20e6 ? "met" : r / sb >= 20e6 ? "not decided (the best meets it, the median does not)" : "NOT met")
 }'
+# where the last MPI_Finalize goes (LLAMP_TIMING: one more run, streamed)
+# shellcheck disable=SC2086
+LLAMP_TIMING=1 "$bin/smpi_llamp-run" -np 8 -platform p8.xml --log=root.thres:warning $opts -llamp-out t ./cg $args \
+  >t.log 2>&1 || { cat t.log; exit 1; }
+echo "the last MPI_Finalize by stage (LLAMP_TIMING, a separate streamed run):"
+grep "timing: " t.log | sed 's/^smpi_llamp: timing: /  /'
