@@ -874,7 +874,6 @@ static int match_fast(llamp_builder_t *b, uint32_t *partner, uint8_t *complex, l
   uint64_t below = 0; /* operations of ranks [0, split) */
   for (; split < P && 2 * (below + b->count[split]) <= n; split++) below += b->count[split];
   if (split < P && below + b->count[split] - n / 2 < n / 2 - below) split++; /* the nearer of the two */
-  if (split == 0 && P > 1) split = 1; /* one rank holds over half */
   match_dest_t md = {b, partner, {slot, slot2}, pcount, complex, taken, psrc, poff, items, doff, dpairs, itag, split};
   llamp_par_run(par, 2, match_dests, &md);
   int any = 0;
