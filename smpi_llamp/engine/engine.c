@@ -12,6 +12,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
@@ -3442,7 +3443,25 @@ typedef struct {
   /* the same less tol, and where xk lies in its segment (a fraction): no
    * division per line */
   double lim_lo[PRUNE_MAX_SEG], lim_hi[PRUNE_MAX_SEG], lim_k[PRUNE_MAX_SEG], frac_k[PRUNE_MAX_SEG];
+  /* NULL, or where the kept lines' envelopes bend, every 64th vertex's:
+   * hist[j * PRUNE_HIST_SUB + i] counts the i-th of PRUNE_HIST_SUB even
+   * pieces of segment j (where a part over its budget is cut) */
+  uint32_t *hist;
 } prune_t;
+#define PRUNE_HIST_SUB 16
+
+/* Count the breakpoints of a vertex's envelope l[0..k) (sorted by slope) */
+static void prune_hist(const prune_t *pr, const llamp_line_t *l, size_t k) {
+  for (size_t j = 0; j + 1 < k; j++) {
+    double x = (l[j].b - l[j + 1].b) / (l[j + 1].a - l[j].a);
+    if (!(x >= pr->x[0] && x <= pr->x[pr->nseg])) continue;
+    int seg = 0;
+    while (seg < pr->nseg - 1 && x >= pr->x[seg + 1]) seg++;
+    double width = pr->x[seg + 1] - pr->x[seg], f = width > 0 ? (x - pr->x[seg]) / width : 0;
+    int i = (int)(f * PRUNE_HIST_SUB);
+    pr->hist[seg * PRUNE_HIST_SUB + (i < 0 ? 0 : i >= PRUNE_HIST_SUB ? PRUNE_HIST_SUB - 1 : i)]++;
+  }
+}
 
 static void prune_bounds(prune_t *pr) {
   for (int j = 0; j < pr->nseg; j++) {
@@ -3784,6 +3803,7 @@ static int envelope_pass(llamp_engine_t *e, const llamp_params_t *p, llamp_param
     }
     if (k > max_lines || arena.n + k > max_total || arena.n + k >= UINT32_MAX) goto out;
     kept += k;
+    if (prune && prune->hist && !(i_ & 63)) prune_hist(prune, dst, k);
     /* the lines of the last 1024 vertices (kept, not the arena: compaction
      * shrinks it): an unpruned pass gives up over 1.5 each, the pruned pass
      * is cheaper then; a 2-point pruning over max_avg, more points are */
@@ -3991,6 +4011,7 @@ LANES_CLONES static int tail_bounds(llamp_engine_t *e, const llamp_params_t *p, 
   else tail_pass(e, w, &t0, dx, buf, T, S, K);
   pr->nseg = K - 1;
   pr->max_avg = pr->max_cum = 0;
+  pr->hist = NULL;
   pr->tail = buf;
   pr->stride = 2 * (size_t)K;
   for (int j = 0; j < K; j++) {
@@ -4070,58 +4091,11 @@ static void place_points(const prune_t *prev, double lo, double hi, int K, doubl
   xs[K - 1] = hi;
 }
 
-/* One part of the range: its points (placed before its pass, refined by
- * it), its pass's lines, whether it ran within the budget */
-typedef struct {
-  double lo, hi;
-  double xs[PRUNE_MAX_SEG + 1];
-  prune_t info; /* its last backward pass: T and slopes at xs (no tail) */
-  int info_ok;
-  int refine; /* cut from a part over the budget */
-  llamp_line_t *lines;
-  size_t n;
-  int rc;
-} env_part_t;
-
-typedef struct {
-  llamp_engine_t *eng[2]; /* by half: the engine, a fork */
-  const llamp_params_t *p;
-  llamp_param_t w;
-  int K; /* points a part */
-  size_t live;
-  double max_avg; /* the passes' budget (0: none) */
-  env_part_t *part; /* this round's */
-} env_parts_t;
-
-static void env_parts_half(void *ctx, uint64_t a, uint64_t b, int half) {
-  env_parts_t *s = ctx;
-  for (uint64_t i = a; i < b; i++) {
-    env_part_t *q = &s->part[i];
-    prune_t pr;
-    q->rc = -1;
-    if (tail_bounds(s->eng[half], s->p, s->w, q->lo, q->hi, s->K, q->xs, &pr)) continue;
-    /* a part cut from one over the budget: once more at the points where
-     * its own T bends (a backward pass; the first parts' points come from
-     * one over the whole range already, and on a regular code, halo 8 x 8
-     * with measured compute, a second pass there cost 0.2-0.3 s of 0.7) */
-    if (q->refine) {
-      place_points(&pr, q->lo, q->hi, s->K, q->xs);
-      if (tail_bounds(s->eng[half], s->p, s->w, q->lo, q->hi, s->K, q->xs, &pr)) continue;
-    }
-    q->info = pr;
-    q->info.tail = NULL;
-    q->info_ok = 1;
-    pr.max_avg = 0;
-    pr.max_cum = s->max_avg;
-    q->rc = envelope_pass(s->eng[half], s->p, s->w, q->lo, q->hi, s->live, &pr, &q->lines, &q->n);
-  }
-}
-
-/* The parts' rounds: a part whose pass keeps over ENV_PART_AVG lines a
- * vertex (on average over the vertices so far, judged in the graph's first
- * half only: a pass nearer its end is cheaper finished) is cut in two where
- * half its T's bend lies, for ENV_SPLITS rounds (32 parts at most); the
- * last round has no budget.  PRK Random (983 k events, 765 critical
+/* The parts: a part whose pass keeps over ENV_PART_AVG lines a vertex (on
+ * average over the vertices so far, judged in the graph's first half only:
+ * a pass nearer its end is cheaper finished) is cut in two where half its
+ * T's bend lies, up to ENV_SPLITS times (32 parts at most); a part cut that
+ * often has no budget.  PRK Random (983 k events, 765 critical
  * latencies in [0, 20 us], 290 under 0.1 us): 2 parts at evenly spread
  * points kept 340 M lines, 23 s; at points placed where T bends 175 M,
  * 10-14 s; cut at 64 lines a vertex 6.2-8.6 s (9.3-13 s of CPU), at 8, 16,
@@ -4131,83 +4105,179 @@ static void env_parts_half(void *ctx, uint64_t a, uint64_t b, int half) {
 #define ENV_PART_AVG 64
 #define ENV_SPLITS 4
 
+/* One part of the range: its points (placed before its pass, refined by
+ * it), its pass's lines, whether it ran within the budget */
+typedef struct {
+  double lo, hi;
+  double xs[PRUNE_MAX_SEG + 1];
+  prune_t info; /* its last backward pass: T and slopes at xs (no tail) */
+  int info_ok;
+  int depth; /* cuts since the first parts: the budget holds below ENV_SPLITS */
+  uint32_t hist[PRUNE_MAX_SEG * PRUNE_HIST_SUB]; /* its pass's prune_t hist */
+  llamp_line_t *lines;
+  size_t n;
+  int rc;
+} env_part_t;
+
+/* The parts as one queue that both cores take from: a part over its budget
+ * is cut at once and its halves queued, so a core that finishes early takes
+ * one of them instead of waiting for a round's slowest part.  Which core
+ * runs a part never changes the parts (a part's cut depends on its own pass
+ * only), nor the answer (the hull of all their lines). */
+typedef struct {
+  llamp_engine_t *eng[2]; /* by half: the engine, a fork */
+  const llamp_params_t *p;
+  llamp_param_t w;
+  int K; /* points a part */
+  size_t live;
+  double part_avg; /* the budget of parts cut fewer than ENV_SPLITS times */
+  int debug;
+  env_part_t *part; /* in the order made; [next, nparts) waits */
+  int nparts, next, busy, failed;
+  pthread_mutex_t lock;
+  pthread_cond_t more; /* a part queued, or the last busy core done */
+} env_parts_t;
+
+/* Where half of the breakpoints that part q's pass counted lie (1), or 0
+ * when it counted too few to tell */
+static int hist_median(const env_part_t *q, double *mid) {
+  const prune_t *pr = &q->info;
+  int nb = pr->nseg * PRUNE_HIST_SUB, b = 0;
+  uint64_t total = 0, acc = 0;
+  for (int i = 0; i < nb; i++) total += q->hist[i];
+  if (total < 64) return 0;
+  for (; b < nb - 1 && 2 * (acc + q->hist[b]) < total; b++) acc += q->hist[b];
+  double f = q->hist[b] ? (0.5 * (double)total - (double)acc) / q->hist[b] : 0.5;
+  int seg = b / PRUNE_HIST_SUB;
+  *mid = pr->x[seg] + (pr->x[seg + 1] - pr->x[seg]) * (b % PRUNE_HIST_SUB + f) / PRUNE_HIST_SUB;
+  return *mid > q->lo && *mid < q->hi;
+}
+
+/* Queue part q's two halves, each at points from its own pass's (under
+ * s->lock); -1 when it cannot be cut.  The cut halves the breakpoints of
+ * the envelopes its pass kept, where the lines' work lies (else half of its
+ * T's bend): on a CG capture's graph (3.37 M vertices, 339 critical
+ * latencies in [0, 100 ns]) T's bend cut a part into halves that kept 32 M
+ * and 254 M lines. */
+static int env_parts_cut(env_parts_t *s, const env_part_t *q) {
+  if (!q->info_ok || q->depth >= ENV_SPLITS || s->nparts + 2 > ENV_MAX_PARTS) return -1;
+  double mid;
+  if (!hist_median(q, &mid)) {
+    point_density_t d;
+    point_density(&q->info, q->lo, q->hi, &d);
+    mid = density_at(&d, 0.5);
+  }
+  for (int k = 0; k < 2; k++) {
+    env_part_t *h = &s->part[s->nparts++];
+    memset(h, 0, sizeof *h);
+    h->lo = k ? mid : q->lo;
+    h->hi = k ? q->hi : mid;
+    h->depth = q->depth + 1;
+    place_points(&q->info, h->lo, h->hi, s->K, h->xs);
+  }
+  return 0;
+}
+
+static void env_part_run(env_parts_t *s, env_part_t *q, int half) {
+  prune_t pr;
+  q->rc = -1;
+  if (tail_bounds(s->eng[half], s->p, s->w, q->lo, q->hi, s->K, q->xs, &pr)) return;
+  /* a part cut from one over the budget: once more at the points where
+   * its own T bends (a backward pass; the first parts' points come from
+   * one over the whole range already, and on a regular code, halo 8 x 8
+   * with measured compute, a second pass there cost 0.2-0.3 s of 0.7) */
+  if (q->depth) {
+    place_points(&pr, q->lo, q->hi, s->K, q->xs);
+    if (tail_bounds(s->eng[half], s->p, s->w, q->lo, q->hi, s->K, q->xs, &pr)) return;
+  }
+  q->info = pr;
+  q->info.tail = NULL;
+  q->info_ok = 1;
+  pr.hist = q->hist;
+  pr.max_avg = 0;
+  pr.max_cum = q->depth < ENV_SPLITS ? s->part_avg : 0;
+  q->rc = envelope_pass(s->eng[half], s->p, s->w, q->lo, q->hi, s->live, &pr, &q->lines, &q->n);
+}
+
+/* One core's loop: take the next part, run it, queue its halves if it ran
+ * over the budget; done when nothing waits and no core may queue more. */
+static void env_parts_worker(void *ctx, uint64_t a, uint64_t b, int half) {
+  env_parts_t *s = ctx;
+  if (a >= b) return;
+  pthread_mutex_lock(&s->lock);
+  for (;;) {
+    while (s->next == s->nparts && s->busy && !s->failed) pthread_cond_wait(&s->more, &s->lock);
+    if (s->next == s->nparts || s->failed) break;
+    env_part_t *q = &s->part[s->next++];
+    s->busy++;
+    pthread_mutex_unlock(&s->lock);
+    env_part_run(s, q, half);
+    pthread_mutex_lock(&s->lock);
+    s->busy--;
+    if (s->debug)
+      fprintf(stderr, "envelope: round %d part [%g, %g] at %d points: %s\n", q->depth, q->lo, q->hi, s->K,
+              q->rc ? "over budget, cut" : "done");
+    /* out of memory, or over the budget it no longer has */
+    if (q->rc && env_parts_cut(s, q)) s->failed = 1;
+    pthread_cond_broadcast(&s->more);
+  }
+  pthread_mutex_unlock(&s->lock);
+}
+
+
 static int envelope_parts(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t w, double lo, double hi,
                           const prune_t *prev, int Kmax, size_t live, llamp_line_t **out, size_t *count) {
-  env_parts_t s = {{e, e}, p, w, (Kmax - 1) / ENV_PARTS + 1, live, 0, NULL};
-  env_part_t *cur = calloc(ENV_MAX_PARTS, sizeof *cur), *next = calloc(ENV_MAX_PARTS, sizeof *next);
-  llamp_line_t *all = NULL;
-  size_t n_all = 0, cap_all = 0;
-  int ncur = ENV_PARTS, rc = -1, debug = getenv("LLAMP_DEBUG_ENVELOPE") != NULL;
+  env_parts_t s = {.eng = {e, e}, .p = p, .w = w, .K = (Kmax - 1) / ENV_PARTS + 1, .live = live, .part_avg = ENV_PART_AVG};
+  s.debug = getenv("LLAMP_DEBUG_ENVELOPE") != NULL;
   /* LLAMP_ENVELOPE_PART_AVG: the budget (tests cut small graphs with it) */
   const char *pa = getenv("LLAMP_ENVELOPE_PART_AVG");
-  double part_avg = pa && atof(pa) > 0 ? atof(pa) : ENV_PART_AVG;
-  llamp_par_t *par = cur && next ? llamp_par_create(llamp_par_halves(0, e->n)) : NULL;
-  if (!par) goto out;
+  if (pa && atof(pa) > 0) s.part_avg = atof(pa);
+  llamp_line_t *all = NULL;
+  size_t n_all = 0;
+  int rc = -1, locked = 0;
+  llamp_par_t *par = NULL;
+  if (!(s.part = calloc(ENV_MAX_PARTS, sizeof *s.part))) return -1;
+  if (pthread_mutex_init(&s.lock, NULL)) goto out;
+  if (pthread_cond_init(&s.more, NULL)) {
+    pthread_mutex_destroy(&s.lock);
+    goto out;
+  }
+  locked = 1;
+  if (!(par = llamp_par_create(llamp_par_halves(0, e->n)))) goto out;
+  if (llamp_par_mid(par, 2) < 2 && !(s.eng[1] = llamp_engine_fork(e))) goto out;
   point_density_t d;
   point_density(prev, lo, hi, &d);
-  for (int i = 0; i < ncur; i++) {
-    cur[i].lo = i ? density_at(&d, (double)i / ncur) : lo;
-    cur[i].hi = i + 1 < ncur ? density_at(&d, (double)(i + 1) / ncur) : hi;
-    place_points(prev, cur[i].lo, cur[i].hi, s.K, cur[i].xs);
+  for (int i = 0; i < ENV_PARTS; i++) {
+    env_part_t *q = &s.part[s.nparts++];
+    q->lo = i ? density_at(&d, (double)i / ENV_PARTS) : lo;
+    q->hi = i + 1 < ENV_PARTS ? density_at(&d, (double)(i + 1) / ENV_PARTS) : hi;
+    place_points(prev, q->lo, q->hi, s.K, q->xs);
   }
-  if (debug) fprintf(stderr, "envelope: %d parts cut at %g, pruned at %d points each\n", ncur, cur[0].hi, s.K);
-  for (int round = 0; ncur; round++) {
-    s.part = cur;
-    s.max_avg = round < ENV_SPLITS ? part_avg : 0;
-    if (llamp_par_mid(par, (uint64_t)ncur) < (uint64_t)ncur && s.eng[1] == e && !(s.eng[1] = llamp_engine_fork(e)))
-      goto out;
-    llamp_par_run(par, (uint64_t)ncur, env_parts_half, &s);
-    int nnext = 0;
-    for (int i = 0; i < ncur; i++) {
-      env_part_t *q = &cur[i];
-      if (debug)
-        fprintf(stderr, "envelope: round %d part [%g, %g] at %d points: %s\n", round, q->lo, q->hi, s.K,
-                q->rc ? "over budget, cut" : "done");
-      if (q->rc == 0) {
-        if (n_all + q->n > cap_all) {
-          size_t nc = 2 * (n_all + q->n);
-          llamp_line_t *na = realloc(all, nc * sizeof *na);
-          if (!na) goto out;
-          all = na, cap_all = nc;
-        }
-        memcpy(all + n_all, q->lines, q->n * sizeof *all);
-        n_all += q->n;
-      } else if (!s.max_avg || !q->info_ok || nnext + 2 > ENV_MAX_PARTS) {
-        goto out; /* out of memory, or over the budget it no longer has */
-      } else { /* cut where half its T's bend lies, each half at points from its own */
-        point_density_t dq;
-        point_density(&q->info, q->lo, q->hi, &dq);
-        double mid = density_at(&dq, 0.5);
-        next[nnext].lo = q->lo, next[nnext].hi = mid;
-        next[nnext + 1].lo = mid, next[nnext + 1].hi = q->hi;
-        for (int k = 0; k < 2; k++) {
-          next[nnext + k].info_ok = 0;
-          next[nnext + k].refine = 1;
-          next[nnext + k].lines = NULL;
-          next[nnext + k].n = 0;
-          place_points(&q->info, next[nnext + k].lo, next[nnext + k].hi, s.K, next[nnext + k].xs);
-        }
-        nnext += 2;
-      }
-      free(q->lines);
-      q->lines = NULL;
+  if (s.debug) fprintf(stderr, "envelope: %d parts cut at %g, pruned at %d points each\n", ENV_PARTS, s.part[0].hi, s.K);
+  llamp_par_run(par, 2, env_parts_worker, &s); /* one worker a core */
+  if (s.failed) goto out;
+  for (int i = 0; i < s.nparts; i++) n_all += s.part[i].rc ? 0 : s.part[i].n;
+  if (!(all = malloc((n_all ? n_all : 1) * sizeof *all))) goto out;
+  n_all = 0;
+  for (int i = 0; i < s.nparts; i++)
+    if (!s.part[i].rc) {
+      memcpy(all + n_all, s.part[i].lines, s.part[i].n * sizeof *all);
+      n_all += s.part[i].n;
     }
-    env_part_t *t = cur;
-    cur = next, next = t;
-    ncur = nnext;
-  }
   *out = all;
   *count = hull(all, n_all, lo, hi, range_xtol(lo, hi), piece_tol(all, n_all, hi));
   all = NULL;
   rc = 0;
 out:
   if (s.eng[1] != e) llamp_engine_destroy(s.eng[1]);
-  if (cur)
-    for (int i = 0; i < ncur; i++) free(cur[i].lines);
-  free(cur);
-  free(next);
+  for (int i = 0; i < s.nparts; i++) free(s.part[i].lines);
+  free(s.part);
   free(all);
   llamp_par_destroy(par);
+  if (locked) {
+    pthread_cond_destroy(&s.more);
+    pthread_mutex_destroy(&s.lock);
+  }
   return rc;
 }
 
