@@ -4191,11 +4191,13 @@ static int hist_median(const env_part_t *q, double *mid) {
 static int env_parts_cut(env_parts_t *s, const env_part_t *q) {
   if (!q->info_ok || q->depth >= ENV_SPLITS || s->nparts + 2 > ENV_MAX_PARTS) return -1;
   double mid;
-  if (!hist_median(q, &mid)) {
+  int by_hist = hist_median(q, &mid);
+  if (!by_hist) {
     point_density_t d;
     point_density(&q->info, q->lo, q->hi, &d);
     mid = density_at(&d, 0.5);
   }
+  if (s->debug) fprintf(stderr, "envelope: part [%g, %g] cut at %g (%s)\n", q->lo, q->hi, mid, by_hist ? "breakpoints" : "T's bend");
   for (int k = 0; k < 2; k++) {
     env_part_t *h = &s->part[s->nparts++];
     memset(h, 0, sizeof *h);
