@@ -3475,7 +3475,7 @@ typedef struct {
   /* NULL, or where the kept lines' envelopes bend, every 64th vertex's:
    * hist[j * PRUNE_HIST_SUB + i] counts the i-th of PRUNE_HIST_SUB even
    * pieces of segment j (where a part over its budget is cut) */
-  uint32_t *hist;
+  uint64_t *hist;
 } prune_t;
 #define PRUNE_HIST_SUB 16
 
@@ -4133,6 +4133,7 @@ static void place_points(const prune_t *prev, double lo, double hi, int K, doubl
  * part's lines gather (at 0.5-0.86 of it), and cost more than it saved. */
 #define ENV_PART_AVG 64
 #define ENV_SPLITS 4
+#define ENV_EARLY 0.125
 
 /* One part of the range: its points (placed before its pass, refined by
  * it), its pass's lines, whether it ran within the budget */
@@ -4142,7 +4143,8 @@ typedef struct {
   prune_t info; /* its last backward pass: T and slopes at xs (no tail) */
   int info_ok;
   int depth; /* cuts since the first parts: the budget holds below ENV_SPLITS */
-  uint32_t hist[PRUNE_MAX_SEG * PRUNE_HIST_SUB]; /* its pass's prune_t hist */
+  double gave_up; /* where its pass gave up (a fraction of the graph; 1: it did not) */
+  uint64_t hist[PRUNE_MAX_SEG * PRUNE_HIST_SUB]; /* its pass's prune_t hist */
   llamp_line_t *lines;
   size_t n;
   int rc;
@@ -4167,44 +4169,51 @@ typedef struct {
   pthread_cond_t more; /* a part queued, or the last busy core done */
 } env_parts_t;
 
-/* Where half of the breakpoints that part q's pass counted lie (1), or 0
- * when it counted too few to tell */
-static int hist_median(const env_part_t *q, double *mid) {
+/* Where the share frac of the breakpoints that part q's pass counted lies
+ * (1), or 0 when it counted too few to tell */
+static int hist_at(const env_part_t *q, double frac, double *x) {
   const prune_t *pr = &q->info;
   int nb = pr->nseg * PRUNE_HIST_SUB, b = 0;
   uint64_t total = 0, acc = 0;
   for (int i = 0; i < nb; i++) total += q->hist[i];
   if (total < 64) return 0;
-  for (; b < nb - 1 && 2 * (acc + q->hist[b]) < total; b++) acc += q->hist[b];
-  double f = q->hist[b] ? (0.5 * (double)total - (double)acc) / q->hist[b] : 0.5;
+  double want = frac * (double)total;
+  for (; b < nb - 1 && (double)(acc + q->hist[b]) < want; b++) acc += q->hist[b];
+  double f = q->hist[b] ? (want - (double)acc) / (double)q->hist[b] : 0.5;
   int seg = b / PRUNE_HIST_SUB;
-  *mid = pr->x[seg] + (pr->x[seg + 1] - pr->x[seg]) * (b % PRUNE_HIST_SUB + f) / PRUNE_HIST_SUB;
-  return *mid > q->lo && *mid < q->hi;
+  *x = pr->x[seg] + (pr->x[seg + 1] - pr->x[seg]) * (b % PRUNE_HIST_SUB + f) / PRUNE_HIST_SUB;
+  return 1;
 }
 
-/* Queue part q's two halves, each at points from its own pass's (under
- * s->lock); -1 when it cannot be cut.  The cut halves the breakpoints of
- * the envelopes its pass kept, where the lines' work lies (else half of its
- * T's bend): on a CG capture's graph (3.37 M vertices, 339 critical
- * latencies in [0, 100 ns]) T's bend cut a part into halves that kept 32 M
- * and 254 M lines. */
+/* Queue part q's pieces, each at points from its own pass's (under
+ * s->lock); -1 when it cannot be cut.  The cuts share out the breakpoints
+ * of the envelopes its pass kept, where the lines' work lies (else its T's
+ * bend): on a CG capture's graph (3.37 M vertices, 339 critical latencies
+ * in [0, 100 ns]) T's bend cut a part into halves that kept 32 M and 254 M
+ * lines.  A part that gave up within the graph's first ENV_EARLY is cut
+ * in four (two cuts at once): on that graph over [0, 20 us] every such
+ * part's halves gave up again. */
 static int env_parts_cut(env_parts_t *s, const env_part_t *q) {
-  if (!q->info_ok || q->depth >= ENV_SPLITS || s->nparts + 2 > ENV_MAX_PARTS) return -1;
-  double mid;
-  int by_hist = hist_median(q, &mid);
+  int m = q->gave_up < ENV_EARLY && q->depth + 2 <= ENV_SPLITS ? 4 : 2;
+  if (!q->info_ok || q->depth >= ENV_SPLITS || s->nparts + m > ENV_MAX_PARTS) return -1;
+  double cut[5] = {q->lo};
+  int by_hist = 1;
+  for (int k = 1; k < m && by_hist; k++)
+    by_hist = hist_at(q, (double)k / m, &cut[k]) && cut[k] > cut[k - 1] && cut[k] < q->hi;
   if (!by_hist) {
     point_density_t d;
     point_density(&q->info, q->lo, q->hi, &d);
-    mid = density_at(&d, 0.5);
+    for (int k = 1; k < m; k++) cut[k] = density_at(&d, (double)k / m);
   }
-  if (s->debug) fprintf(stderr, "envelope: part [%g, %g] cut at %g (%s)\n", q->lo, q->hi, mid, by_hist ? "breakpoints" : "T's bend");
-  for (int k = 0; k < 2; k++) {
+  cut[m] = q->hi;
+  for (int k = 0; k < m; k++) {
     env_part_t *h = &s->part[s->nparts++];
     memset(h, 0, sizeof *h);
-    h->lo = k ? mid : q->lo;
-    h->hi = k ? q->hi : mid;
-    h->depth = q->depth + 1;
+    h->lo = cut[k];
+    h->hi = cut[k + 1];
+    h->depth = q->depth + (m == 4 ? 2 : 1);
     place_points(&q->info, h->lo, h->hi, s->K, h->xs);
+    if (s->debug) fprintf(stderr, "envelope: part [%g, %g] cut: [%g, %g] (%s)\n", q->lo, q->hi, h->lo, h->hi, by_hist ? "breakpoints" : "T's bend");
   }
   return 0;
 }
@@ -4228,6 +4237,7 @@ static void env_part_run(env_parts_t *s, env_part_t *q, int half) {
   pr.max_avg = 0;
   pr.max_cum = q->depth < ENV_SPLITS ? s->part_avg : 0;
   q->rc = envelope_pass(s->eng[half], s->p, s->w, q->lo, q->hi, s->live, &pr, &q->lines, &q->n);
+  q->gave_up = s->eng[half]->env_gave_up;
 }
 
 /* One core's loop: take the next part, run it, queue its halves if it ran

@@ -36,7 +36,7 @@ LLAMP_DEBUG_ENVELOPE=1 LLAMP_THREADS=2 "$llamp" analyze parts.llg --range 0:20us
 unset LLAMP_ENVELOPE_PART_AVG
 grep -q "round 3 part .*over budget, cut" cut1.err || { echo "FAIL: no part was cut in round 3" >&2; cat cut1.err >&2; exit 1; }
 # a cut where the kept envelopes' breakpoints halve (the pass counted them)
-grep -q "cut at .*(breakpoints)" cut1.err || { echo "FAIL: no part was cut at its breakpoints" >&2; cat cut1.err >&2; exit 1; }
+grep -q "cut: .*(breakpoints)" cut1.err || { echo "FAIL: no part was cut at its breakpoints" >&2; cat cut1.err >&2; exit 1; }
 cmp cut1.json cut2.json || { echo "FAIL: cut parts: two halves differ from one" >&2; diff cut1.json cut2.json | head >&2; exit 1; }
 cmp one.json cut1.json || { echo "FAIL: cut parts: not the report of two parts" >&2; diff one.json cut1.json | head >&2; exit 1; }
 echo "ok: one and two halves agree on 8 graph and option sets"
