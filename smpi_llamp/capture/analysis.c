@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capture_internal.h"
 #include "llamp_capture.h"
@@ -529,6 +530,13 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
    * sweep and (when inside the range) the tolerances come from its lines */
   size_t nb = 0, nl = 0;
   llamp_line_t *lines = NULL;
+  /* seconds to a minute on a graph of millions of vertices where T bends at
+   * hundreds of latencies: a person watching learns what runs */
+  if (isatty(2) && lo < hi && a.vertices >= 1000000) {
+    char a_lo[32], a_hi[32];
+    fprintf(stderr, "smpi_llamp: finding the critical latencies in [%s, %s] (-llamp-range narrows it) ...\n",
+            llamp_units_format_time(lo, a_lo, sizeof a_lo), llamp_units_format_time(hi, a_hi, sizeof a_hi));
+  }
   int have_env = llamp_engine_envelope(e, &p, LLAMP_PARAM_L, lo, hi, 0, &lines, &nl) == 0;
   if (have_env ? llamp_engine_envelope_breakpoints(lines, nl, &bps, &nb)
                : llamp_engine_breakpoints_es(e, &p, LLAMP_PARAM_L, lo, hi, &bps, &nb,
