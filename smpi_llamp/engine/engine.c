@@ -4240,7 +4240,7 @@ static void env_part_run(env_parts_t *s, env_part_t *q, int half) {
   q->gave_up = s->eng[half]->env_gave_up;
 }
 
-/* One core's loop: take the next part, run it, queue its halves if it ran
+/* One core's loop: take the next part, run it, queue its pieces if it ran
  * over the budget; done when nothing waits and no core may queue more. */
 static void env_parts_worker(void *ctx, uint64_t a, uint64_t b, int half) {
   env_parts_t *s = ctx;
