@@ -7,7 +7,10 @@
 #   no cut   LLAMP_ENVELOPE_PART_AVG=1e18: the two first parts only, at
 #            points placed where T bends
 # Both reports must be the same byte for byte.  Optionally a third llamp
-# binary (e.g. one built before a change) runs the same analyses too.
+# binary (e.g. one built before a change) runs the same analyses too.  Each
+# run also prints the lines its pruned passes kept in all
+# (LLAMP_DEBUG_ENVELOPE): the pass's work grows with them, and unlike the
+# wall time they do not change from run to run.
 #   bench/bench_critical.sh BUILD_DIR [OLD_LLAMP]
 build=$(cd "${1:?usage: $0 BUILD_DIR [OLD_LLAMP]}" && pwd) # absolute: the bench works in a temporary directory
 old=${2:-}
@@ -18,13 +21,16 @@ dir=$(mktemp -d) || exit 2
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 2
 "$llamp" generate random ranks=8 ops=60000 seed=4 -o g.llg >/dev/null || exit 1
-wall() { # seconds of one run; its report into $1
+wall() { # seconds of one run; its report into $1, its envelope's debug lines into $1.err
   out=$1
   shift
   t0=$(date +%s.%N)
-  "$@" --range 0:20us --tolerance none --format json -o "$out" 2>/dev/null || return 1
+  LLAMP_DEBUG_ENVELOPE=1 "$@" --range 0:20us --tolerance none --format json -o "$out" 2>"$out.err" || return 1
   t1=$(date +%s.%N)
   echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }'
+}
+kept() { # M lines the pruned passes of the run that wrote report $1 kept
+  grep -o "kept [0-9]*" "$1.err" | awk '{ s += $2 } END { printf "%.0f M", s / 1e6 }'
 }
 fail=0
 echo "random ranks=8 ops=60000 seed=4 (480 k events), critical latencies in [0, 20 us]"
@@ -36,14 +42,14 @@ for params in "--o 0" "--L 2us --o 0 --G 0.1ns --S 64KiB --nic"; do
   n=$(grep -o '"lambda_before"' cut.json | wc -l)
   same=same
   cmp -s cut.json nocut.json || { same=DIFFER; fail=1; }
-  line=$(printf "  %-44s %5d critical latencies  cut %7.2f s  no cut %7.2f s  x%.2f  %s" "$params" "$n" "$tc" "$tn" \
-    "$(echo "$tn $tc" | awk '{ print $1 / $2 }')" "$same")
+  line=$(printf "  %-44s %5d critical latencies  cut %7.2f s (%s lines)  no cut %7.2f s (%s)  x%.2f  %s" "$params" "$n" \
+    "$tc" "$(kept cut.json)" "$tn" "$(kept nocut.json)" "$(echo "$tn $tc" | awk '{ print $1 / $2 }')" "$same")
   if [ -n "$old" ]; then
     # shellcheck disable=SC2086
     to=$(wall old.json "$old" analyze g.llg $params) || exit 1
     so=same
     cmp -s cut.json old.json || { so=DIFFER; fail=1; }
-    line="$line  old $(printf %.2f "$to") s  x$(echo "$to $tc" | awk '{ printf "%.2f", $1 / $2 }')  $so"
+    line="$line  old $(printf %.2f "$to") s ($(kept old.json))  x$(echo "$to $tc" | awk '{ printf "%.2f", $1 / $2 }')  $so"
   fi
   echo "$line"
 done
