@@ -3335,6 +3335,33 @@ static double piece_tol(const llamp_line_t *l, size_t n, double hi) {
  * the envelope at one point is dropped (so breakpoints are never doubled). */
 static inline int line_before(llamp_line_t x, llamp_line_t y) { return x.a < y.a || (x.a == y.a && x.b < y.b); }
 
+/* Merge the sorted runs v[runs[i] .. runs[i+1]) (i < nruns) using tmp
+ * (n lines); the result ends in v. */
+static void merge_runs(llamp_line_t *v, size_t n, size_t *runs, size_t nruns, llamp_line_t *tmp) {
+  llamp_line_t *src = v, *dst = tmp;
+  runs[nruns] = n;
+  while (nruns > 1) {
+    size_t out = 0, r = 0;
+    for (; r + 1 < nruns; r += 2) {
+      size_t i = runs[r], im = runs[r + 1], j = im, jm = runs[r + 2], k = i;
+      while (i < im && j < jm) dst[k++] = line_before(src[j], src[i]) ? src[j++] : src[i++];
+      while (i < im) dst[k++] = src[i++];
+      while (j < jm) dst[k++] = src[j++];
+      runs[out++] = runs[r];
+    }
+    if (r < nruns) { /* an odd run left: copy it */
+      memcpy(dst + runs[r], src + runs[r], (runs[r + 1] - runs[r]) * sizeof *dst);
+      runs[out++] = runs[r];
+    }
+    runs[out] = n;
+    nruns = out;
+    llamp_line_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != v) memcpy(v, src, n * sizeof *v);
+}
+
 static int line_order(const void *x, const void *y) {
   const llamp_line_t *p = x, *q = y;
   return line_before(*p, *q) ? -1 : line_before(*q, *p);
@@ -3351,12 +3378,9 @@ static void sort_lines(llamp_line_t *v, size_t n) {
   while (m < n && !line_before(v[m], v[m - 1])) m++;
   llamp_line_t *tmp = n - m > 16 ? malloc(n * sizeof *tmp) : NULL;
   if (tmp) {
+    size_t runs[3] = {0, m};
     qsort(v + m, n - m, sizeof *v, line_order);
-    size_t i = 0, j = m, k = 0;
-    while (i < m && j < n) tmp[k++] = line_before(v[j], v[i]) ? v[j++] : v[i++];
-    while (i < m) tmp[k++] = v[i++];
-    while (j < n) tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
+    merge_runs(v, n, runs, 2, tmp);
     free(tmp);
     return;
   }
@@ -3377,32 +3401,6 @@ static size_t hull(llamp_line_t *v, size_t n, double lo, double hi, double xtol,
   return hull_sorted(v, n, lo, hi, xtol, ytol);
 }
 
-/* Merge the sorted runs v[runs[i] .. runs[i+1]) (i < nruns) using tmp
- * (n lines); the result ends in v. */
-static void merge_runs(llamp_line_t *v, size_t n, size_t *runs, size_t nruns, llamp_line_t *tmp) {
-  llamp_line_t *src = v, *dst = tmp;
-  runs[nruns] = n;
-  while (nruns > 1) {
-    size_t out = 0, r = 0;
-    for (; r + 1 < nruns; r += 2) {
-      size_t i = runs[r], im = runs[r + 1], j = im, jm = runs[r + 2], k = i;
-      while (i < im && j < jm) dst[k++] = (src[j].a < src[i].a || (src[j].a == src[i].a && src[j].b < src[i].b)) ? src[j++] : src[i++];
-      while (i < im) dst[k++] = src[i++];
-      while (j < jm) dst[k++] = src[j++];
-      runs[out++] = runs[r];
-    }
-    if (r < nruns) { /* an odd run left: copy it */
-      memcpy(dst + runs[r], src + runs[r], (runs[r + 1] - runs[r]) * sizeof *dst);
-      runs[out++] = runs[r];
-    }
-    runs[out] = n;
-    nruns = out;
-    llamp_line_t *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != v) memcpy(v, src, n * sizeof *v);
-}
 
 /* hull(), with a fast path for the common case: one candidate is above all
  * others at both ends of [lo, hi], hence everywhere on it (lines). */
