@@ -38,7 +38,7 @@ function(llamp_fuzz name)
 endfunction()
 
 llamp_fuzz(goal CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/data/goal ${_fz_data}/goal)
-llamp_fuzz(llg CORPUS ${_fz_data}/llg)
+llamp_fuzz(llg INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/unit CORPUS ${_fz_data}/llg) # llg_checksum.h
 llamp_fuzz(llt CORPUS ${_fz_data}/llt)
 llamp_fuzz(parse CORPUS ${_fz_data}/parse)
 # the capture's model/config reader needs libconfig (as the capture does)

@@ -1619,67 +1619,117 @@ void llamp_graph_arrays(const llamp_graph_t *g, llamp_graph_arrays_t *out) {
 
 /* ---- invariant checker -------------------------------------------------------- */
 
+/* The checks of llamp_graph_check_bounds on the vertices [v0, v1), each a
+ * streaming pass over its arrays; the reader runs them chunk by chunk on two
+ * threads beside the checksum (binary.c), this file's checker over the whole
+ * graph.  Each returns the first offending vertex, or v1. */
+
+/* in_off[v0 .. v1] in order and in_off[v1] <= m: with in_off[0] = 0 the
+ * in-edges of [v0, v1) are inside in_src */
+uint64_t llamp_graph_bounds_offsets(const llamp_graph_t *g, uint64_t v0, uint64_t v1) {
+  uint32_t acc = g->in_off[v1] > g->m; /* branch-free; the offender is searched after */
+  for (uint64_t v = v0; v < v1; v++) acc |= (uint32_t)(g->in_off[v + 1] < g->in_off[v]);
+  if (!acc) return v1;
+  for (uint64_t v = v0; v < v1; v++)
+    if (g->in_off[v + 1] < g->in_off[v]) return v;
+  return v1 ? v1 - 1 : 0;
+}
+
+/* every in-edge's source before its vertex and its kind known (offsets
+ * checked first); *reach rises to the longest in-edge */
+uint64_t llamp_graph_bounds_edges(const llamp_graph_t *g, uint64_t v0, uint64_t v1, uint64_t *reach) {
+  uint32_t r = (uint32_t)*reach;
+  for (uint64_t v = v0; v < v1; v++) {
+    uint32_t lim = (uint32_t)v, bad = 0;
+    for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
+      uint32_t w = g->in_src[e], d = lim - (w & LLAMP_EDGE_SRC_MASK);
+      bad |= (uint32_t)((w & LLAMP_EDGE_SRC_MASK) >= lim) | (uint32_t)((w >> LLAMP_EDGE_KIND_SHIFT) > LLAMP_EDGE_MESSAGE);
+      r = d > r ? d : r;
+    }
+    if (bad) return v;
+  }
+  *reach = r;
+  return v1;
+}
+
+static uint32_t vertex_bad(const llamp_graph_t *g, uint64_t v) {
+  unsigned k = g->kind[v];
+  uint32_t pr = g->partner[v];
+  return (uint32_t)(k > LLAMP_VERTEX_RECV) | (uint32_t)(g->rank[v] >= g->num_ranks) | (uint32_t)(g->id[v] >= g->n) |
+         (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= g->n);
+}
+
+/* kinds, ranks, ids and partners in range; *sends and *self count the sends
+ * and the self messages (llamp_graph_num_self_messages) */
+uint64_t llamp_graph_bounds_vertices(const llamp_graph_t *g, uint64_t v0, uint64_t v1, uint64_t *sends,
+                                     uint64_t *self) {
+  uint32_t acc = 0;
+  for (uint64_t v = v0; v < v1; v++) acc |= vertex_bad(g, v);
+  if (acc)
+    for (uint64_t v = v0; v < v1; v++)
+      if (vertex_bad(g, v)) return v;
+  uint64_t s = 0, o = 0;
+  for (uint64_t v = v0; v < v1; v++) {
+    s += g->kind[v] == LLAMP_VERTEX_SEND;
+    o += (uint64_t)llamp_graph_self_send(g, v); /* partners are in range now */
+  }
+  *sends += s;
+  *self += o;
+  return v1;
+}
+
+/* every cost and size finite and non-negative: 0 / -1 */
+int llamp_graph_bounds_values(const llamp_graph_t *g, uint64_t v0, uint64_t v1) {
+  double sum = 0; /* NaN or infinity propagate, negatives count */
+  for (uint64_t v = v0; v < v1; v++) sum += g->value[v] * 0 + (g->value[v] < 0);
+  return sum == 0 ? 0 : -1;
+}
+
+static void drop_behind(const llamp_graph_t *g, uint64_t v) {
+  if (g->map_big) llamp_graph_drop_pages(g, v);
+}
+
 int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
 #define BOUND_FAIL(...)                                    \
   do {                                                     \
     if (err && errlen) snprintf(err, errlen, __VA_ARGS__); \
     return -1;                                             \
   } while (0)
-  uint64_t n = g->n, bad = n;
+  uint64_t n = g->n;
   if (g->in_off[0] != 0 || g->in_off[n] != g->m) BOUND_FAIL("edge offsets inconsistent");
   for (uint32_t r = 0; r <= g->num_ranks; r++)
     if (g->rank_first[r] > n) BOUND_FAIL("rank %u: first vertex out of range", r);
-  /* branch-free accumulations per array; the offender is searched after */
-  uint32_t acc = 0;
-  /* a file over half the memory: every 2^24 vertices the pages behind leave */
-#define DROP_BEHIND(v)                                                               \
-  if (g->map_big && ((v) & (((uint64_t)1 << 24) - 1)) == 0) llamp_graph_drop_pages(g, v)
-  for (uint64_t v = 0; v < n; v++) {
-    DROP_BEHIND(v);
-    acc |= (uint32_t)(g->in_off[v + 1] < g->in_off[v]);
+  /* each pass over all vertices, in chunks of 2^24: of a file over half the
+   * memory the pages behind leave after each chunk */
+  const uint64_t chunk = (uint64_t)1 << 24;
+#define CHUNKS(v0, v1)                                                              \
+  for (uint64_t v0 = 0, v1 = n < chunk ? n : chunk; v0 < n;                          \
+       drop_behind(g, v1), v0 = v1, v1 = n - v0 > chunk ? v0 + chunk : n)
+  CHUNKS(v0, v1) if (llamp_graph_bounds_offsets(g, v0, v1) < v1) BOUND_FAIL("edge offsets out of order");
+  uint64_t reach = 0; /* the longest in-edge (llamp_graph_reach), while the edges are read anyway */
+  CHUNKS(v0, v1) {
+    uint64_t bad = llamp_graph_bounds_edges(g, v0, v1, &reach);
+    if (bad < v1)
+      BOUND_FAIL("vertex %llu: an in-edge's source is not before it or its kind is bad", (unsigned long long)bad);
   }
-  if (acc) BOUND_FAIL("edge offsets out of order");
-  uint32_t reach = 0; /* the longest in-edge (llamp_graph_reach), while the edges are read anyway */
-  for (uint64_t v = 0; v < n && bad == n; v++) {
-    DROP_BEHIND(v);
-    uint32_t lim = (uint32_t)v;
-    for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
-      uint32_t w = g->in_src[e], d = lim - (w & LLAMP_EDGE_SRC_MASK);
-      if ((w & LLAMP_EDGE_SRC_MASK) >= lim || (w >> LLAMP_EDGE_KIND_SHIFT) > LLAMP_EDGE_MESSAGE) bad = v;
-      reach = d > reach ? d : reach;
-    }
-  }
-  if (bad < n)
-    BOUND_FAIL("vertex %llu: an in-edge's source is not before it or its kind is bad",
-               (unsigned long long)bad);
   uint64_t sends = 0, self = 0;
-  for (uint64_t v = 0; v < n; v++) {
-    DROP_BEHIND(v);
-    unsigned k = g->kind[v];
-    uint32_t pr = g->partner[v];
-    sends += k == LLAMP_VERTEX_SEND;
-    acc |= (uint32_t)(k > LLAMP_VERTEX_RECV) | (uint32_t)(g->rank[v] >= g->num_ranks) |
-           (uint32_t)(g->id[v] >= n) |
-           (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= n);
-    if (acc) BOUND_FAIL("vertex %llu: kind, rank, id or partner out of range", (unsigned long long)v);
-    self += (uint64_t)llamp_graph_self_send(g, v); /* here, while rank and partner are read anyway */
+  CHUNKS(v0, v1) {
+    uint64_t bad = llamp_graph_bounds_vertices(g, v0, v1, &sends, &self);
+    if (bad < v1) BOUND_FAIL("vertex %llu: kind, rank, id or partner out of range", (unsigned long long)bad);
   }
   if (sends != g->num_messages) BOUND_FAIL("message count mismatch");
-  ((llamp_graph_t *)g)->self_messages = self; /* the cache of llamp_graph_num_self_messages */
-  ((llamp_graph_t *)g)->self_known = 1;
-  ((llamp_graph_t *)g)->reach = reach; /* valid: every source is before its vertex */
-  ((llamp_graph_t *)g)->reach_known = 1;
-  double sum = 0; /* NaN or infinity propagate, negatives are caught below */
-  for (uint64_t v = 0; v < n; v++) {
-    DROP_BEHIND(v);
-    sum += g->value[v] * 0 + (g->value[v] < 0);
-  }
-  if (g->map_big) llamp_graph_drop_pages(g, n);
-#undef DROP_BEHIND
-  if (!(sum == 0))
-    BOUND_FAIL("a cost or size is not finite and non-negative");
+  CHUNKS(v0, v1) if (llamp_graph_bounds_values(g, v0, v1)) BOUND_FAIL("a cost or size is not finite and non-negative");
+#undef CHUNKS
+  llamp_graph_bounds_found((llamp_graph_t *)g, reach, self);
   return 0;
 #undef BOUND_FAIL
+}
+
+void llamp_graph_bounds_found(llamp_graph_t *g, uint64_t reach, uint64_t self) {
+  g->self_messages = self; /* the cache of llamp_graph_num_self_messages */
+  g->self_known = 1;
+  g->reach = reach; /* valid: every source is before its vertex */
+  g->reach_known = 1;
 }
 
 int llamp_graph_check(const llamp_graph_t *g, char *err, size_t errlen) {

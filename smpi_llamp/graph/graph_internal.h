@@ -58,6 +58,20 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads);
  * array: offsets, sources before their vertex, kinds, ranks, partners and
  * values in range.  0 / -1 with a message. */
 int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen);
+/* Its checks on the vertices [v0, v1) (the reader runs them chunk by chunk
+ * beside the checksum): each returns the first offending vertex, or v1.
+ * Offsets first (the edges' pass reads in_src by them); the edges' pass
+ * raises *reach to the longest in-edge, the vertices' pass adds the sends
+ * and the self messages. */
+uint64_t llamp_graph_bounds_offsets(const llamp_graph_t *g, uint64_t v0, uint64_t v1);
+uint64_t llamp_graph_bounds_edges(const llamp_graph_t *g, uint64_t v0, uint64_t v1, uint64_t *reach);
+uint64_t llamp_graph_bounds_vertices(const llamp_graph_t *g, uint64_t v0, uint64_t v1, uint64_t *sends,
+                                     uint64_t *self);
+/* 0 / -1: a cost or size in [v0, v1) is negative, infinite or NaN */
+int llamp_graph_bounds_values(const llamp_graph_t *g, uint64_t v0, uint64_t v1);
+/* What the checks found, cached in the graph: the longest in-edge and the
+ * number of self messages, once every check passed. */
+void llamp_graph_bounds_found(llamp_graph_t *g, uint64_t reach, uint64_t self);
 /* The whole pages inside [p, p + bytes) leave the resident set (mapped
  * files: the page cache keeps them). */
 void llamp_graph_drop_range(const void *p, size_t bytes);

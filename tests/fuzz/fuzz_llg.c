@@ -9,63 +9,10 @@
 
 #include "llamp_engine.h"
 #include "llamp_graph.h"
+#include "llg_checksum.h"
 
-/* The file's checksum (binary.c), recomputed so that mutations reach the
- * checks behind it; the raw input still tests the checksum itself.
- * Version 3: FNV-style over 8-byte words of everything after the 48-byte
- * header.  Version 4: the same mix in four lanes over each array (at the
- * offsets of layout4: 64-byte aligned after a 64-byte header), after the
- * header's first 40 bytes; the padding is outside it and must be zero). */
-#define LLG_HEADER 48
-static uint64_t mix(uint64_t h, const uint8_t *c, size_t len) {
-  size_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    uint64_t w;
-    memcpy(&w, c + i, 8);
-    h = (h ^ w) * 0x100000001b3ULL;
-  }
-  for (; i < len; i++) h = (h ^ c[i]) * 0x100000001b3ULL;
-  return h;
-}
-static uint64_t mix4(uint64_t h, const uint8_t *c, size_t len) {
-  if (len < 32) return mix(h, c, len);
-  uint64_t l[4] = {0xcbf29ce484222325ULL, 0xcbf29ce484222324ULL, 0xcbf29ce484222327ULL, 0xcbf29ce484222326ULL};
-  size_t i = 0;
-  for (; i + 32 <= len; i += 32)
-    for (int k = 0; k < 4; k++) {
-      uint64_t w;
-      memcpy(&w, c + i + 8 * k, 8);
-      l[k] = (l[k] ^ w) * 0x100000001b3ULL;
-    }
-  uint64_t d = mix(l[0], (const uint8_t *)&l[1], 8);
-  d = mix(d, (const uint8_t *)&l[2], 8);
-  d = mix(d, (const uint8_t *)&l[3], 8);
-  d = mix(d, c + i, len - i);
-  return mix(h, (const uint8_t *)&d, 8);
-}
-static void fix_checksum(uint8_t *d, size_t size) {
-  uint32_t version, P;
-  uint64_t n, m, h = 0xcbf29ce484222325ULL;
-  memcpy(&version, d + 8, 4);
-  if (version != 4) {
-    memcpy(d + 40, &(uint64_t){mix(h, d + LLG_HEADER, size - LLG_HEADER)}, 8);
-    return;
-  }
-  h = mix(h, d, 40); /* the header's fields before the checksum */
-  memcpy(&P, d + 12, 4);
-  memcpy(&n, d + 16, 8);
-  memcpy(&m, d + 24, 8);
-  if (n > size || m > size || P > size) return; /* the reader rejects the size */
-  uint64_t bytes[9] = {n, 4 * n, 8 * n, 4 * n, 4 * n, 4 * n, 4 * (n + 1), 4 * m, 8 * ((uint64_t)P + 1)};
-  uint64_t at = 64;
-  for (int i = 0; i < 9; i++) {
-    if (at + bytes[i] > size) return;
-    h = mix4(h, d + at, bytes[i]);
-    at = (at + bytes[i] + 63) / 64 * 64;
-  }
-  memcpy(d + 40, &h, 8);
-}
-
+/* The file's checksum is recomputed (llg_fix_checksum) so that mutations
+ * reach the checks behind it; the raw input still tests the checksum itself. */
 static void one(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -73,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size >= LLG_HEADER) {
     uint8_t *fixed = malloc(size);
     memcpy(fixed, data, size);
-    fix_checksum(fixed, size);
+    llg_fix_checksum(fixed, size);
     if (memcmp(fixed, data, size) != 0) one(fixed, size);
     free(fixed);
   }
