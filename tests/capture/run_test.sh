@@ -629,7 +629,7 @@ errors)
   # an earlier run's report is not left beside a run without analysis
   [ -f o7/report.json ] || fail "o7/report.json missing"
   "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o7 -llamp-no-analysis ./paper >o7.txt 2>&1 || { cat o7.txt; fail "no-analysis run"; }
-  [ ! -f o7/report.json ] && [ ! -f o7/graph.llg ] || fail "an earlier run's report.json or graph.llg was left in o7"
+  [ ! -f o7/report.json ] && [ ! -f o7/graph.llg ] && [ ! -f o7/sweep.csv ] || fail "an earlier run's report.json, graph.llg or sweep.csv was left in o7"
   echo "ok: the earlier run's outputs are gone"
   # --help works and exits 0
   "$bin/smpi_llamp-run" -llamp-help >help.txt || fail "-llamp-help"

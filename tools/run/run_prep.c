@@ -64,7 +64,7 @@ static int remove_file(const char *path) {
 
 /* an earlier run's outputs, which must not pass for this run's */
 static int remove_stale(const char *out) {
-  static const char *const names[] = {"graph.llg", "graph.goal", "report.json", "sweep.csv"};
+  static const char *const names[] = {"graph.llg", "graph.goal", "report.json", "sweep.csv", "routes.txt"};
   char path[4096];
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     snprintf(path, sizeof path, "%s/%s", out, names[i]);
