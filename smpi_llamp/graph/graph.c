@@ -159,6 +159,12 @@ void llamp_builder_set_stage_hook(llamp_builder_t *b, llamp_stage_hook_t fn, voi
 }
 
 /* A stage of the finish has ended: the caller's hook, if any. */
+/* An array's block cut to its first `bytes` (in place; its tail goes back
+ * to the heap or, for a mapped block, to the kernel). */
+static void shrink_block(void **p, size_t bytes) {
+  void *q = realloc(*p, bytes ? bytes : 1);
+  if (q) *p = q;
+}
 static void stage_end(const llamp_builder_t *b, const char *stage) {
   if (b->stage_fn) b->stage_fn(b->stage_arg, stage);
 }
@@ -1127,23 +1133,33 @@ static void rl_position(void *c, uint64_t lo, uint64_t hi, int h) {
   }
   x->deg[h] = before;
 }
-/* the new offsets, each in-edge segment copied to its new place in dst
- * with its sources renumbered (the second half after the first half's
- * edges) */
+/* each in-edge segment copied to its new place in dst with its sources
+ * renumbered (the second half after the first half's edges) */
 static void rl_edges(void *c, uint64_t lo, uint64_t hi, int h) {
   relayout_t *x = c;
   const uint32_t *in_off = x->g->in_off, *inv = x->inv, *in_src = x->g->in_src, *pos = x->level;
-  uint32_t *off = x->off, *dst = x->dst;
+  uint32_t *dst = x->dst;
   uint64_t k = h ? x->deg[0] + x->deg[1] : 0;
   for (uint64_t p = lo; p < hi; p++) {
     uint32_t v = inv[p], d = in_off[v + 1] - in_off[v];
-    off[p] = (uint32_t)k;
     const uint32_t *from = in_src + in_off[v];
     for (uint32_t e = 0; e < d; e++) {
       uint32_t w = from[e];
       dst[k + e] = pos[w & LLAMP_EDGE_SRC_MASK] | (w & ~LLAMP_EDGE_SRC_MASK);
     }
     k += d;
+  }
+}
+/* the new offsets from the old ones (in the same halves as rl_edges) */
+static void rl_offsets(void *c, uint64_t lo, uint64_t hi, int h) {
+  relayout_t *x = c;
+  const uint32_t *in_off = x->g->in_off, *inv = x->inv;
+  uint32_t *off = x->off;
+  uint64_t k = h ? x->deg[0] + x->deg[1] : 0;
+  for (uint64_t p = lo; p < hi; p++) {
+    uint32_t v = inv[p];
+    off[p] = (uint32_t)k;
+    k += in_off[v + 1] - in_off[v];
   }
 }
 /* partner by position, renumbered */
@@ -1199,7 +1215,7 @@ static void rl_swap_gather(relayout_t *x, llamp_par_t *par, void (*pass)(void *,
   *spare = t;
 }
 
-static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl, uint64_t rank_room);
+static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl);
 
 int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
   /* one helper thread for all the passes (at 600 k vertices: one thread
@@ -1209,15 +1225,17 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads) {
     free(level);
     return -1;
   }
-  int rc = relayout(g, level, par, LLAMP_NONE32, 0);
+  int rc = relayout(g, level, par, LLAMP_NONE32);
   llamp_par_destroy(par);
   return rc;
 }
 
 /* maxl: the largest level, LLAMP_NONE32 when unknown (found by a pass).
- * rank_room: the entries g->rank has room for (the builder's capacity); at
- * n + 1 or more its pages take the new offsets, else they are allocated. */
-static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl, uint64_t rank_room) {
+ * The arrays at the peak (the new in-edges beside the old ones) are the
+ * graph's, the positions and the ids: the old rank is freed before, the new
+ * offsets are written in the positions' pages once they are dead (28 +
+ * 8 x edges/vertex bytes a vertex, with 32-bit ids). */
+static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_t maxl) {
   uint64_t n = g->n, m = g->m;
   uint32_t P = g->num_ranks;
   relayout_t x;
@@ -1227,6 +1245,7 @@ static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_
   void *spare = NULL;
   block_t *blk = NULL;
   uint32_t *coarse = NULL;
+  uint8_t *kind = NULL;
   if (maxl == LLAMP_NONE32) {
     llamp_par_run(par, n, rl_maxlevel, &x);
     maxl = x.maxl[0] > x.maxl[1] ? x.maxl[0] : x.maxl[1];
@@ -1266,40 +1285,41 @@ static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_
     while (at + 1 < nb && blk[at + 1].first <= cb << x.shift) at++;
     coarse[cb] = (uint32_t)at;
   }
-  /* the new offsets go in the old rank's pages (n + 1 entries: see
-   * rank_room), the level array keeps the positions for the renumbering */
-  if (rank_room < n + 1) {
-    free(g->rank);
-    g->rank = NULL;
-    if (!(x.off = alloc_big((n + 1) * sizeof *x.off))) goto oom;
-  } else {
-    x.off = g->rank;
-    g->rank = NULL;
-  }
+  free(g->rank); /* rebuilt from the blocks at the end */
+  g->rank = NULL;
   /* the in-edges into a spare array, which then becomes in_src; the old
    * in_src is the spare of the gathers if it is large enough */
   if (!(spare = alloc_big((m ? m : 1) * sizeof(uint32_t)))) goto oom;
   x.dst = spare;
   llamp_par_run(par, n, rl_edges, &x);
-  x.off[n] = (uint32_t)m;
   spare = g->in_src;
   g->in_src = x.dst;
   if (4 * m < 8 * n) {
     free(spare);
     if (!(spare = alloc_big((n ? n : 1) * 8))) goto oom;
   }
+  /* value into the old in_src, partner (renumbered) into the old value;
+   * then the positions are dead: the new offsets into their pages (n + 1
+   * entries), and tag, kind and rank in one pass into the old partner, a
+   * new array and the old offsets */
+  rl_swap_gather(&x, par, rl_gather_value, (void **)&g->value, &spare);
+  rl_swap_gather(&x, par, rl_gather_partner, (void **)&g->partner, &spare);
+  /* value sits in the old in_src's block, partner in the old value's: their
+   * tails (touched by the old arrays) would stay with the graph */
+  shrink_block((void **)&g->value, 8 * n);
+  shrink_block((void **)&g->partner, 4 * n);
+  if (!(kind = malloc(n ? n : 1))) goto oom;
+  x.off = level;
+  x.level = level = NULL;
+  llamp_par_run(par, n, rl_offsets, &x);
+  x.off[n] = (uint32_t)m;
   uint32_t *old_off = g->in_off;
   g->in_off = x.off;
   x.off = NULL;
-  /* value into the old in_src, partner (renumbered) into the old value;
-   * then the positions are dead: tag, kind and rank in one pass into the
-   * old partner, the level array and the old offsets */
-  rl_swap_gather(&x, par, rl_gather_value, (void **)&g->value, &spare);
-  rl_swap_gather(&x, par, rl_gather_partner, (void **)&g->partner, &spare);
   x.src = g->tag;
   x.dst = spare;
   x.src2 = g->kind;
-  x.dst2 = level;
+  x.dst2 = kind;
   x.dst3 = old_off;
   x.blk = blk;
   x.nb = nb;
@@ -1308,9 +1328,8 @@ static int relayout(llamp_graph_t *g, uint32_t *level, llamp_par_t *par, uint32_
   free(g->tag);
   free(g->kind);
   g->tag = spare;
-  g->kind = (uint8_t *)level;
+  g->kind = kind;
   g->rank = old_off;
-  x.level = level = NULL;
   spare = NULL;
   free(blk);
   free(coarse);
@@ -1329,6 +1348,7 @@ oom:
   free(spare);
   free(blk);
   free(coarse);
+  free(kind);
   return -1;
 }
 
@@ -1471,7 +1491,6 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   partner = NULL;
   g->kind = b->kind;
   g->rank = b->rank;
-  uint64_t rank_room = b->cap; /* b->rank's entries: the relayout's offsets fit when > n */
   g->value = b->value;
   g->tag = b->tag;
   b->kind = NULL;
@@ -1481,7 +1500,18 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   g->num_messages = bs.messages;
   uint32_t *lv = order;
   order = NULL;
-  if (relayout(g, lv, b->par, swept ? LLAMP_NONE32 : bs.maxl, rank_room)) goto oom;
+  /* the builder's arrays to their size before the relayout's peak: their
+   * room beyond it is partly resident (a huge page's first touch maps all of
+   * it): 7 MB on an 8.65 M-vertex halo */
+  shrink_block((void **)&g->kind, n);
+  shrink_block((void **)&g->rank, 4 * n);
+  shrink_block((void **)&g->value, 8 * n);
+  shrink_block((void **)&g->tag, 4 * n);
+  shrink_block((void **)&g->in_src, 4 * (m ? m : 1));
+  shrink_block((void **)&g->in_off, 4 * (n + 1));
+  shrink_block((void **)&g->id, 4 * n);
+  shrink_block((void **)&lv, 4 * (n + 1));
+  if (relayout(g, lv, b->par, swept ? LLAMP_NONE32 : bs.maxl)) goto oom;
   stage_end(b, "relayout");
   llamp_builder_destroy(b);
   return g;

@@ -67,6 +67,12 @@ void llamp_mem_keep_freed(void) {
 #endif
 }
 
+void llamp_mem_map_big_blocks(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 1 << 20); /* a fixed threshold: glibc's own no longer moves */
+#endif
+}
+
 void llamp_mem_return_freed(void) {
   __atomic_store_n(&kept, 0, __ATOMIC_RELAXED);
 #ifdef __GLIBC__

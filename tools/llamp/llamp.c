@@ -1364,6 +1364,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   const char *cmd = argv[1];
+  llamp_mem_map_big_blocks(); /* builders' freed arrays go back to the kernel (peak memory) */
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(main_help, stdout);
     return 0;
