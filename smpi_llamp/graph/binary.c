@@ -521,7 +521,7 @@ static void *read_half_run(void *arg) {
       j->bad = llamp_graph_bounds_vertices(g, v0, v1, &j->sends, &j->self) < v1;
     }
   }
-  for (int i = 0; i < NSECT; i++)
+  for (int i = 0; i < NSECT && !j->bad; i++) /* (a bad file is read again for its message) */
     if (half_of(i) == j->half) FEED(i, s[i].bytes);
 #undef FEED
   return NULL;
@@ -533,9 +533,7 @@ static void *read_half_run(void *arg) {
  * offsets' ends are wrong, nothing is known (the caller checks again one
  * pass at a time, for the error's message). */
 static int read_halves(llamp_graph_t *g, const bin_header_t *h, const section_t s[NSECT], uint64_t *sum) {
-  if (g->in_off[0] != 0 || g->in_off[g->n] != g->m) return -1;
-  for (uint32_t r = 0; r <= g->num_ranks; r++)
-    if (g->rank_first[r] > g->n) return -1;
+  if (llamp_graph_bounds_ends(g, NULL, 0)) return -1;
   read_half_t half[2] = {{g, s, 0, 0, 0, 0, 0, {{{0}, 0}}}, {g, s, 1, 0, 0, 0, 0, {{{0}, 0}}}};
   pthread_t other;
   if (pthread_create(&other, NULL, read_half_run, &half[1]) == 0) {

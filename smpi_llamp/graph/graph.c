@@ -1715,6 +1715,19 @@ int llamp_graph_bounds_values(const llamp_graph_t *g, uint64_t v0, uint64_t v1) 
   return sum == 0 ? 0 : -1;
 }
 
+int llamp_graph_bounds_ends(const llamp_graph_t *g, char *err, size_t errlen) {
+  if (g->in_off[0] != 0 || g->in_off[g->n] != g->m) {
+    if (err && errlen) snprintf(err, errlen, "edge offsets inconsistent");
+    return -1;
+  }
+  for (uint32_t r = 0; r <= g->num_ranks; r++)
+    if (g->rank_first[r] > g->n) {
+      if (err && errlen) snprintf(err, errlen, "rank %u: first vertex out of range", r);
+      return -1;
+    }
+  return 0;
+}
+
 static void drop_behind(const llamp_graph_t *g, uint64_t v) {
   if (g->map_big) llamp_graph_drop_pages(g, v);
 }
@@ -1726,9 +1739,7 @@ int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen) {
     return -1;                                             \
   } while (0)
   uint64_t n = g->n;
-  if (g->in_off[0] != 0 || g->in_off[n] != g->m) BOUND_FAIL("edge offsets inconsistent");
-  for (uint32_t r = 0; r <= g->num_ranks; r++)
-    if (g->rank_first[r] > n) BOUND_FAIL("rank %u: first vertex out of range", r);
+  if (llamp_graph_bounds_ends(g, err, errlen)) return -1;
   /* each pass over all vertices, in chunks of 2^24: of a file over half the
    * memory the pages behind leave after each chunk */
   const uint64_t chunk = (uint64_t)1 << 24;
@@ -1771,9 +1782,7 @@ int llamp_graph_check(const llamp_graph_t *g, char *err, size_t errlen) {
   } while (0)
   uint8_t *seen = NULL;
   if (!g) CHECK_FAIL("no graph");
-  if (g->in_off[0] != 0 || g->in_off[g->n] != g->m) CHECK_FAIL("edge offsets inconsistent");
-  for (uint32_t r = 0; r <= g->num_ranks; r++)
-    if (g->rank_first[r] > g->n) CHECK_FAIL("rank %u: first vertex out of range", r);
+  if (llamp_graph_bounds_ends(g, err, errlen)) return -1; /* nothing allocated yet */
   /* the builder ids must be a permutation, each inside its rank's block */
   seen = calloc(g->n ? g->n : 1, 1);
   if (!seen) CHECK_FAIL("out of memory while checking");

@@ -58,6 +58,9 @@ int llamp_graph_relayout(llamp_graph_t *g, uint32_t *level, int threads);
  * array: offsets, sources before their vertex, kinds, ranks, partners and
  * values in range.  0 / -1 with a message. */
 int llamp_graph_check_bounds(const llamp_graph_t *g, char *err, size_t errlen);
+/* Its first checks, whole-graph: the edge offsets' ends and the ranks'
+ * first vertices.  0 / -1 with a message (err may be NULL). */
+int llamp_graph_bounds_ends(const llamp_graph_t *g, char *err, size_t errlen);
 /* Its checks on the vertices [v0, v1) (the reader runs them chunk by chunk
  * beside the checksum): each returns the first offending vertex, or v1.
  * Offsets first (the edges' pass reads in_src by them); the edges' pass
