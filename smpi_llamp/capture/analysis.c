@@ -473,6 +473,14 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
   } else if (!cfg->net && cfg->netfile.have_model) { /* traces analysed outside a simulation */
     p.net = &cfg->netfile.model;
   }
+  /* SMPI's protocol by size (smpi_request.cpp): from smpi/async-small-thresh
+   * up (SMPI's default 0: every message) a transfer starts when its receive
+   * is matched, below send-is-detached-thresh its sender goes on */
+  if (cfg->net && cfg->net->have_A && p.rndv_direct) {
+    p.async_small = 1;
+    p.A = cfg->net->A;
+    p.S = cfg->net->S;
+  }
   llamp_topo_ref_t ref;
   int have_ref = 0;
   if (cfg->topo && cfg->topology == 0) {

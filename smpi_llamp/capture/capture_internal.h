@@ -123,6 +123,8 @@ struct llamp_capture_net {
   int active;                 /* 1: the DAG charges `model` */
   llamp_netmodel_t model;
   double S;                   /* the eager limit SimGrid applies (detached thresh - 1) */
+  int have_A;                 /* 1: SMPI's smpi/async-small-thresh is known: */
+  double A;                   /* a message of s >= A bytes starts when its receive is matched */
   char network_model[32];     /* SimGrid's network/model ("SMPI") */
   unsigned n;
   llamp_capture_net_setting_t setting[LLAMP_CAPTURE_NET_SETTINGS];

@@ -157,6 +157,8 @@ static void per_host(llamp_capture_reasons_t *out) {
 }
 
 static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *out) {
+  /* SMPI's protocol by size is the DAG's (analysis.c: async_small) */
+  int protocol = cfg->net && cfg->net->have_A && cfg->params.rndv_direct;
   if (cfg->net && cfg->net->active) { /* the DAG charges SimGrid's per-message costs */
     const llamp_netmodel_t *m = &cfg->net->model;
     for (const char *n = cfg->net->note; *n;) { /* one reason per "; "-separated part */
@@ -165,11 +167,11 @@ static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t 
       add(out, "%.*s", (int)len, n);
       n += len + (e ? 2 : 0);
     }
-    if (fabs(m->L_ref - cfg->params.L) > 1e-3 * m->L_ref)
+    if (!cfg->topo && fabs(m->L_ref - cfg->params.L) > 1e-3 * m->L_ref) /* with routes: each route's own */
       add(out, "the latency factors scale a route latency of L_ref = %.4g us, the DAG's L is %.4g us",
           m->L_ref * 1e6, cfg->params.L * 1e6);
     int async = sg_cfg_get_int("smpi/async-small-thresh");
-    if ((double)async < cfg->net->S + 1 && cfg->net->S > 0)
+    if (!protocol && (double)async < cfg->net->S + 1 && cfg->net->S > 0)
       add(out, "SimGrid starts a message above smpi/async-small-thresh (%d B) only when its receive is "
                "posted; the DAG's eager messages (up to S = %.0f B) leave at the send", async, cfg->net->S);
     per_host(out);
@@ -193,6 +195,7 @@ static void settings(const llamp_capture_config_t *cfg, llamp_capture_reasons_t 
   double S = cfg->params.S;
   int async = sg_cfg_get_int("smpi/async-small-thresh");
   int detached = sg_cfg_get_int("smpi/send-is-detached-thresh");
+  if (protocol) return;
   if ((double)async < S + 1 && S > 0)
     add(out, "SimGrid starts a message above smpi/async-small-thresh (%d B) only when its receive is "
              "posted; the DAG's eager messages (up to S = %.0f B) leave at the send", async, S);

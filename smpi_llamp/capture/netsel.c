@@ -141,6 +141,15 @@ int llamp_capture_net_resolve(llamp_capture_net_t *out, const llamp_capture_conf
     long t = strtol(dt, &end, 10);
     if (end != dt && t >= 0) out->S = (double)t - 1; /* eager when s < the threshold */
   }
+  const char *as = get("smpi/async-small-thresh");
+  if (as) { /* smpi_request.cpp, Request::start: below it a send goes to the receiver's
+               small mailbox, whose permanent receiver starts it at once; from it up
+               (0: every message) it waits in the mailbox for its receive */
+    record(out, "smpi/async-small-thresh", as, is_default, added);
+    char *end;
+    long t = strtol(as, &end, 10);
+    if (end != as && t >= 0) out->have_A = 1, out->A = (double)t;
+  }
   snprintf(m->source, sizeof m->source, "SimGrid's settings at MPI_Init (%s)",
            smpi_group ? "from the model file's smpi group unless overridden" : "report.json: capture.network_model");
   out->active = !llamp_netmodel_is_trivial(m);
@@ -182,6 +191,7 @@ void llamp_capture_net_json(FILE *f, const llamp_capture_net_t *n, const char *i
     fprintf(f, ", \"L_ref\": %.12g, \"G_ref\": %.12g, \"envelope\": %g", n->model.L_ref, n->model.G_ref,
             n->model.envelope);
   fprintf(f, ", \"S\": %.0f", n->S);
+  if (n->have_A) fprintf(f, ", \"A\": %.0f", n->A);
   if (n->note[0]) {
     fprintf(f, ", \"note\": ");
     llamp_capture_json_str(f, n->note);

@@ -39,8 +39,17 @@ enum {
                      messages ahead of it in the run of sends u starts (the NIC rule; v an
                      eager receive; ahead = their count x g + their bytes at G) */
 };
-/* Plan vertex kinds: graph kinds plus a rendezvous receive. */
+/* Plan vertex kinds: graph kinds plus a rendezvous receive (any message
+ * that starts at its match: above S, or from A up with async_small). */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
+
+/* The largest message that leaves at its send: S, or below A with SMPI's
+ * async_small (smpi/async-small-thresh; sizes are whole bytes, so s >= A is
+ * s > A - 1).  Larger ones start when their receive is matched; of those,
+ * only the ones above S keep their sender waiting (E_RNDV_DONE). */
+static inline double leave_max(const llamp_params_t *p) {
+  return p->async_small ? fmin(p->S, p->A - 1) : p->S;
+}
 
 #define PLAN_SHIFT 29
 #define PLAN_MASK ((1u << PLAN_SHIFT) - 1)
@@ -660,6 +669,7 @@ typedef struct {
   uint32_t *off, *src;
   int pass;
   int rndv; /* 1: the plan has a rendezvous receive */
+  double S; /* a sender waits for its transfer above it */
   uint64_t count[2], start[2];
   int back[2]; /* pass 1: an edge of the half goes backward in the graph's order */
 } plan_edges_t;
@@ -685,7 +695,7 @@ static inline __attribute__((always_inline)) uint64_t plan_edges_range(plan_edge
         uint32_t type = k, from = u;
         if (k == LLAMP_EDGE_MESSAGE) type = rndv && kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
         else if (rndv && k == LLAMP_EDGE_REQUIRES && a->kind[u] == LLAMP_VERTEX_SEND &&
-                 kind[llamp_graph_partner(g, u)] == K_RECV_RNDV) {
+                 kind[llamp_graph_partner(g, u)] == K_RECV_RNDV && a->value[u] > c->S) {
           /* the rendezvous send completes when its data has been read */
           if (pass) src[m] = u | (E_END << PLAN_SHIFT);
           m++;
@@ -740,11 +750,12 @@ static void plan_edges_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
 }
 
 /* The plan's kinds and values of vertices [lo, hi): a receive is charged
- * for the message actually sent, and is a rendezvous one above S. */
+ * for the message actually sent, and is a rendezvous one above S (above
+ * leave_max: it starts at its match). */
 typedef struct {
   const llamp_graph_t *g;
   const llamp_graph_arrays_t *a;
-  double S;
+  double S; /* leave_max */
   uint8_t *kind;
   double *value;
 } plan_kinds_t;
@@ -836,7 +847,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   int owned_posting = 1;
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
-  plan_kinds_t pk = {g, &a, e->proto.S, kind, value};
+  plan_kinds_t pk = {g, &a, leave_max(&e->proto), kind, value};
   if (!kinds_known) llamp_par_run(par, n, plan_kinds_half, &pk);
   /* gap edges: previous send (recv) of the same rank in posting order */
   if (gap) {
@@ -852,7 +863,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     if (base) owned_posting = 0; /* the caller's */
     arrival_t *arr = recv_key ? plan_alloc((n ? n : 1) * sizeof *arr) : NULL;
     if (recv_key && !arr) goto oom;
-    plan_ranks_t pr = {g, &a, bref, e->proto.S, e->proto.nic, any_self, recv_chain, recv_key, rank_off, posting,
+    plan_ranks_t pr = {g, &a, bref, leave_max(&e->proto), e->proto.nic, any_self, recv_chain, recv_key, rank_off, posting,
                        arr, prev_msg, NULL, NULL, NULL, NULL, NULL, NULL};
     if (bref) { /* runs first: their bursts' receives leave the receive chain */
       burst_from = plan_alloc((n ? n : 1) * 4);
@@ -889,7 +900,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   int rndv = 0;
   for (uint64_t v = 0; v < n && !rndv; v++) rndv = kind[v] == K_RECV_RNDV;
   plan_edges_t pe = {g, &a, kind, burst_from, gap ? prev_msg : NULL, bref, e->proto.nic, chain_read, off, NULL, 0,
-                     rndv, {0, 0}, {0, 0}, {0, 0}};
+                     rndv, e->proto.S, {0, 0}, {0, 0}, {0, 0}};
   llamp_par_run(par, n, plan_edges_half, &pe);
   uint64_t m_all = pe.count[0] + pe.count[1];
   if (m_all >= UINT32_MAX || !(src = plan_alloc((m_all ? m_all : 1) * 4))) goto oom;
@@ -1145,6 +1156,16 @@ static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
   memset(memo, 0, sizeof memo);
   if (e->pw) costs_mark_nonblocking(e, &a);
   if (!e->pw && !e->pk) return 0;
+  /* SimGrid's lat-factor multiplies each route's own latency: c(s) of a
+   * kind scales by its route latency over L_ref (NULL: not needed) */
+  double *cs = NULL;
+  if (e->pw && q && q->num_kinds && llamp_netmodel_by_factors(&e->net)) {
+    if (!(cs = malloc(q->num_kinds * sizeof *cs))) {
+      snprintf(err, errlen, "out of memory for the per-pair costs");
+      return -1;
+    }
+    for (uint32_t k = 0; k < q->num_kinds; k++) cs[k] = llamp_netmodel_route_c(&e->net, 1, llamp_pairs_route_latency(q, k));
+  }
   for (uint64_t v = 0; v < a.n; v++) {
     if (e->pw) costs_pw_vertex(e, &a, memo, v);
     if (!e->pk) continue;
@@ -1154,16 +1175,20 @@ static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
       if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV) x ^= y, y ^= x, x ^= y;
       snprintf(err, errlen, "per-pair costs: no route from rank %u (host %u) to rank %u (host %u) in the table", x,
                q->rank_host[x], y, q->rank_host[y]);
+      free(cs);
       return -1;
     }
     if (kind >= nk) {
       snprintf(err, errlen, "per-pair costs: kind %u of rank %u's message out of range (%u kinds)", kind,
                llamp_graph_rank(g, v), q ? q->num_kinds : 1);
+      free(cs);
       return -1;
     }
     e->pk[v] = kind;
     if (e->pw && kind >= base) e->pw[v].c = self_c(e, e->pw[v].c, e->kc0[kind]);
+    else if (cs && llamp_graph_kind(g, v) != LLAMP_VERTEX_CALC) e->pw[v].c *= cs[kind];
   }
+  free(cs);
   return 0;
 }
 
@@ -1503,6 +1528,10 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     snprintf(err, errlen, "model parameters must be non-negative");
     return NULL;
   }
+  if (p->async_small && (!(p->A >= 0) || !p->rndv_direct)) {
+    snprintf(err, errlen, "async_small (SMPI's smpi/async-small-thresh) needs A >= 0 and the direct rendezvous");
+    return NULL;
+  }
   llamp_engine_t *e = calloc(1, sizeof *e);
   if (!e) {
     snprintf(err, errlen, "out of memory");
@@ -1516,7 +1545,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   llamp_graph_arrays(g, &a);
   int rndv = 0;
   for (uint64_t v = 0; v < a.n && !rndv; v++)
-    rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > p->S;
+    rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > leave_max(p);
   int plan = rndv || p->g > 0 || p->nic;
   if (!plan) {
     e->n = a.n;
@@ -2931,9 +2960,10 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     double valv = a.value[v];
     if (kv == LLAMP_VERTEX_SEND) {
       uint64_t r = llamp_graph_partner(g, v);
-      if (valv > p->S || r >= a.n || a.rank[r] == a.rank[v]) {
+      if (valv > leave_max(p) || r >= a.n || a.rank[r] == a.rank[v]) {
         snprintf(err, errlen, "vertex %llu: %s (out of core: eager messages between ranks only)",
-                 (unsigned long long)v, valv > p->S ? "a message above S" : "a message to its own rank");
+                 (unsigned long long)v, valv > leave_max(p) ? "a message that starts at its match (above S, or "
+                 "from A up)" : "a message to its own rank");
         rc = -1;
         break;
       }
@@ -4557,7 +4587,7 @@ static unsigned plan_kind(const llamp_engine_t *e, uint64_t v, double *bytes) {
   *bytes = llamp_graph_value(g, v);
   if (k == LLAMP_VERTEX_RECV) {
     *bytes = llamp_graph_value(g, llamp_graph_partner(g, v));
-    if (*bytes > e->proto.S) return K_RECV_RNDV;
+    if (*bytes > leave_max(&e->proto)) return K_RECV_RNDV;
   }
   return k;
 }
@@ -4575,6 +4605,8 @@ static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv
   if (e->pw) {
     pw_vertex(e, gv, pw);
     if (e->pk && k >= (e->pairs ? e->pairs->num_kinds : 1)) pw->c = self_c(e, pw->c, e->kc0[k]);
+    else if (e->pairs && k < e->pairs->num_kinds && llamp_graph_kind(e->graph, gv) != LLAMP_VERTEX_CALC)
+      pw->c = llamp_netmodel_route_c(&e->net, pw->c, llamp_pairs_route_latency(e->pairs, k)); /* as costs_fill */
   }
   if (!e->pk) return t;
   kv->pk = 0;

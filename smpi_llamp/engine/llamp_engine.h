@@ -13,6 +13,9 @@
  *       recv cost          2L + (s-1)G + o                        (read request, data back, o)
  *       send completion    the send's `requires` successors start >= m + L + (s-1)G
  *     rndv_direct (SMPI):  RTS edge cost 0, recv cost L + (s-1)G + o, completion as above
+ *   async_small (SMPI)     a message of s >= A bytes (s <= S) starts at its match too: its
+ *                          receive is charged as a direct rendezvous one, its send
+ *                          completes at once (detached); s < A: eager as above
  *   g (optional, g > 0)    consecutive sends (and receives) of a rank start >= g apart
  *   NIC rule (p->nic)      a rank's eager messages leave its NIC >= g + bw(s_prev) G
  *                          apart while the rank goes on (runs), eager receives end
@@ -21,7 +24,9 @@
  *   size-dependent costs   with p->net (llamp_netmodel.h): send cost o + cpu_send(s)
  *     (cpu_isend(s) for a send whose successor irequires it, and that
  *     successor waits cpu_isend(s) too), eager recv o + cpu_recv(s), and
- *     every L + (s-1)G above becomes L + c(s) + k(s) G (docs/model.md)
+ *     every L + (s-1)G above becomes L + c(s) + k(s) G (docs/model.md);
+ *     with per-pair costs and SimGrid's factors c(s) scales with the route's
+ *     own latency (llamp_netmodel_route_c, llamp_pairs_route_latency)
  *   per-pair costs         with p->pairs: each L above is L + the route's latency
  *     (affine in the topology parameters) and each G, G x the route's scale
  *   messages to oneself    (sender rank = receiver rank) never cross the
@@ -89,6 +94,15 @@ static inline uint32_t llamp_pairs_kind(const llamp_pairs_t *q, uint32_t i, uint
   return lo < q->nhpairs && q->hpair_key[lo] == key ? q->hpair_kind[lo] : UINT32_MAX;
 }
 
+/* The latency of the route of kind k at the table's reference point:
+ * L0 + c0[k] + sum_x coef[k][x] ref[x] (what SimGrid's lat-factor
+ * multiplies, llamp_netmodel_route_c). */
+static inline double llamp_pairs_route_latency(const llamp_pairs_t *q, uint32_t k) {
+  double r = q->L0 + q->c0[k];
+  for (uint32_t x = 0; x < q->num_params; x++) r += q->coef[(size_t)k * q->num_params + x] * q->ref[x];
+  return r;
+}
+
 typedef struct {
   double L;        /* latency, s */
   double o;        /* CPU overhead per message, s */
@@ -98,6 +112,12 @@ typedef struct {
   int size_g_full; /* 1: bandwidth term s*G (LLAMP code); 0: (s-1)*G (paper, LogGOPSim) */
   int rndv_direct; /* rendezvous: 0 = the paper's RDMA read (3 L); 1 = direct (SMPI): the
                       transfer starts once both sides are posted and costs one L */
+  int async_small; /* 1: SMPI's smpi/async-small-thresh A holds (needs rndv_direct): a message
+                      of s >= A bytes starts when its receive is matched, as a direct
+                      rendezvous one does, while its sender goes on when s <= S (SMPI's
+                      detached send); only s < A leaves at its send.  0 (default): every
+                      message up to S leaves at its send */
+  double A;        /* bytes (SMPI's default 0: every message starts at its match) */
   const llamp_netmodel_t *net; /* size-dependent costs (NULL: the scalar LogGPS model above);
                                   the engine copies it at creation */
   int nic; /* 1: LogGP's NIC rule (docs/model.md, "The NIC rule"): a rank's consecutive

@@ -17,6 +17,9 @@
  *   end             t >= y_v + cost(v);  rendezvous recv also t >= y_v + l + bw(s) G
  *   cost(v)         calc: duration; send, eager recv: o; rendezvous recv: 2l + bw(s) G + o
  *   bw(s)           s - 1 (s >= 1; 0 for s = 0), or s with size_g_full
+ *   async_small     (SMPI's smpi/async-small-thresh A) a message of s >= A
+ *                   bytes is charged as a direct rendezvous one (its receive
+ *                   holds the transfer), but its sender waits only when s > S
  *   size-dependent  (p->net) every o of a send or receive gains its constant
  *                   cpu(v), every l + bw(s) G becomes l + c(s) + k(s) G, and
  *                   an irequires edge from an Isend costs its cpu(u)
@@ -152,7 +155,8 @@ typedef struct {
 typedef struct {
   const llamp_graph_t *g;
   llamp_graph_arrays_t a;
-  double S;
+  double S;        /* a sender above it waits for its transfer */
+  double M;        /* a message above it starts at its match (S, or below A: engine.c leave_max) */
   int full, gap, direct; /* direct: SMPI-like rendezvous (llamp_params_t.rndv_direct) */
   int nic;               /* the NIC rule: a gap row also costs the previous message's bytes */
   uint32_t *prev_msg, *next_msg; /* gap pairs (gap on), UINT32_MAX = none */
@@ -172,7 +176,10 @@ typedef struct {
 
 static inline double bw_bytes(double s, int full) { return full ? s : (s >= 1 ? s - 1 : 0); }
 
-static inline int send_is_rndv(const model_t *m, uint64_t u) { return m->a.value[u] > m->S; }
+/* The send's message starts at its match (its receive's cost holds the
+ * transfer); the sender waits for it only above S. */
+static inline int send_at_match(const model_t *m, uint64_t u) { return m->a.value[u] > m->M; }
+static inline int send_waits(const model_t *m, uint64_t u) { return m->a.value[u] > m->S; }
 
 /* The send of a receive: its size decides the protocol and the charge. */
 static inline double recv_size(const model_t *m, uint64_t v) {
@@ -246,7 +253,8 @@ static inline void add_bytes(const model_t *m, uint64_t v, double b, row_t *r) {
 }
 
 /* A message's transfer l + bw(s) G, or l + c(s) + k(s) G (s sent by v); a
- * message to oneself's c(s) scales with its route's latency (engine.c self_c). */
+ * message to oneself's c(s) scales with its route's latency (engine.c self_c),
+ * and so does any message's with SimGrid's factors (engine.c costs_fill). */
 static inline void add_transfer(const model_t *m, uint64_t v, double s, row_t *r) {
   add_lat(m, v, 1, r);
   if (m->net) {
@@ -258,6 +266,11 @@ static inline void add_transfer(const model_t *m, uint64_t v, double s, row_t *r
       mkind_t k;
       kind_of(m, v, &k);
       c = m->net->L_ref > 0 ? c * k.c0 / m->net->L_ref : 0;
+    } else if (m->pairs && m->pairs->num_kinds) { /* SimGrid's lat-factor on the route's own latency */
+      const llamp_pairs_t *q = m->pairs;
+      uint32_t r = llamp_graph_rank(m->g, v), o = llamp_graph_rank(m->g, llamp_graph_partner(m->g, v));
+      uint32_t kk = m->a.kind[v] == LLAMP_VERTEX_SEND ? llamp_pairs_kind(q, r, o) : llamp_pairs_kind(q, o, r);
+      if (kk < q->num_kinds) c = llamp_netmodel_route_c(m->net, c, llamp_pairs_route_latency(q, kk));
     }
     r->rhs += c * US;
   } else {
@@ -278,7 +291,7 @@ static inline void add_vertex_cost(const model_t *m, uint64_t u, row_t *r) {
     double s = recv_size(m, u);
     r->no += 1;
     if (m->net) net_of(m, u, &x), r->rhs += x.cpu * US;
-    if (s > m->S) {
+    if (s > m->M) {
       if (!m->direct) add_lat(m, u, 1, r); /* RDMA read: the request; both: the data (next line) */
       add_transfer(m, u, s, r);
     }
@@ -311,11 +324,11 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
   }
   if (k == LLAMP_EDGE_MESSAGE) {
     add_vertex_cost(m, u, &r[0]); /* from the end of the send */
-    if (!send_is_rndv(m, u)) add_transfer(m, u, m->a.value[u], &r[0]);
+    if (!send_at_match(m, u)) add_transfer(m, u, m->a.value[u], &r[0]);
     else if (!m->direct) add_lat(m, u, 1, &r[0]); /* the RDMA read's request; a direct rendezvous has none */
     return 1;
   }
-  if (m->a.kind[u] == LLAMP_VERTEX_SEND && send_is_rndv(m, u)) {
+  if (m->a.kind[u] == LLAMP_VERTEX_SEND && send_waits(m, u)) {
     add_vertex_cost(m, u, &r[0]); /* end(u) = y_u + o ... */
     uint64_t rv = llamp_graph_partner(m->g, u);
     row_init(&r[1], 'c', e, w, rv);
@@ -336,7 +349,7 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
     row_init(&r[k], 'b', v, v, u);
     add_vertex_cost(m, u, &r[k]);
     /* a rendezvous receive's start is its read's: its transfer is in its cost */
-    if (!(recv_size(m, v) > m->S)) add_transfer(m, llamp_graph_partner(m->g, v), recv_size(m, v), &r[k]);
+    if (!(recv_size(m, v) > m->M)) add_transfer(m, llamp_graph_partner(m->g, v), recv_size(m, v), &r[k]);
     if (m->ahead_bytes) add_bytes(m, llamp_graph_partner(m->g, v), m->ahead_bytes[v], &r[k]);
     if (m->ahead_count) r[k].ng += m->ahead_count[v];
     k++;
@@ -352,10 +365,10 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
      * read it waits for (engine.c build_plan, llamp_engine_chain_reads) */
     uint64_t u = m->prev_msg[v];
     if (m->nic && m->a.kind[v] == LLAMP_VERTEX_RECV) {
-      if (!(recv_size(m, v) > m->S)) u = v;
+      if (!(recv_size(m, v) > m->M)) u = v;
       /* the end of a burst to one host: its earlier messages' bytes too */
       if (u == v && m->chain_bytes) add_bytes(m, llamp_graph_partner(m->g, v), m->chain_bytes[v], &r[k]);
-      else if (!(m->chain_reads && m->chain_reads[v] && recv_size(m, u) > m->S)) u = NONE;
+      else if (!(m->chain_reads && m->chain_reads[v] && recv_size(m, u) > m->M)) u = NONE;
     }
     if (m->nic && u != NONE) {
       if (m->net) {
@@ -376,7 +389,7 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
   }
   if (m->a.kind[v] == LLAMP_VERTEX_RECV) {
     double s = recv_size(m, v);
-    if (s > m->S) {
+    if (s > m->M) {
       row_init(&r[k], 'd', v, NONE, v);
       add_transfer(m, v, s, &r[k]);
       k++;
@@ -423,6 +436,7 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   m->g = g;
   llamp_graph_arrays(g, &m->a);
   m->S = p->S;
+  m->M = p->async_small ? fmin(p->S, p->A - 1) : p->S;
   m->full = p->size_g_full != 0;
   m->direct = p->rndv_direct != 0;
   m->gap = p->g > 0 || p->nic;
@@ -772,7 +786,7 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
         if (rows[i].minus == v) put_entry(o, NULL, v, &rows[i], -1);
     }
     /* a rendezvous receive: the completion rows of its send's requires successors */
-    if (a->kind[v] == LLAMP_VERTEX_RECV && recv_size(m, v) > m->S) {
+    if (a->kind[v] == LLAMP_VERTEX_RECV && recv_size(m, v) > m->S) { /* its sender waits */
       uint64_t u = llamp_graph_partner(m->g, v);
       for (uint32_t j = m->out_off[u]; j < m->out_off[u + 1]; j++) {
         uint64_t e = m->out_e[j];

@@ -91,6 +91,15 @@ typedef struct {
 void llamp_netmodel_vertex(const llamp_netmodel_t *m, int is_send, int nonblocking, double s,
                            int eager, llamp_netmodel_vertex_t *out);
 
+/* 1 when c(s) comes from SimGrid's factors ((lat_factor - 1) L_ref), 0 for a
+ * fitted one-way curve. */
+int llamp_netmodel_by_factors(const llamp_netmodel_t *m);
+/* c(s) of a message whose route has latency route_lat: SimGrid multiplies
+ * each route's own latency by lat_factor (network_cm02.cpp,
+ * comm_action_set_bounds), so with the factors c scales to (lat_factor - 1)
+ * route_lat (0 when L_ref is 0); a fitted curve's c holds for every route. */
+double llamp_netmodel_route_c(const llamp_netmodel_t *m, double c, double route_lat);
+
 /* 1 when the model charges exactly what the scalar LogGPS model of
  * docs/model.md does up to its 16-byte envelope (no overhead, factors 1). */
 int llamp_netmodel_is_trivial(const llamp_netmodel_t *m);

@@ -196,6 +196,15 @@ int llamp_netmodel_curve_check(const llamp_netmodel_curve_t *c, const char *name
   return 0;
 }
 
+int llamp_netmodel_by_factors(const llamp_netmodel_t *m) {
+  return m->lat_factor.n || m->bw_factor.n || !m->one_way.n;
+}
+
+double llamp_netmodel_route_c(const llamp_netmodel_t *m, double c, double route_lat) {
+  if (!llamp_netmodel_by_factors(m)) return c;
+  return m->L_ref > 0 ? c * route_lat / m->L_ref : 0;
+}
+
 void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
                             llamp_netmodel_msg_t *out) {
   /* SMPI sleeps os / or only for messages it sends detached (eager), ois
@@ -203,7 +212,7 @@ void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
   out->cpu_send = eager ? fmax(0, llamp_netmodel_curve_eval(&m->o_send, s, 0)) : 0;
   out->cpu_recv = eager ? fmax(0, llamp_netmodel_curve_eval(&m->o_recv, s, 0)) : 0;
   out->cpu_isend = fmax(0, llamp_netmodel_curve_eval(&m->o_isend, s, 0));
-  if (m->lat_factor.n || m->bw_factor.n || !m->one_way.n) {
+  if (llamp_netmodel_by_factors(m)) {
     double lf = llamp_netmodel_curve_eval(&m->lat_factor, s, 1);
     double bf = llamp_netmodel_curve_eval(&m->bw_factor, s, 1);
     out->c = (lf - 1) * m->L_ref;

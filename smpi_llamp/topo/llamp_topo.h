@@ -45,7 +45,8 @@ typedef struct llamp_topo llamp_topo_t;
 /* One route summarised. */
 typedef struct {
   double latency;   /* sum of its links' latencies, s */
-  double bandwidth; /* smallest link bandwidth, B/s (INFINITY: no link) */
+  double bandwidth; /* what one flow gets alone, B/s (INFINITY: no link): its smallest link
+                       bandwidth, with the table's flow bounds (llamp_topo_set_flow) */
   uint32_t links;   /* hop links */
   uint32_t switches;
   uint32_t per_class[LLAMP_TOPO_MAX_CLASSES]; /* links per class (loopback included) */
@@ -63,6 +64,12 @@ int64_t llamp_topo_link(llamp_topo_t *t, const char *name, double latency, doubl
 /* The route from host a to host b: `n` link indices in the order crossed. */
 int llamp_topo_set_route(llamp_topo_t *t, uint32_t a, uint32_t b, const uint32_t *links, size_t n,
                          char *err, size_t errlen);
+/* SimGrid's bounds on one flow besides its links' bandwidths (network_cm02.cpp):
+ * network/TCP-gamma (0: none) caps it at tcp_gamma / (2 x route latency);
+ * with network/crosstraffic a transfer also takes 5 % of each link of the
+ * back route, so a shared (not fatpipe) link on both routes carries 1.05
+ * of it.  A table without them (0, 0: older routes files) has neither. */
+void llamp_topo_set_flow(llamp_topo_t *t, double tcp_gamma, int crosstraffic);
 /* Each rank's host (P entries). */
 int llamp_topo_set_ranks(llamp_topo_t *t, uint32_t P, const uint32_t *host_of_rank, char *err,
                          size_t errlen);

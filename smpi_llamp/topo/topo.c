@@ -41,7 +41,14 @@ struct llamp_topo {
   char cls[LLAMP_TOPO_MAX_CLASSES][24];
   uint32_t ncls;
   int subset; /* only some host pairs' routes */
+  double tcp_gamma; /* llamp_topo_set_flow */
+  int crosstraffic;
 };
+
+void llamp_topo_set_flow(llamp_topo_t *t, double tcp_gamma, int crosstraffic) {
+  t->tcp_gamma = tcp_gamma > 0 && isfinite(tcp_gamma) ? tcp_gamma : 0;
+  t->crosstraffic = crosstraffic != 0;
+}
 
 void llamp_topo_set_subset(llamp_topo_t *t) { t->subset = 1; }
 int llamp_topo_is_subset(const llamp_topo_t *t) { return t->subset; }
@@ -280,6 +287,7 @@ int llamp_topo_write(const llamp_topo_t *t, const char *path, char *err, size_t 
   fprintf(f, "llamp-routes 1\n# %u hosts, %u links, %u routes, %u ranks (docs/topology.md)\n",
           t->nhost, t->nlink, t->nroute, t->P);
   if (t->subset) fputs("subset\n", f);
+  if (t->tcp_gamma > 0 || t->crosstraffic) fprintf(f, "flow %.17g %d\n", t->tcp_gamma, t->crosstraffic);
   for (uint32_t c = 0; c < t->ncls; c++) fprintf(f, "class %u %s\n", c, t->cls[c]);
   for (uint32_t h = 0; h < t->nhost; h++) fprintf(f, "host %u %s\n", h, t->host[h]);
   for (uint32_t l = 0; l < t->nlink; l++)
@@ -329,6 +337,16 @@ llamp_topo_t *llamp_topo_read(const char *path, char *err, size_t errlen) {
     char *rest = s + used;
     if (!strcmp(word, "subset")) {
       t->subset = 1;
+    } else if (!strcmp(word, "flow")) {
+      double gamma;
+      int cross, end = 0;
+      if (sscanf(rest, "%lf %d %n", &gamma, &cross, &end) != 2 || rest[end] || !(gamma >= 0 && gamma <= 1e30) ||
+          (cross != 0 && cross != 1)) {
+        seterr(err, errlen, "%s:%llu: expected 'flow TCP_GAMMA CROSSTRAFFIC' (bytes 0 .. 1e30, 0 or 1)", path,
+               (unsigned long long)ln);
+        goto fail;
+      }
+      llamp_topo_set_flow(t, gamma, cross);
     } else if (!strcmp(word, "class")) {
       if (sscanf(rest, "%u %23s", &idx, name) != 2 || strlen(name) > 23 || idx != t->ncls || t->ncls == LLAMP_TOPO_MAX_CLASSES) {
         seterr(err, errlen, "%s:%llu: expected 'class %u NAME' (at most %d classes)", path,
@@ -408,7 +426,7 @@ llamp_topo_t *llamp_topo_read(const char *path, char *err, size_t errlen) {
         goto fail;
       }
     } else {
-      seterr(err, errlen, "%s:%llu: unknown line '%s' (expected subset, class, host, link, rank or route)",
+      seterr(err, errlen, "%s:%llu: unknown line '%s' (expected subset, flow, class, host, link, rank or route)",
              path, (unsigned long long)ln, word);
       goto fail;
     }
@@ -488,6 +506,25 @@ int llamp_topo_route(const llamp_topo_t *t, uint32_t a, uint32_t b, llamp_topo_r
     if (k->kind == 3) backbones++;
   }
   out->switches = out->links > 1 + backbones ? out->links - 1 - backbones : 0;
+  size_t nb = 0;
+  const uint32_t *back = t->crosstraffic ? llamp_topo_route_links(t, b, a, &nb) : NULL;
+  if (back) { /* 5 % of the flow on each back-route link: 1.05 on a shared link of both */
+    for (size_t i = 0; i < n; i++) {
+      const link_t *k = &t->link[l[i]];
+      if (!k->shared) continue;
+      for (size_t j = 0; j < nb; j++)
+        if (back[j] == l[i]) {
+          out->bandwidth = fmin(out->bandwidth, k->bw / 1.05);
+          break;
+        }
+    }
+    for (size_t j = 0; j < nb; j++) {
+      int on_route = 0;
+      for (size_t i = 0; i < n && !on_route; i++) on_route = back[j] == l[i];
+      if (!on_route) out->bandwidth = fmin(out->bandwidth, t->link[back[j]].bw / 0.05);
+    }
+  }
+  if (t->tcp_gamma > 0 && out->latency > 0) out->bandwidth = fmin(out->bandwidth, t->tcp_gamma / (2 * out->latency));
   return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include <simgrid/host.h>
 #include <simgrid/link.h>
+#include <xbt/config.h>
 #include <xbt/dynar.h>
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
@@ -105,6 +106,8 @@ static llamp_topo_t *from_simgrid(const sg_host_t *hosts, uint32_t P, const uint
     llamp_topo_set_subset(t);
   }
   if (fetch_routes(t, uh, hp, nhp, err, errlen)) goto fail;
+  /* what bounds a flow besides its links (network_cm02.cpp) */
+  llamp_topo_set_flow(t, sg_cfg_get_double("network/TCP-gamma"), sg_cfg_get_boolean("network/crosstraffic"));
   if (llamp_topo_set_ranks(t, P, hr, err, errlen) || llamp_topo_classify(t, err, errlen)) goto fail;
   free(hr);
   free(uh);

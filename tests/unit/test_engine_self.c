@@ -205,8 +205,10 @@ int main(void) {
   T = 8 * o + 3 * (L + 0.5 * us + 2 * p.x[0] + (s - 1) * 1.5 * G) + 0.7 * us + (s - 1) * 0.2 * ns;
   check(g, &p, T, 3, 3 * (s - 1) * 1.5, 8, 6);
 
-  /* size-dependent costs on top: lat_factor 2 (c = L_ref network, c = the
-   * loopback's 0.7 us for the self-message), bw_factor 0.5 (k = 2 (s + 16)) */
+  /* size-dependent costs on top: lat_factor 2, bw_factor 0.5 (k = 2 (s + 16)).
+   * SimGrid multiplies each route's own latency by lat_factor: c = (2 - 1) x
+   * the route's latency at the table's reference, L0 + 0.5 us + 2 x0_ref =
+   * 3 us (not L_ref), and the loopback's 0.7 us for the self-message */
   llamp_netmodel_t m;
   llamp_netmodel_init(&m);
   m.L_ref = 2 * us;
@@ -215,8 +217,16 @@ int main(void) {
   CHECK(llamp_netmodel_parse_factor("0:0.5", "bw", 16, &m.bw_factor, err, sizeof err) == 0);
   p.net = &m;
   double k = 2 * (s + 16);
-  T = 8 * o + 3 * (L + 2 * us + 0.5 * us + 2 * p.x[0] + k * 1.5 * G) + 2 * 0.7 * us + k * 0.2 * ns;
+  q.L0 = L;
+  const double route = q.L0 + 0.5 * us + 2 * q.ref[0];
+  T = 8 * o + 3 * (L + route + 0.5 * us + 2 * p.x[0] + k * 1.5 * G) + 2 * 0.7 * us + k * 0.2 * ns;
   check(g, &p, T, 3, 3 * k * 1.5, 8, 6);
+  /* the same at another L and x0: c stays the route's at the reference
+   * (L and the topology parameters are offsets on top of it) */
+  p.L = 5 * us, p.x[0] = 1 * us;
+  T = 8 * o + 3 * (p.L + route + 0.5 * us + 2 * p.x[0] + k * 1.5 * G) + 2 * 0.7 * us + k * 0.2 * ns;
+  check(g, &p, T, 3, 3 * k * 1.5, 8, 6);
+  p.L = L, p.x[0] = q.ref[0];
   /* ... and without routes: the self-message is free */
   p.pairs = NULL;
   T = 8 * o + 3 * (L + 2 * us + k * G);
