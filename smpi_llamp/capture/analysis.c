@@ -124,6 +124,10 @@ typedef struct {
   double T;                               /* the DAG's T at the analysis parameters */
   double difference;                      /* (T - simulated time) / simulated time; NAN unknown */
   llamp_capture_reasons_t reasons;
+  /* contention: observed (each message's transfer as SimGrid ran it) or by the rule */
+  int observed;
+  uint64_t obs_matched, obs_messages;
+  double T_other; /* T(L0) of the model that did not run (NAN: not evaluated) */
 } run_facts_t;
 
 /* Compute is suspicious when the program spent real time computing (over
@@ -132,6 +136,7 @@ typedef struct {
 static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_stats_t *st,
                          double simulated_time, double T, run_facts_t *f) {
   memset(f, 0, sizeof *f);
+  f->T_other = NAN;
   f->compute = llamp_capture_compute_get();
   llamp_capture_compute_totals(&f->measured, &f->simulated);
   llamp_capture_compute_clock_wait(&f->clock_wait, &f->clock_wait_n);
@@ -221,6 +226,14 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
   fprintf(f, "\"predicted_time\": %.12g, ", r->T);
   if (isfinite(r->difference)) fprintf(f, "\"difference\": %.6g,\n      ", r->difference);
   else fprintf(f, "\"difference\": null,\n      ");
+  fprintf(f, "\"contention\": {\"model\": \"%s\"", r->observed ? "observed" : "rule");
+  if (r->observed)
+    fprintf(f, ", \"messages\": %llu, \"observed_messages\": %llu", (unsigned long long)r->obs_messages,
+            (unsigned long long)r->obs_matched);
+  if (isfinite(r->T_other))
+    fprintf(f, ", \"other_model\": \"%s\", \"other_predicted_time\": %.12g", r->observed ? "rule" : "observed",
+            r->T_other);
+  fprintf(f, "},\n      ");
   fprintf(f, "\"known_causes\": [");
   for (size_t i = 0; i < r->reasons.n; i++) {
     fprintf(f, "%s", i ? ",\n        " : "\n        ");
@@ -444,6 +457,8 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
   int cls_thread = 0;
   llamp_classification_t cls;
   llamp_pairs_t *pairs = NULL;
+  double *observed = NULL, T_rule = NAN;
+  uint64_t obs_matched = 0, obs_messages = 0;
   llamp_capture_config_t *cfg_eff = NULL;
   llamp_breakpoint_t *bps = NULL;
   double *sx = NULL, *sT = NULL, *sl = NULL, *by_rank = NULL;
@@ -508,6 +523,28 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
   double ts = t1;
   e = llamp_engine_create(g, &p, err, errlen);
   if (!e) goto out;
+  /* the observed contention model (docs/model.md, "Contention"): each
+   * message's transfer as SimGrid ran it; the rule's T(L0) stays for the
+   * report */
+  const llamp_capture_transfer_t *transfers;
+  if (cfg->contention && cfg->net && p.net && llamp_capture_observed(&transfers) > 0) {
+    uint64_t nv = llamp_graph_num_vertices(g);
+    llamp_eval_t rule;
+    if (!(observed = malloc((nv ? nv : 1) * sizeof *observed))) {
+      seterr(err, errlen, "out of memory for the observed transfer times");
+      goto out;
+    }
+    if (llamp_capture_observed_times(g, e, &p, observed, &obs_matched, &obs_messages, err, errlen) ||
+        llamp_engine_eval(e, &p, LLAMP_PARAM_L, &rule))
+      goto out;
+    T_rule = rule.T;
+    llamp_engine_destroy(e);
+    p.observed = observed;
+    p.nic = 0; /* the transfers' times hold their sharing already */
+    if (!(e = llamp_engine_create(g, &p, err, errlen))) goto out;
+    llamp_capture_stage_done("engine: observed transfers", &ts);
+  }
+  llamp_capture_observed_free();
   llamp_capture_stage_done("engine", &ts);
   /* C1-C5 (docs/classify.md): 19 more evaluations, so by default only up to
    * 2 M events; any other setting is the user's.  The thread starts now,
@@ -657,6 +694,9 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
   a.num_sweep = k;
   run_facts_t facts;
   facts_of_run(cfg_eff, &st, simulated_time, a.point.T, &facts);
+  facts.observed = observed != NULL;
+  facts.obs_matched = obs_matched, facts.obs_messages = obs_messages;
+  facts.T_other = T_rule;
   if (write_json(json_path, &a, cfg_eff, nranks, simulated_time, &st, res.build_seconds,
                  res.analysis_seconds, &facts, err, errlen))
     goto out;
@@ -722,6 +762,10 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
     if (st.unresolved_wildcards || st.unknown_requests)
       fprintf(summary, "smpi_llamp: approximate: %llu unresolved wildcard receives, %llu unknown requests\n",
               (unsigned long long)st.unresolved_wildcards, (unsigned long long)st.unknown_requests);
+    if (observed)
+      fprintf(summary, "smpi_llamp: contention as SimGrid ran it: %llu of %llu messages cost their transfer's "
+                       "observed time, L and G as offsets (-llamp-contention rule: T(L0) %+.2f %% from this)\n",
+              (unsigned long long)obs_matched, (unsigned long long)obs_messages, 100 * (T_rule / a.point.T - 1));
     if (p.nic && nic_link[0])
       fprintf(summary, "smpi_llamp: NIC rule on: link %s carries one host's messages to two peers, as a "
                        "host link does (-llamp-nic no to turn it off; docs/model.md)\n", nic_link);
@@ -776,6 +820,7 @@ out:
   llamp_engine_destroy(cw.engine);
   llamp_classify_job_free(cw.job);
   if (e) llamp_engine_destroy(e);
+  free(observed);
   llamp_pairs_free(pairs);
   free(cfg_eff);
   llamp_topo_destroy(own_topo);

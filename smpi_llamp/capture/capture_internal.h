@@ -65,6 +65,29 @@ void llamp_capture_stream_abandon(void);
  * ends; returns the number of ranks (0 before MPI_Init). */
 size_t llamp_capture_session_hosts(sg_host_t const **hosts);
 
+/* ---- the transfers SimGrid ran (observe.cpp) ------------------------------------ */
+
+/* One network transfer as SimGrid ran it: its hosts (sg_host_t), bytes with
+ * SMPI's envelope, start (after the match) and finish, simulated seconds. */
+typedef struct {
+  const void *src, *dst;
+  double bytes, start, finish;
+} llamp_capture_transfer_t;
+/* Record every transfer from now on (at the first MPI_Init): 0, or -1 when
+ * this SimGrid's version cannot say (its network action's layout). */
+int llamp_capture_observe_start(void);
+/* The transfers finished so far, in finishing order. */
+size_t llamp_capture_observed(const llamp_capture_transfer_t **out);
+void llamp_capture_observed_free(void);
+/* The observed contention model (contention.c): observed[v] for each graph
+ * vertex (n entries) = the duration of the transfer SimGrid ran for receive
+ * v's message, NAN where none was found (calc and send vertices too); e is
+ * an engine of g at p (the DAG's start times pick the transfers).  Counts
+ * the messages and those matched.  0 / -1 with a message. */
+int llamp_capture_observed_times(const llamp_graph_t *g, llamp_engine_t *e, const llamp_params_t *p,
+                                 double *observed, uint64_t *matched, uint64_t *messages, char *err,
+                                 size_t errlen);
+
 /* ---- collectives: the DAG expands what SimGrid runs (collsel.c) ---------------- */
 
 /* Per collective kind: the algorithm the DAG expands and where it comes

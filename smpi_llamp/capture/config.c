@@ -63,6 +63,7 @@ void llamp_capture_config_default(llamp_capture_config_t *cfg) {
   cfg->num_tolerance = 3;
   snprintf(cfg->classify, sizeof cfg->classify, "auto");
   cfg->nic_mode = -1;
+  cfg->contention = 1;
   cfg->sweep_points = 101;
   cfg->full_routes_hosts = 1024;
   cfg->analyze = 1;
@@ -84,7 +85,7 @@ void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, d
 /* ---- setting values, shared by the file and the environment ------------------- */
 
 typedef enum {
-  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_TOPO, V_RNDV, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
+  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_TOPO, V_RNDV, V_CONTENTION, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
   V_COMPUTE, V_FLOPS, V_HOSTS
 } vkind_t;
 
@@ -104,6 +105,8 @@ static const setting_t settings[] = {
     {"loggps", "bandwidth_term", "LLAMP_BANDWIDTH_TERM", V_TERM, "s-1 or s"},
     {"loggps", "rendezvous", "LLAMP_RENDEZVOUS", V_RNDV, "rdma-read or direct"},
     {"loggps", "nic", "LLAMP_NIC", V_BOOL, "LogGP's NIC rule (a rank's consecutive messages g + (s-1)G apart): auto, yes or no"},
+    {"loggps", "contention", "LLAMP_CONTENTION", V_CONTENTION,
+     "observed (each message's transfer as SimGrid ran it) or rule (the NIC rule)"},
     {"analysis", "range", "LLAMP_RANGE", V_RANGE, "LMIN:LMAX of the critical-latency search and sweep"},
     {"analysis", "tolerance", "LLAMP_TOLERANCE", V_TOL, "percentages, e.g. 1,2,5, or none"},
     {"analysis", "sweep_points", "LLAMP_SWEEP_POINTS", V_COUNT, "rows of sweep.csv"},
@@ -206,6 +209,14 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
       return -1;
     }
     cfg->measured_host_speed = v;
+    return 0;
+  case V_CONTENTION:
+    if (strcmp(text, "observed") == 0) cfg->contention = 1;
+    else if (strcmp(text, "rule") == 0) cfg->contention = 0;
+    else {
+      seterr(err, errlen, "%s: contention '%s' (expected observed or rule)", where, shown(text, q, sizeof q));
+      return -1;
+    }
     return 0;
   case V_RNDV:
     if (strcmp(text, "rdma-read") == 0) cfg->params.rndv_direct = 0;

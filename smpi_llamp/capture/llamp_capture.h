@@ -50,6 +50,9 @@ typedef struct {
   char config_path[2048];  /* the model file read ("" = none) */
   llamp_params_t params;   /* LogGPS parameters of the analysis */
   char collectives[1024];  /* "allreduce=ring,..." ("" = defaults) */
+  int contention;          /* LLAMP_CONTENTION: 1 observed (default: each message costs the
+                              transfer time SimGrid gave it, link sharing included, with L
+                              and G as offsets), 0 rule (the NIC rule below) */
   int nic_mode;            /* LogGP's NIC rule (LLAMP_NIC): -1 auto (default: on when a
                               host's routes to two peers share a link), 0 off, 1 on */
   char classify[128];      /* C1-C5 anchor (llamp_classify.h): "auto" (default: "here" for

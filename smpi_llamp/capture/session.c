@@ -253,6 +253,9 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
                                   getenv("LLAMP_SMPI_NET"), err, errlen))
       return NULL;
     G.cfg.net = &G.net;
+    /* every transfer as SimGrid runs it, for the observed contention model */
+    if (G.cfg.analyze && G.cfg.contention && llamp_capture_observe_start() && !G.cfg.quiet)
+      fprintf(stderr, "smpi_llamp: warning: this SimGrid cannot report its transfers: contention by the rule\n");
     if (G.net.active && !G.cfg.quiet)
       fprintf(stderr,
               "smpi_llamp: SimGrid charges size-dependent message costs (smpi/os, or, ois, lat-factor, "

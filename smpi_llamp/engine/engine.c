@@ -1075,6 +1075,27 @@ static double self_c(const llamp_engine_t *e, double c, double self_lat) {
   return e->net.L_ref > 0 ? c * self_lat / e->net.L_ref : 0;
 }
 
+/* The observed contention model (llamp_params_t.observed): the constant
+ * that makes graph vertex gv's message transfer -- one latency term, c and k
+ * bytes (pw, after c's route scaling) of message kind `kind` -- cost its
+ * observed time at the creation point; 0 where there is none. */
+static double observed_excess(const llamp_engine_t *e, uint64_t gv, const pwv_t *pw, uint32_t kind) {
+  const llamp_graph_t *g = e->graph;
+  const double *obs = e->proto.observed;
+  unsigned k = llamp_graph_kind(g, gv);
+  if (!obs || k == LLAMP_VERTEX_CALC) return 0;
+  double x = obs[k == LLAMP_VERTEX_RECV ? gv : llamp_graph_partner(g, gv)];
+  if (!isfinite(x)) return 0;
+  const llamp_params_t *p = &e->proto;
+  double lat = p->L, byte = p->G;
+  if (e->pk) {
+    lat = e->kl[kind] * p->L + e->kc0[kind];
+    for (uint32_t j = 0; j < e->K; j++) lat += e->kcoef[(size_t)kind * e->K + j] * p->x[j];
+    byte = e->kg[kind] * p->G + e->kb[kind];
+  }
+  return x - (lat + pw->c + pw->k * byte);
+}
+
 /* ---- size-dependent costs and message kinds ------------------------------------ */
 
 /* Both depend on the graph alone: they are built by graph vertex, on the
@@ -1156,6 +1177,13 @@ static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
   memset(memo, 0, sizeof memo);
   if (e->pw) costs_mark_nonblocking(e, &a);
   if (!e->pw && !e->pk) return 0;
+  if (!e->pk) { /* every message L + bytes G */
+    for (uint64_t v = 0; v < a.n; v++) {
+      costs_pw_vertex(e, &a, memo, v);
+      e->pw[v].c += observed_excess(e, v, &e->pw[v], 0);
+    }
+    return 0;
+  }
   /* SimGrid's lat-factor multiplies each route's own latency: c(s) of a
    * kind scales by its route latency over L_ref (NULL: not needed) */
   double *cs = NULL;
@@ -1168,7 +1196,6 @@ static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
   }
   for (uint64_t v = 0; v < a.n; v++) {
     if (e->pw) costs_pw_vertex(e, &a, memo, v);
-    if (!e->pk) continue;
     uint32_t kind = vertex_kind(e, v);
     if (kind == UINT32_MAX) {
       uint32_t x = llamp_graph_rank(g, v), y = llamp_graph_rank(g, llamp_graph_partner(g, v));
@@ -1187,6 +1214,7 @@ static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
     e->pk[v] = kind;
     if (e->pw && kind >= base) e->pw[v].c = self_c(e, e->pw[v].c, e->kc0[kind]);
     else if (cs && llamp_graph_kind(g, v) != LLAMP_VERTEX_CALC) e->pw[v].c *= cs[kind];
+    if (e->pw) e->pw[v].c += observed_excess(e, v, &e->pw[v], kind);
   }
   free(cs);
   return 0;
@@ -1528,6 +1556,10 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
     snprintf(err, errlen, "model parameters must be non-negative");
     return NULL;
   }
+  if (p->observed && !p->net) {
+    snprintf(err, errlen, "observed transfer times need the size-dependent costs (a net model)");
+    return NULL;
+  }
   if (p->async_small && (!(p->A >= 0) || !p->rndv_direct)) {
     snprintf(err, errlen, "async_small (SMPI's smpi/async-small-thresh) needs A >= 0 and the direct rendezvous");
     return NULL;
@@ -1796,6 +1828,13 @@ int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t 
   theta_t t = theta_of(e, p);
   pass1(e, &t, w, out);
   if (w == LLAMP_PARAM_L) work_is_L_at(e, p, out);
+  return 0;
+}
+
+int llamp_engine_starts(llamp_engine_t *e, const llamp_params_t *p, double *start) {
+  llamp_eval_t r;
+  if (llamp_engine_eval(e, p, LLAMP_PARAM_L, &r)) return -1;
+  for (uint64_t v = 0; v < e->n; v++) start[e->gv ? e->gv[v] : v] = e->start[v];
   return 0;
 }
 
@@ -4607,6 +4646,7 @@ static theta_t zero_theta(const llamp_engine_t *e, uint64_t gv, kview_t *kv, pwv
     if (e->pk && k >= (e->pairs ? e->pairs->num_kinds : 1)) pw->c = self_c(e, pw->c, e->kc0[k]);
     else if (e->pairs && k < e->pairs->num_kinds && llamp_graph_kind(e->graph, gv) != LLAMP_VERTEX_CALC)
       pw->c = llamp_netmodel_route_c(&e->net, pw->c, llamp_pairs_route_latency(e->pairs, k)); /* as costs_fill */
+    pw->c += observed_excess(e, gv, pw, k);
   }
   if (!e->pk) return t;
   kv->pk = 0;

@@ -118,6 +118,13 @@ typedef struct {
                       detached send); only s < A leaves at its send.  0 (default): every
                       message up to S leaves at its send */
   double A;        /* bytes (SMPI's default 0: every message starts at its match) */
+  const double *observed; /* the observed contention model (needs net; NULL: off): per graph
+                             vertex, a receive's observed transfer time in seconds (NAN: none,
+                             the model's).  The message's transfer L + c(s) + k(s) G then costs
+                             that at the creation point (L, G and the pairs' parameters act
+                             as offsets from it: its constant absorbs the difference); an
+                             RDMA-read request's latencies stay the model's.  Borrowed for
+                             the engine's life. */
   const llamp_netmodel_t *net; /* size-dependent costs (NULL: the scalar LogGPS model above);
                                   the engine copies it at creation */
   int nic; /* 1: LogGP's NIC rule (docs/model.md, "The NIC rule"): a rank's consecutive
@@ -217,6 +224,10 @@ typedef struct {
 } llamp_eval_t;
 int llamp_engine_eval(llamp_engine_t *e, const llamp_params_t *p, llamp_param_t wrt,
                       llamp_eval_t *out);
+/* The start time of every graph vertex at p: start[v] for graph vertex v
+ * (llamp_graph_num_vertices entries), when the DAG's schedule begins it (a
+ * receive of a message that starts at its match: the match). */
+int llamp_engine_starts(llamp_engine_t *e, const llamp_params_t *p, double *start);
 
 /* Full report at one point: T, right derivatives in every parameter, left
  * derivative in L, and the critical path's time breakdown. */

@@ -170,6 +170,8 @@ typedef struct {
   const llamp_netmodel_t *net;       /* size-dependent costs, or NULL */
   uint8_t *nonblocking;              /* net: send vertex some successor irequires */
   const llamp_pairs_t *pairs;        /* per-pair costs, or NULL */
+  const double *observed;            /* observed transfer times per receive (engine.c observed_excess) */
+  double at[LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS]; /* the creation point they hold at, in LP units */
   uint32_t K;                        /* their extra parameters (columns after gap) */
   unsigned wrt;                      /* MAX_LATENCY: the maximised parameter's column */
 } model_t;
@@ -254,8 +256,31 @@ static inline void add_bytes(const model_t *m, uint64_t v, double b, row_t *r) {
 
 /* A message's transfer l + bw(s) G, or l + c(s) + k(s) G (s sent by v); a
  * message to oneself's c(s) scales with its route's latency (engine.c self_c),
- * and so does any message's with SimGrid's factors (engine.c costs_fill). */
+ * and so does any message's with SimGrid's factors (engine.c costs_fill).
+ * With observed transfer times its constant makes it cost the observed one
+ * at the creation point (engine.c observed_excess). */
+static void add_model_transfer(const model_t *m, uint64_t v, double s, row_t *r);
 static inline void add_transfer(const model_t *m, uint64_t v, double s, row_t *r) {
+  if (!m->observed || m->a.kind[v] == LLAMP_VERTEX_CALC) {
+    add_model_transfer(m, v, s, r);
+    return;
+  }
+  double x = m->observed[m->a.kind[v] == LLAMP_VERTEX_RECV ? v : llamp_graph_partner(m->g, v)];
+  if (!isfinite(x)) {
+    add_model_transfer(m, v, s, r);
+    return;
+  }
+  row_t t;
+  memset(&t, 0, sizeof t);
+  add_model_transfer(m, v, s, &t);
+  double at = t.nl * m->at[LLAMP_PARAM_L] + t.nG * m->at[LLAMP_PARAM_G] + t.no * m->at[LLAMP_PARAM_O] +
+              t.ng * m->at[LLAMP_PARAM_GAP] + t.rhs;
+  for (uint32_t c = 0; c < m->K; c++) at += t.nx[c] * m->at[LLAMP_NUM_PARAMS + c];
+  r->nl += t.nl, r->nG += t.nG, r->no += t.no, r->ng += t.ng;
+  for (uint32_t c = 0; c < LLAMP_MAX_XPARAMS; c++) r->nx[c] += t.nx[c];
+  r->rhs += t.rhs + (x * US - at);
+}
+static void add_model_transfer(const model_t *m, uint64_t v, double s, row_t *r) {
   add_lat(m, v, 1, r);
   if (m->net) {
     llamp_netmodel_vertex_t x;
@@ -443,6 +468,9 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   m->nic = p->nic != 0;
   m->net = p->net;
   m->pairs = p->pairs;
+  m->observed = p->observed;
+  for (uint32_t c = 0; c < llamp_params_count(p) && c < LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS; c++)
+    m->at[c] = llamp_params_get(p, (llamp_param_t)c) * US;
   m->K = p->pairs ? p->pairs->num_params : 0;
   uint64_t n = m->a.n, E = m->a.m;
   if (n >= UINT32_MAX || E >= UINT32_MAX) {
