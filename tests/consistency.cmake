@@ -36,3 +36,10 @@ set_tests_properties(consistency_piecewise PROPERTIES LABELS "needs-simgrid;cons
 add_test(NAME consistency_nic COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/nic.sh ${CMAKE_BINARY_DIR}
                                       ${PROJECT_SOURCE_DIR})
 set_tests_properties(consistency_nic PROPERTIES LABELS "needs-simgrid;consistency" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# SMPI's defaults on platforms without a <config> block: per-route factors,
+# TCP-gamma, cross-traffic, transfers at their match, observed contention
+# (docs/model.md, "What SimGrid charges a message"; platforms.sh).
+add_test(NAME consistency_platforms COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/consistency/platforms.sh
+                                            ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(consistency_platforms PROPERTIES LABELS "needs-simgrid;consistency" SKIP_RETURN_CODE 77
+                     TIMEOUT 300)

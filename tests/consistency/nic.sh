@@ -18,6 +18,9 @@ command -v smpicc >/dev/null 2>&1 || { echo "skip: smpicc not found"; exit 77; }
 [ -x "$bin/smpi_llamp-run" ] || { echo "skip: the capture layer was not built"; exit 77; }
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 unset LLAMP_NIC LLAMP_OUT LLAMP_CONFIG LLAMP_L LLAMP_G
+# the rule is what this test is about (the capture's default is the observed
+# contention model, checked once below)
+export LLAMP_CONTENTION=rule
 fail() { echo "FAIL: $*"; exit 1; }
 "$bin/smpi_llamp-cc" -O1 "$src/tests/consistency/halo2d.c" -o halo || fail "smpi_llamp-cc"
 python3 "$src/tools/llamp-platform" -n 16 -t cluster > cluster.xml || fail "llamp-platform"
@@ -45,6 +48,12 @@ grep -q "NIC rule on: link" cluster_auto.txt || { cat cluster_auto.txt; fail "th
 grep -q '"nic": true' out-cluster_auto/report.json || fail "report.json params.nic is not true"
 echo "cluster, NIC rule (auto): T(L0) vs SimGrid $d %"
 within "$d" 0.5 || fail "cluster with the NIC rule: $d % (expected within 0.5 %)"
+d=$(run cluster_observed cluster.xml -llamp-contention observed)
+grep -q "contention as SimGrid ran it" cluster_observed.txt || fail "the observed contention model did not run"
+grep -q "NIC rule on" cluster_observed.txt && fail "the NIC rule is on with observed contention"
+echo "cluster, observed contention: $d %"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["capture"]["simulated_vs_predicted"]["difference"]; sys.exit(abs(d) > 1e-9)' \
+  out-cluster_observed/report.json || fail "observed contention: T(L0) not SimGrid's time ($d %)"
 d=$(run cluster_off cluster.xml -llamp-nic no)
 echo "cluster, -llamp-nic no: $d %"
 awk -v a="$d" 'BEGIN { exit !(a != "" && a < -5) }' || fail "cluster without the rule: $d % (expected below -5 %)"

@@ -11,6 +11,7 @@
 #include "llamp_test.h"
 #include "test_lp_common.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -227,6 +228,44 @@ int main(void) {
   T = 8 * o + 3 * (p.L + route + 0.5 * us + 2 * p.x[0] + k * 1.5 * G) + 2 * 0.7 * us + k * 0.2 * ns;
   check(g, &p, T, 3, 3 * k * 1.5, 8, 6);
   p.L = L, p.x[0] = q.ref[0];
+  /* observed transfer times (the capture's observed contention model): each
+   * network message took 1 us more than the model (shared links), the
+   * self-message has none (NAN: the model's).  T grows by 3 us at the
+   * creation point, the slopes stay (L, G and x0 are offsets), and the LP
+   * export agrees (check_lp); at another L and x0 the same offsets. */
+  uint64_t nv = llamp_graph_num_vertices(g);
+  double *obs = malloc(nv * sizeof *obs);
+  for (uint64_t v = 0; v < nv; v++) {
+    obs[v] = NAN;
+    if (llamp_graph_kind(g, v) != LLAMP_VERTEX_RECV) continue;
+    if (llamp_graph_rank(g, llamp_graph_partner(g, v)) == llamp_graph_rank(g, v)) continue;
+    obs[v] = L + route + 0.5 * us + 2 * p.x[0] + k * 1.5 * G + 1 * us;
+  }
+  p.observed = obs;
+  T = 8 * o + 3 * (L + route + 0.5 * us + 2 * p.x[0] + k * 1.5 * G + 1 * us) + 2 * 0.7 * us + k * 0.2 * ns;
+  check(g, &p, T, 3, 3 * k * 1.5, 8, 6);
+  /* the engine keeps the creation point's offsets: evaluated elsewhere */
+  {
+    llamp_engine_t *eo = llamp_engine_create(g, &p, err, sizeof err);
+    CHECK(eo != NULL);
+    llamp_params_t at = p;
+    at.L = 5 * us, at.x[0] = 1 * us;
+    llamp_point_t pt;
+    CHECK(eo && llamp_engine_point(eo, &at, &pt) == 0);
+    CHECK_CLOSE(pt.T, T + 3 * (at.L - L) + 3 * 2 * (at.x[0] - q.ref[0]), 1e-14);
+    llamp_engine_destroy(eo);
+  }
+  /* a transfer faster than the model (a negative excess) */
+  for (uint64_t v = 0; v < nv; v++)
+    if (isfinite(obs[v])) obs[v] -= 1.5 * us;
+  T -= 3 * 1.5 * us;
+  check(g, &p, T, 3, 3 * k * 1.5, 8, 6);
+  /* without a net model the engine refuses observed times */
+  p.net = NULL;
+  CHECK(llamp_engine_create(g, &p, err, sizeof err) == NULL);
+  p.net = &m;
+  p.observed = NULL;
+  free(obs);
   /* ... and without routes: the self-message is free */
   p.pairs = NULL;
   T = 8 * o + 3 * (L + 2 * us + k * G);

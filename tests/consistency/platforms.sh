@@ -1,0 +1,70 @@
+#!/bin/bash
+# The DAG against SimGrid on platforms without a <config> block, SMPI's
+# defaults (docs/model.md, "What SimGrid charges a message" and
+# "Contention"; registered by tests/consistency.cmake):
+#   platforms.sh BUILD_DIR SOURCE_DIR
+# Platforms: tests/data/platforms/full_shared.xml (Full routing, shared
+# links of 60 us to 10 ms, TCP-gamma binding on one route, a fatpipe
+# loopback) and backbone_shared.xml (a cluster of shared host links and a
+# narrower backbone).  Asserted, |(T(L0) - SimGrid) / SimGrid| < 1e-9:
+#   * without concurrent transfers (tests/consistency/chain.c on 2 and 3
+#     ranks, 100 B .. 100 kB, and 2 ranks of one host) with either
+#     contention model: each route's own lat-factor, TCP-gamma, cross-traffic,
+#     async-small-thresh 0 (transfers start at their match), detached sends;
+#   * with shared links (halo2d 2x4, allreduce and alltoall on 8 ranks, chain
+#     on 4 ranks) with the observed model, the default; the rule's T(L0) is
+#     printed, not asserted.
+# Exit 77 when SimGrid or the capture build is missing.
+set -u
+build=$1
+src=$2
+bin=$build/bin
+here=$src/tests/consistency
+plat=$src/tests/data/platforms
+work=$build/tests/consistency-work/platforms
+command -v smpicc >/dev/null 2>&1 || { echo "skip: smpicc not found"; exit 77; }
+[ -x "$bin/smpi_llamp-run" ] || { echo "skip: the capture layer was not built"; exit 77; }
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+unset LLAMP_NIC LLAMP_OUT LLAMP_CONFIG LLAMP_L LLAMP_G LLAMP_S LLAMP_CONTENTION LLAMP_COLL LLAMP_SMPI_NET
+SIM=(--cfg=smpi/simulate-computation:no --log=root.thres:critical)
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+for p in chain halo2d coll; do
+  "$bin/smpi_llamp-cc" -O1 "$here/$p.c" -o "$p" >"cc-$p.log" 2>&1 || { cat "cc-$p.log"; echo "FAIL: smpi_llamp-cc $p"; exit 1; }
+done
+# run NAME NP PLATFORM CONTENTION BOUND [HOSTFILE] -- PROGRAM ARGS: the relative difference
+run() {
+  local name=$1 np=$2 pf=$3 model=$4 bound=$5 hf=()
+  shift 5
+  if [ "$1" != -- ]; then hf=(-hostfile "$1"); shift; fi
+  shift
+  "$bin/smpi_llamp-run" -np "$np" -platform "$pf" "${hf[@]}" "${SIM[@]}" -llamp-contention "$model" \
+    -llamp-tolerance none -llamp-classify off -llamp-out "out-$name" "$@" >"$name.log" 2>&1 ||
+    { tail -5 "$name.log"; fail "$name: smpi_llamp-run"; return; }
+  local d
+  d=$(python3 -c 'import json, sys; print("%.3g" % json.load(open(sys.argv[1]))["capture"]["simulated_vs_predicted"]["difference"])' \
+    "out-$name/report.json") || { fail "$name: report.json"; return; }
+  printf '%-40s %-9s %s\n' "$name" "$model" "$d"
+  [ "$bound" = - ] && return
+  awk -v d="$d" -v b="$bound" 'BEGIN { exit !(d <= b && -d <= b) }' || fail "$name ($model): T(L0) differs by $d (bound $bound)"
+}
+F=$plat/full_shared.xml
+B=$plat/backbone_shared.xml
+printf 'a\na\n' >same-host.txt
+printf 'c\nd\n' >gamma.txt
+for model in observed rule; do
+  for b in 100 20000 100000; do
+    run "chain2-$b" 2 "$F" $model 1e-9 -- ./chain 5 "$b" 10
+    run "chain3-$b" 3 "$F" $model 1e-9 -- ./chain 5 "$b" 10
+  done
+  run "chain-gamma-1MB" 2 "$F" $model 1e-9 gamma.txt -- ./chain 3 1000000 10
+  run "chain-same-host" 2 "$F" $model 1e-9 same-host.txt -- ./chain 5 20000 10
+done
+run chain4-20000 4 "$F" observed 1e-9 -- ./chain 5 20000 10
+run halo2d-2x4 8 "$B" observed 1e-9 -- ./halo2d 2 4 10 4096 5
+run halo2d-2x4 8 "$B" rule - -- ./halo2d 2 4 10 4096 5
+run allreduce-8 8 "$B" observed 1e-9 -- ./coll allreduce 8000 10 3
+run alltoall-8 8 "$B" observed 1e-9 -- ./coll alltoall 4096 5 3
+run alltoall-8 8 "$B" rule - -- ./coll alltoall 4096 5 3
+[ $failures = 0 ] && echo "PASS: consistency_platforms"
+exit $((failures > 0))
