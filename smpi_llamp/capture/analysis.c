@@ -128,6 +128,8 @@ typedef struct {
   int observed;
   uint64_t obs_matched, obs_messages;
   double T_other; /* T(L0) of the model that did not run (NAN: not evaluated) */
+  double delta_T[LLAMP_CAPTURE_MAX_TOL]; /* T(L + cfg->deltas[i]) */
+  double delta_T_other[LLAMP_CAPTURE_MAX_TOL]; /* the same, of the model that did not run */
 } run_facts_t;
 
 /* Compute is suspicious when the program spent real time computing (over
@@ -246,6 +248,18 @@ static void facts_json(FILE *f, const run_facts_t *r, double simulated_time) {
 static void capture_json(FILE *f, const llamp_capture_config_t *cfg, uint32_t nranks,
                          double simulated_time, const llamp_sched_stats_t *st, double build_s,
                          double analysis_s, const run_facts_t *facts) {
+  /* T at the latency offsets asked for (LLAMP_DELTAS): what a what-if run
+   * with LLAMP_DELTA_L compares with */
+  fprintf(f, "  \"latency_offsets\": [");
+  for (size_t i = 0; i < cfg->num_deltas; i++)
+  {
+    fprintf(f, "%s{\"dL\": %.12g", i ? ", " : "", cfg->deltas[i]);
+    if (isfinite(facts->delta_T[i])) fprintf(f, ", \"runtime\": %.12g", facts->delta_T[i]);
+    else fprintf(f, ", \"runtime\": null");
+    if (isfinite(facts->delta_T_other[i])) fprintf(f, ", \"runtime_other_model\": %.12g", facts->delta_T_other[i]);
+    fputc('}', f);
+  }
+  fprintf(f, "],\n");
   const int approximate = st->approximate ||
                           (cfg->colls && llamp_capture_colls_warn(cfg->colls, st->coll_calls, NULL));
   double lo, hi;
@@ -457,7 +471,8 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
   int cls_thread = 0;
   llamp_classification_t cls;
   llamp_pairs_t *pairs = NULL;
-  double *observed = NULL, T_rule = NAN;
+  double *observed = NULL, T_rule = NAN, T_rule_dl[LLAMP_CAPTURE_MAX_TOL];
+  for (size_t i = 0; i < LLAMP_CAPTURE_MAX_TOL; i++) T_rule_dl[i] = NAN;
   uint64_t obs_matched = 0, obs_messages = 0;
   llamp_capture_config_t *cfg_eff = NULL;
   llamp_breakpoint_t *bps = NULL;
@@ -538,6 +553,11 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
         llamp_engine_eval(e, &p, LLAMP_PARAM_L, &rule))
       goto out;
     T_rule = rule.T;
+    for (size_t i = 0; i < cfg->num_deltas; i++) {
+      llamp_params_t at = p;
+      at.L = p.L + cfg->deltas[i];
+      T_rule_dl[i] = llamp_engine_eval(e, &at, LLAMP_PARAM_L, &rule) == 0 ? rule.T : NAN;
+    }
     llamp_engine_destroy(e);
     p.observed = observed;
     p.nic = 0; /* the transfers' times hold their sharing already */
@@ -697,6 +717,13 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
   facts.observed = observed != NULL;
   facts.obs_matched = obs_matched, facts.obs_messages = obs_messages;
   facts.T_other = T_rule;
+  for (size_t i = 0; i < cfg->num_deltas; i++) {
+    llamp_params_t at = p;
+    llamp_eval_t r;
+    at.L = p.L + cfg->deltas[i];
+    facts.delta_T[i] = llamp_engine_eval(e, &at, LLAMP_PARAM_L, &r) == 0 ? r.T : NAN;
+    facts.delta_T_other[i] = T_rule_dl[i];
+  }
   if (write_json(json_path, &a, cfg_eff, nranks, simulated_time, &st, res.build_seconds,
                  res.analysis_seconds, &facts, err, errlen))
     goto out;

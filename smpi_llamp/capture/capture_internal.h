@@ -79,6 +79,9 @@ int llamp_capture_observe_start(void);
 /* The transfers finished so far, in finishing order. */
 size_t llamp_capture_observed(const llamp_capture_transfer_t **out);
 void llamp_capture_observed_free(void);
+/* SimGrid charges every message's latency dl more from now on (LLAMP_DELTA_L:
+ * a latency-factor callback; m's lat_factor is SMPI's own).  0 / -1. */
+int llamp_capture_add_latency(double dl, const llamp_netmodel_t *m, char *err, size_t errlen);
 /* The observed contention model (contention.c): observed[v] for each graph
  * vertex (n entries) = the duration of the transfer SimGrid ran for receive
  * v's message, NAN where none was found (calc and send vertices too); e is

@@ -85,7 +85,7 @@ void llamp_capture_config_range(const llamp_capture_config_t *cfg, double *lo, d
 /* ---- setting values, shared by the file and the environment ------------------- */
 
 typedef enum {
-  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_TOPO, V_RNDV, V_CONTENTION, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
+  V_TIME, V_PERBYTE, V_BYTES, V_TERM, V_TOPO, V_RNDV, V_CONTENTION, V_DELTAS, V_STRING, V_RANGE, V_TOL, V_COUNT, V_BOOL, V_COST,
   V_COMPUTE, V_FLOPS, V_HOSTS
 } vkind_t;
 
@@ -110,6 +110,9 @@ static const setting_t settings[] = {
     {"analysis", "range", "LLAMP_RANGE", V_RANGE, "LMIN:LMAX of the critical-latency search and sweep"},
     {"analysis", "tolerance", "LLAMP_TOLERANCE", V_TOL, "percentages, e.g. 1,2,5, or none"},
     {"analysis", "sweep_points", "LLAMP_SWEEP_POINTS", V_COUNT, "rows of sweep.csv"},
+    {"analysis", "deltas", "LLAMP_DELTAS", V_DELTAS, "latency offsets dL, e.g. 1,10,100us: report.json's T(L + dL)"},
+    {"capture", "delta_L", "LLAMP_DELTA_L", V_TIME,
+     "SimGrid charges every message's latency this much more (what-if runs; 0: off)"},
     {"analysis", "collectives", "LLAMP_COLL", V_STRING, "algorithm per collective, e.g. allreduce=ring"},
     {"analysis", "classify", "LLAMP_CLASSIFY", V_STRING,
      "classes C1-C5 at here, e1g, e10g, qdr or BW@L; auto (here, up to 2 M events) or off"},
@@ -169,6 +172,7 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     else if (strcmp(s->name, "G") == 0) cfg->params.G = v, cfg->G_given = 1;
     else if (strcmp(s->name, "S") == 0) cfg->params.S = v;
     else if (strcmp(s->name, "spill") == 0) cfg->spill_bytes = (size_t)v;
+    else if (strcmp(s->name, "delta_L") == 0) cfg->delta_L = v;
     return 0;
   }
   case V_COST: {
@@ -270,6 +274,23 @@ static int apply_text(llamp_capture_config_t *cfg, const setting_t *s, const cha
     cfg->have_range = 1;
     cfg->range_lo = lo;
     cfg->range_hi = hi;
+    return 0;
+  }
+  case V_DELTAS: {
+    size_t n = 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+      if (n == LLAMP_CAPTURE_MAX_TOL || llamp_units_parse(t, LLAMP_UNIT_TIME, si ? "s" : "us", &v, e2, sizeof e2) ||
+          !(v >= 0) || !isfinite(v)) {
+        seterr(err, errlen, "%s: %s '%s' (expected up to %d times >= 0, e.g. 1,10,100us)", where, s->help,
+               shown(text, q, sizeof q), LLAMP_CAPTURE_MAX_TOL);
+        return -1;
+      }
+      cfg->deltas[n++] = v;
+    }
+    cfg->num_deltas = n;
     return 0;
   }
   case V_TOL: {

@@ -61,6 +61,10 @@ typedef struct {
   int have_range;          /* 0: default range [0, 10 L] */
   double range_lo, range_hi;
   double tolerance[LLAMP_CAPTURE_MAX_TOL]; /* percents, default 1 2 5 */
+  double deltas[LLAMP_CAPTURE_MAX_TOL];    /* LLAMP_DELTAS: report.json's T(L + dL) at these dL */
+  size_t num_deltas;
+  double delta_L;                          /* LLAMP_DELTA_L: SimGrid charges every message's
+                                              latency this much more (what-if runs; 0: off) */
   size_t num_tolerance;
   unsigned sweep_points;   /* sweep.csv rows over the range, default 101 */
   uint32_t full_routes_hosts; /* up to this many hosts, routes.txt holds every host pair

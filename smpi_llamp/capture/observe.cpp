@@ -9,11 +9,17 @@
  * install.  Its definition below is 3.32's own (NetworkModel.hpp), for the
  * two inline accessors; other versions record nothing (checked at build). */
 #include <simgrid/kernel/resource/Action.hpp>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/version.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <list>
+#include <stdexcept>
+#include <unordered_set>
 #include <vector>
 
 extern "C" {
@@ -72,4 +78,35 @@ extern "C" size_t llamp_capture_observed(const llamp_capture_transfer_t** out) {
 
 extern "C" void llamp_capture_observed_free(void) {
   std::vector<llamp_capture_transfer_t>().swap(transfers);
+}
+
+/* Every message's latency + dl in SimGrid (the what-if runs of a latency
+ * offset, docs/topology.md "Latency offsets"): a latency-factor callback
+ * (network_cm02.cpp, comm_action_set_bounds, multiplies the route's latency
+ * R by it) of lat_factor(size) + dl / R, lat_factor the model's curve
+ * (SMPI's smpi/lat-factor, in payload bytes).  SimGrid refuses a callback
+ * when smpi/lat-factor was set (NetworkSmpiModel::check_lat_factor_cb). */
+extern "C" int llamp_capture_add_latency(double dl, const llamp_netmodel_t* m, char* err, size_t errlen) {
+  auto* model = simgrid::s4u::Engine::get_instance()->get_netzone_root()->get_network_model();
+  if (!model) {
+    snprintf(err, errlen, "no network model to add a latency offset to");
+    return -1;
+  }
+  llamp_netmodel_curve_t lf = m->lat_factor;
+  double env = m->envelope;
+  try {
+    model->set_lat_factor_cb([dl, lf, env](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                                           const std::vector<simgrid::s4u::Link*>& links,
+                                           const std::unordered_set<simgrid::s4u::NetZone*>&) {
+      double r = 0;
+      for (auto const* l : links) r += l->get_latency();
+      double f = llamp_netmodel_curve_eval(&lf, size - env, 1);
+      return r > 0 ? f + dl / r : f;
+    });
+  } catch (const std::exception& e) {
+    snprintf(err, errlen, "SimGrid refuses a latency callback (%s): a latency offset needs smpi/lat-factor at its "
+                          "default (not set by the platform's <config>, --cfg or a model file)", e.what());
+    return -1;
+  }
+  return 0;
 }

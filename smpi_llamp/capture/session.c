@@ -253,6 +253,13 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
                                   getenv("LLAMP_SMPI_NET"), err, errlen))
       return NULL;
     G.cfg.net = &G.net;
+    /* a what-if run of a latency offset: every message's latency + delta_L */
+    if (G.cfg.delta_L > 0) {
+      if (llamp_capture_add_latency(G.cfg.delta_L, &G.net.model, err, errlen)) return NULL;
+      if (!G.cfg.quiet)
+        fprintf(stderr, "smpi_llamp: SimGrid charges every message's latency %.6g us more (-llamp-delta-L)\n",
+                G.cfg.delta_L * 1e6);
+    }
     /* every transfer as SimGrid runs it, for the observed contention model */
     if (G.cfg.analyze && G.cfg.contention && llamp_capture_observe_start() && !G.cfg.quiet)
       fprintf(stderr, "smpi_llamp: warning: this SimGrid cannot report its transfers: contention by the rule\n");

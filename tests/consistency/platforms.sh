@@ -66,5 +66,29 @@ run halo2d-2x4 8 "$B" rule - -- ./halo2d 2 4 10 4096 5
 run allreduce-8 8 "$B" observed 1e-9 -- ./coll allreduce 8000 10 3
 run alltoall-8 8 "$B" observed 1e-9 -- ./coll alltoall 4096 5 3
 run alltoall-8 8 "$B" rule - -- ./coll alltoall 4096 5 3
+# Latency offsets on any platform (smpi_llamp-latency): SimGrid with every
+# message's latency dL longer against the one capture's T(L0 + dL); exact
+# without shared links (chain, 3 ranks, the TCP-gamma route too), printed
+# with them (halo2d on the backbone: frozen contention)
+lat() { # NAME BOUND -- smpi_llamp-run arguments
+  local name=$1 bound=$2
+  shift 3
+  "$bin/smpi_llamp-latency" --deltas 1,10,100us --out "lat-$name" "${SIM[@]}" "$@" >"lat-$name.log" 2>&1 ||
+    { cat "lat-$name.log"; fail "$name: smpi_llamp-latency"; return; }
+  sed 's/^/  /' "lat-$name/latency.tsv"
+  python3 - "lat-$name" "$bound" <<'EOF2' || fail "$name: T(L0 + dL) beyond $bound of SimGrid's (lat-$name/latency.tsv)"
+import json, sys
+d, bound = sys.argv[1], sys.argv[2]
+cap = json.load(open(d + "/capture/report.json"))
+worst = 0
+for k, off in enumerate(cap["latency_offsets"]):
+    s = json.load(open("%s/dL-%d/report.json" % (d, k)))["capture"]["simulated_time"]
+    worst = max(worst, abs(off["runtime"] - s) / s)
+sys.exit(bound != "-" and worst > float(bound))
+EOF2
+}
+lat chain3-20000 1e-9 -- -np 3 -platform "$F" ./chain 5 20000 10
+lat chain-gamma 1e-9 -- -np 2 -platform "$F" -hostfile gamma.txt ./chain 3 1000000 10
+lat halo2d-2x4 - -- -np 8 -platform "$B" ./halo2d 2 4 10 4096 5
 [ $failures = 0 ] && echo "PASS: consistency_platforms"
 exit $((failures > 0))
