@@ -713,6 +713,7 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
   a.sweep_lambda = sl;
   a.num_sweep = k;
   run_facts_t facts;
+  cfg_eff->contention = observed != NULL; /* the model that ran, for the known causes */
   facts_of_run(cfg_eff, &st, simulated_time, a.point.T, &facts);
   facts.observed = observed != NULL;
   facts.obs_matched = obs_matched, facts.obs_messages = obs_messages;

@@ -60,7 +60,10 @@ static void routes(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *o
         shared++;
         break;
       }
-  if (shared)
+  /* the observed contention model holds both (the compute as simulated,
+   * each transfer as SimGrid ran it) */
+  const int observed = cfg->contention > 0;
+  if (shared && !observed)
     add(out, "%zu of %zu ranks share a host with another rank: their compute and messages contend "
              "in SimGrid; the DAG charges each alone", shared, n);
   /* route latency and bandwidth between distinct hosts, over a sample of pairs */
@@ -99,7 +102,7 @@ static void routes(const llamp_capture_config_t *cfg, llamp_capture_reasons_t *o
   }
   /* contention: one host's routes to two destinations, or both directions
    * between two hosts, through one link */
-  if (n >= 2) {
+  if (n >= 2 && !observed) {
     xbt_dynar_t r1 = xbt_dynar_new(sizeof(sg_link_t), NULL);
     xbt_dynar_t r2 = xbt_dynar_new(sizeof(sg_link_t), NULL);
     const char *shared_link = NULL;

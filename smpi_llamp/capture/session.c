@@ -266,8 +266,8 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
     if (G.net.active && !G.cfg.quiet)
       fprintf(stderr,
               "smpi_llamp: SimGrid charges size-dependent message costs (smpi/os, or, ois, lat-factor, "
-              "bw-factor): the DAG charges the same (L_ref %.6g us; report.json: capture.network_model)\n",
-              G.net.model.L_ref * 1e6);
+              "bw-factor): the DAG charges the same, the latency factors on each route's own latency "
+              "(report.json: capture.network_model)\n");
     if (G.net.active && G.net.note[0])
       fprintf(stderr, "smpi_llamp: warning: %s\n", G.net.note);
     const llamp_capture_compute_t *cm = llamp_capture_compute_setup(&G.cfg, err, errlen);
