@@ -1200,8 +1200,11 @@ static int costs_fill(llamp_engine_t *e, char *err, size_t errlen) {
     if (kind == UINT32_MAX) {
       uint32_t x = llamp_graph_rank(g, v), y = llamp_graph_rank(g, llamp_graph_partner(g, v));
       if (llamp_graph_kind(g, v) == LLAMP_VERTEX_RECV) x ^= y, y ^= x, x ^= y;
-      snprintf(err, errlen, "per-pair costs: no route from rank %u (host %u) to rank %u (host %u) in the table", x,
-               q->rank_host[x], y, q->rank_host[y]);
+      if (q->rank_host)
+        snprintf(err, errlen, "per-pair costs: no route from rank %u (host %u) to rank %u (host %u) in the table", x,
+                 q->rank_host[x], y, q->rank_host[y]);
+      else
+        snprintf(err, errlen, "per-pair costs: no route from rank %u to rank %u in the table", x, y);
       free(cs);
       return -1;
     }

@@ -14,6 +14,9 @@
 extern "C" {
 #endif
 
+/* 0 when SimGrid cannot route from a to b (two hosts of a zone without
+ * routing): such pairs are left out of the tables (topo_sg_zone.cpp). */
+int llamp_topo_sg_routable(sg_host_t a, sg_host_t b);
 /* hosts[r] = rank r's host (P ranks); the table covers their distinct hosts. */
 llamp_topo_t *llamp_topo_from_simgrid(const sg_host_t *hosts, uint32_t P, char *err, size_t errlen);
 /* A subset table (llamp_topo_is_subset): only the routes between the hosts

@@ -35,6 +35,7 @@ static int fetch_routes(llamp_topo_t *t, const sg_host_t *uh, const uint64_t *hp
   int rc = -1;
   for (size_t k = 0; k < n; k++) {
     uint32_t a = (uint32_t)(hp[k] >> 32), b = (uint32_t)hp[k];
+    if (!llamp_topo_sg_routable(uh[a], uh[b])) continue;
     xbt_dynar_reset(r);
     sg_host_get_route(uh[a], uh[b], r);
     size_t nl = xbt_dynar_length(r);

@@ -599,7 +599,7 @@ errors)
   check "'./missing' is not a file: give the program's path" "$bin/smpi_llamp-run" -np 2 ./missing
   # bad settings: model file, environment, options
   printf 'loggps = { L = "2us"; Q = 1; };\n' >bad.cfg
-  check "bad.cfg:1: loggps.Q: unknown setting (valid: L, o, g, G, S, bandwidth_term, rendezvous, nic)" \
+  check "bad.cfg:1: loggps.Q: unknown setting (valid: L, o, g, G, S, bandwidth_term, rendezvous, nic, contention)" \
     "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out o2 -llamp-config bad.cfg ./paper
   printf 'loggps = { L = "2 parsecs"; };\n' >bad2.cfg
   check "bad2.cfg:1: loggps.L: latency '2 parsecs'" \

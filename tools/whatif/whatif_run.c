@@ -346,6 +346,12 @@ static int simulate(const opts_t *o, size_t k, const char *plat, char *msg, size
   argv[a++] = out;
   argv[a++] = "-platform";
   argv[a++] = (char *)plat;
+  /* the predictions from the one capture can only follow the rule (another
+   * platform shares its links otherwise): so does each variant's own DAG,
+   * which then splits a difference into contention and the rest (yours on
+   * the command line comes later and wins) */
+  argv[a++] = "-llamp-contention";
+  argv[a++] = "rule";
   if (!o->pass_seed) {
     argv[a++] = "-llamp-seed";
     argv[a++] = seed;
