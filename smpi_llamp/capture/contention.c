@@ -109,6 +109,19 @@ int llamp_capture_observed_times(const llamp_graph_t *g, llamp_engine_t *e, cons
     i = ie, j = je;
   }
   *messages = nk;
+  if (getenv("LLAMP_DEBUG_OBSERVED")) { /* the groups whose counts differ */
+    for (size_t a = 0, b = 0; a < nk || b < nt;) {
+      int c = a == nk ? 1 : b == nt ? -1 : key_cmp(&(xfer_key_t){mk[a].src, mk[a].dst, mk[a].bytes, 0, 0},
+                                                   &(xfer_key_t){tk[b].src, tk[b].dst, tk[b].bytes, 0, 0});
+      size_t ae = a, be = b;
+      if (c <= 0) while (ae < nk && same_group(&mk[ae], &mk[a])) ae++;
+      if (c >= 0) while (be < nt && same_group(&tk[be], &tk[b])) be++;
+      if (ae - a != be - b)
+        fprintf(stderr, "observed: %g B %p -> %p: %zu messages, %zu transfers\n", c <= 0 ? mk[a].bytes : tk[b].bytes,
+                (void *)(c <= 0 ? mk[a].src : tk[b].src), (void *)(c <= 0 ? mk[a].dst : tk[b].dst), ae - a, be - b);
+      a = ae, b = be;
+    }
+  }
   free(start), free(tk), free(mk);
   return 0;
 }

@@ -130,6 +130,11 @@ typedef struct {
   uint32_t pending_wild;
   /* dependency state */
   vec_t R, I, round, saveR, saveI, tmp;
+  /* completed Isends nothing irequired yet (an Isend and its Wait): the next
+   * vertex irequires each once, so that the graph knows them as Isends
+   * (SMPI sleeps ois in every MPI_Isend; the engine charges ois to a send
+   * some vertex irequires) */
+  vec_t J;
   double pending, prev_end;
   int started, finalized;
   /* requests */
@@ -307,6 +312,9 @@ static int attach(rank_t *k, uint32_t v) {
     if (dep_add(k, v, k->R.v[i], 0)) return -1;
   for (uint32_t i = 0; i < k->I.n; i++)
     if (dep_add(k, v, k->I.v[i], 1)) return -1;
+  for (uint32_t i = 0; i < k->J.n; i++)
+    if (dep_add(k, v, k->J.v[i], 1)) return -1;
+  k->J.n = 0;
   return 0;
 }
 
@@ -349,7 +357,11 @@ static int blocking(rank_t *k, llamp_vertex_kind_t kind, uint64_t bytes, int32_t
 /* v completed: the next operation requires it. */
 static int completed(rank_t *k, uint32_t v) {
   for (uint32_t i = 0; i < k->I.n; i++)
-    if (k->I.v[i] == v) k->I.v[i] = k->I.v[--k->I.n];
+    if (k->I.v[i] == v) {
+      k->I.v[i] = k->I.v[--k->I.n];
+      if (vec_push(&k->J, v)) return oom(k);
+      break;
+    }
   for (uint32_t i = 0; i < k->R.n; i++)
     if (k->R.v[i] == v) return 0;
   return vec_push(&k->R, v) ? oom(k) : 0;
@@ -1341,7 +1353,7 @@ static void rank_free(rank_t *k) {
   free(k->da);
   free(k->db);
   free(k->dl);
-  vec_t *vs[] = {&k->R, &k->I, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
+  vec_t *vs[] = {&k->R, &k->I, &k->J, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
                  &k->namecache, &k->sent_to};
   for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
   llamp_map_free(&k->reqmap);
@@ -1502,6 +1514,9 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     int sok = check_peer(k, rec->peer, 0);
     int rok = sok < 0 ? -1 : check_peer(k, rsrc, 1);
     if (sok < 0 || rok < 0) return -1;
+    /* with oneself both ways SMPI copies the buffer and returns: no message,
+     * no overhead (smpi_request.cpp, Request::sendrecv) */
+    if (sok && rok && rec->peer == (int32_t)k->rank && rsrc == (int32_t)k->rank) return 0;
     uint32_t v[2];
     uint32_t n = 0;
     if (sok) {
@@ -1526,6 +1541,9 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     }
     for (uint32_t i = 0; i < n; i++)
       if (attach(k, v[i])) return -1;
+    /* SMPI posts the send as an Isend (ois) before the receive
+     * (smpi_request.cpp, Request::sendrecv: isend_init, irecv_init, startall) */
+    if (n == 2 && dep_add(k, v[1], v[0], 1)) return -1;
     if (n == 0) return 0;
     k->R.n = k->I.n = 0;
     for (uint32_t i = 0; i < n; i++)
