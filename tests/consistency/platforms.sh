@@ -13,7 +13,9 @@
 #     async-small-thresh 0 (transfers start at their match), detached sends;
 #   * with shared links (halo2d 2x4, allreduce and alltoall on 8 ranks, chain
 #     on 4 ranks) with the observed model, the default; the rule's T(L0) is
-#     printed, not asserted.
+#     printed, not asserted;
+#   * under models/calibrated-vm-netns.cfg (SMPI os, or, ois and factors of a
+#     real calibration) the same chains.
 # Exit 77 when SimGrid or the capture build is missing.
 set -u
 build=$1
@@ -38,7 +40,7 @@ run() {
   shift 5
   if [ "$1" != -- ]; then hf=(-hostfile "$1"); shift; fi
   shift
-  "$bin/smpi_llamp-run" -np "$np" -platform "$pf" "${hf[@]}" "${SIM[@]}" -llamp-contention "$model" \
+  "$bin/smpi_llamp-run" -np "$np" -platform "$pf" "${hf[@]}" "${SIM[@]}" "${CFGARGS[@]}" -llamp-contention "$model" \
     -llamp-tolerance none -llamp-classify off -llamp-out "out-$name" "$@" >"$name.log" 2>&1 ||
     { tail -5 "$name.log"; fail "$name: smpi_llamp-run"; return; }
   local d
@@ -48,6 +50,7 @@ run() {
   [ "$bound" = - ] && return
   awk -v d="$d" -v b="$bound" 'BEGIN { exit !(d <= b && -d <= b) }' || fail "$name ($model): T(L0) differs by $d (bound $bound)"
 }
+CFGARGS=()
 F=$plat/full_shared.xml
 B=$plat/backbone_shared.xml
 printf 'a\na\n' >same-host.txt
@@ -61,6 +64,16 @@ for model in observed rule; do
   run "chain-same-host" 2 "$F" $model 1e-9 same-host.txt -- ./chain 5 20000 10
 done
 run chain4-20000 4 "$F" observed 1e-9 -- ./chain 5 20000 10
+# a calibrated model (llamp-calibrate network on this machine: SMPI os, or,
+# ois, lat-factor and bw-factor of ~200 sections, eager below 15650 B),
+# whose file sets neither loggps.o nor the rendezvous: SMPI's own protocol
+# and CPU costs all the same (o = 0, direct), eager and rendezvous
+CFGARGS=(-llamp-config "$src/models/calibrated-vm-netns.cfg")
+for b in 100 3000 20000; do
+  run "calibrated-chain2-$b" 2 "$F" rule 1e-9 -- ./chain 5 "$b" 10
+done
+run calibrated-chain4-20000 4 "$F" observed 1e-9 -- ./chain 5 20000 10
+CFGARGS=()
 run halo2d-2x4 8 "$B" observed 1e-9 -- ./halo2d 2 4 10 4096 5
 run halo2d-2x4 8 "$B" rule - -- ./halo2d 2 4 10 4096 5
 run allreduce-8 8 "$B" observed 1e-9 -- ./coll allreduce 8000 10 3
