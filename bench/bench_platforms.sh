@@ -4,7 +4,8 @@
 # repository: give its path).  For every proxy application of apps/ (table
 # below; 8 ranks, 2 for pingpong and latency_example, small sizes) and every
 # *.xml of PLATFORMS_DIR:
-#   * a probe (a plain smpicc program: MPI_Get_processor_name + Allreduce)
+#   * a probe (a plain smpicc program: MPI_Get_processor_name + Allreduce,
+#     no compute simulated)
 #     runs under plain `smpirun -np 8 -platform P`; a platform it cannot run
 #     on is skipped with SimGrid's reason (no route between hosts, failing
 #     hosts, Vivaldi zones without coordinates, ...);
@@ -147,7 +148,8 @@ plats=() hosts=() skipped=()
 for p in "$pdir"/*.xml; do
   b=$(basename "$p" .xml)
   [ -z "$only" ] || [[ "$b" =~ $only ]] || continue
-  timeout -k 5 "$timeout_s" smpirun -np 8 -platform "$p" "${blockcfg[@]}" --log=root.thres:warning ./probe >"probe-$b.log" 2>&1 </dev/null
+  timeout -k 5 "$timeout_s" smpirun -np 8 -platform "$p" "${blockcfg[@]}" --cfg=smpi/simulate-computation:no \
+    --log=root.thres:warning ./probe >"probe-$b.log" 2>&1 </dev/null
   rc=$?
   if [ $rc -ne 0 ] || [ "$(grep -c '^probe ' "probe-$b.log")" != 8 ]; then
     why=$(grep -m1 -E 'CRITICAL|rror|xception' "probe-$b.log" | sed 's/^\[[^]]*\] *//; s/^[^ ]*\.[ch]pp:[0-9]*: *//; s/^\[[a-z_]*\/CRITICAL\] *//' | cut -c1-140)
