@@ -1323,7 +1323,7 @@ static void rank_reset(rank_t *k, uint32_t rank) {
   k->buf_first = 0;
   k->nbuf = k->nd = 0;
   k->pending_wild = 0;
-  k->R.n = k->I.n = k->round.n = 0;
+  k->R.n = k->I.n = k->J.n = k->round.n = 0;
   k->pending = 0;
   k->prev_end = 0;
   k->started = k->finalized = 0;
