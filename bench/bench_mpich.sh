@@ -215,22 +215,8 @@ errline() {
 # E eager/rendezvous thresholds, C contention, H shared hosts, R route
 # latencies/bandwidths, P calls not modelled / MPI_Test polling, O CPU
 # overheads, K back-to-back sends, ? other
-known='latency factors|bandwidth factors|async-small-thresh|send-is-detached|contention|share a host|route latencies between|route bandwidths|route latency is|MPI_Test/MPI_Iprobe|does not model|CPU overhead|property|back-to-back'
-tags() {
-  local f=$1 t=""
-  [ -s "$f" ] || { echo "-"; return; }
-  grep -Eq 'latency factors scale|size-dependent latency factors' "$f" && t="${t}L"
-  grep -q 'bandwidth factors' "$f" && t="${t}B"
-  grep -Eq 'async-small-thresh|send-is-detached-thresh' "$f" && t="${t}E"
-  grep -q 'contention' "$f" && t="${t}C"
-  grep -q 'share a host' "$f" && t="${t}H"
-  grep -Eq 'route latencies between|route bandwidths range|route latency is' "$f" && t="${t}R"
-  grep -Eq 'MPI_Test/MPI_Iprobe|does not model' "$f" && t="${t}P"
-  grep -Eq 'CPU overhead|own .* property' "$f" && t="${t}O"
-  grep -q 'back-to-back' "$f" && t="${t}K"
-  grep -Evq "$known" "$f" && t="${t}?"
-  echo "${t:--}"
-}
+. "$here/bench/bench_lib.sh"
+tags() { cause_tags "$1"; }
 # run_one ID VARIANT DIR NAME NP ARGS ENV MPX -> runs/ID.res: one tab-separated line
 # (dir/name, np, simgrid, T, diff %, status, detail)
 run_one() {

@@ -247,22 +247,8 @@ if [ ${#skipped[@]} -gt 0 ]; then
   echo
 fi
 # cause tags of the cells beyond 1 % and the failures (report.json's known_causes)
-known='latency factors|bandwidth factors|async-small-thresh|send-is-detached|contention|share a host|route latencies between|route bandwidths|route latency is|MPI_Test/MPI_Iprobe|does not model|CPU overhead|property|back-to-back'
-tags() { # APP.PLATFORM
-  local f="causes/$1" t=""
-  [ -s "$f" ] || { echo "-"; return; }
-  grep -Eq 'latency factors scale|size-dependent latency factors' "$f" && t="${t}L"
-  grep -q 'bandwidth factors' "$f" && t="${t}B"
-  grep -Eq 'async-small-thresh|send-is-detached-thresh' "$f" && t="${t}E"
-  grep -q 'contention' "$f" && t="${t}C"
-  grep -q 'share a host' "$f" && t="${t}H"
-  grep -Eq 'route latencies between|route bandwidths range|route latency is' "$f" && t="${t}R"
-  grep -Eq 'MPI_Test/MPI_Iprobe|does not model' "$f" && t="${t}P"
-  grep -Eq 'CPU overhead|own .* property' "$f" && t="${t}O"
-  grep -q 'back-to-back' "$f" && t="${t}K"
-  grep -Evq "$known" "$f" && t="${t}?"
-  echo "${t:--}"
-}
+. "$here/bench/bench_lib.sh"
+tags() { cause_tags "causes/$1"; } # APP.PLATFORM
 echo "Known causes the capture named for the cells beyond 1 % and the failures (report.json: known_causes): L lat-factor,"
 echo "B bw-factor, E eager/rendezvous thresholds (async-small-thresh, send-is-detached-thresh), C links shared between routes"
 echo "(contention), H ranks sharing a host, R route latencies/bandwidths unlike L/G or spread, P calls not modelled / MPI_Test"
