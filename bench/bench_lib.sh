@@ -13,6 +13,8 @@ median() { echo "$1" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END 
 # thresholds, C contention, H shared hosts, R route latencies/bandwidths, P
 # calls not modelled / MPI_Test polling, O CPU overheads, K back-to-back
 # sends, ? another; "-" for none (bench_platforms.sh, bench_mpich.sh).
+# The known causes' patterns (the rest is tagged ?).
+cause_known='latency factors|bandwidth factors|async-small-thresh|send-is-detached|contention|share a host|route latencies between|route bandwidths|route latency is|MPI_Test/MPI_Iprobe|does not model|CPU overhead|property|back-to-back'
 cause_tags() {
   f=$1 t=""
   [ -s "$f" ] || { echo "-"; return; }
@@ -25,6 +27,6 @@ cause_tags() {
   grep -Eq 'MPI_Test/MPI_Iprobe|does not model' "$f" && t="${t}P"
   grep -Eq 'CPU overhead|own .* property' "$f" && t="${t}O"
   grep -q 'back-to-back' "$f" && t="${t}K"
-  grep -Evq 'latency factors|bandwidth factors|async-small-thresh|send-is-detached|contention|share a host|route latencies between|route bandwidths|route latency is|MPI_Test/MPI_Iprobe|does not model|CPU overhead|property|back-to-back' "$f" && t="${t}?"
+  grep -Evq "$cause_known" "$f" && t="${t}?"
   echo "${t:--}"
 }

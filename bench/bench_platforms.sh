@@ -268,7 +268,7 @@ for b in "${plats[@]}"; do
 done
 other=$(for b in "${plats[@]}"; do for n in "${names[@]}"; do
   [ -s "causes/$n.$b" ] || continue
-  grep -Ev "$known" "causes/$n.$b" | sed "s/^/$n.$b\t/"
+  grep -Ev "$cause_known" "causes/$n.$b" | sed "s/^/$n.$b\t/"
 done; done)
 if [ -n "$other" ]; then
   echo
