@@ -61,8 +61,7 @@ int llamp_capture_observed_times(const llamp_graph_t *g, llamp_engine_t *e, cons
     snprintf(err, errlen, "the DAG's start times at the capture's parameters");
     return -1;
   }
-  /* the engine's rule (engine.c leave_max): above it a message starts at its match */
-  double leave = p->async_small ? fmin(p->S, p->A - 1) : p->S;
+  double leave = llamp_params_leave_max(p); /* above it a message starts at its match */
   size_t k = 0;
   for (uint64_t v = 0; v < n; v++) {
     if (llamp_graph_kind(g, v) != LLAMP_VERTEX_RECV) continue;

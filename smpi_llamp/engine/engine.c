@@ -43,11 +43,9 @@ enum {
  * that starts at its match: above S, or from A up with async_small). */
 enum { K_CALC = 0, K_SEND = 1, K_RECV = 2, K_RECV_RNDV = 3 };
 
-/* The largest message that leaves at its send: S, or below A with SMPI's
- * async_small (smpi/async-small-thresh; sizes are whole bytes, so s >= A is
- * s > A - 1).  Larger ones start when their receive is matched; of those,
- * only the ones above S keep their sender waiting (E_RNDV_DONE). */
-static inline double leave_max(const llamp_params_t *p) {
+/* llamp_params_leave_max: above it a message starts at its match (a
+ * K_RECV_RNDV receive); only above S does its sender wait (E_RNDV_DONE). */
+double llamp_params_leave_max(const llamp_params_t *p) {
   return p->async_small ? fmin(p->S, p->A - 1) : p->S;
 }
 
@@ -847,7 +845,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   int owned_posting = 1;
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
-  plan_kinds_t pk = {g, &a, leave_max(&e->proto), kind, value};
+  plan_kinds_t pk = {g, &a, llamp_params_leave_max(&e->proto), kind, value};
   if (!kinds_known) llamp_par_run(par, n, plan_kinds_half, &pk);
   /* gap edges: previous send (recv) of the same rank in posting order */
   if (gap) {
@@ -863,7 +861,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     if (base) owned_posting = 0; /* the caller's */
     arrival_t *arr = recv_key ? plan_alloc((n ? n : 1) * sizeof *arr) : NULL;
     if (recv_key && !arr) goto oom;
-    plan_ranks_t pr = {g, &a, bref, leave_max(&e->proto), e->proto.nic, any_self, recv_chain, recv_key, rank_off, posting,
+    plan_ranks_t pr = {g, &a, bref, llamp_params_leave_max(&e->proto), e->proto.nic, any_self, recv_chain, recv_key, rank_off, posting,
                        arr, prev_msg, NULL, NULL, NULL, NULL, NULL, NULL};
     if (bref) { /* runs first: their bursts' receives leave the receive chain */
       burst_from = plan_alloc((n ? n : 1) * 4);
@@ -1580,7 +1578,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   llamp_graph_arrays(g, &a);
   int rndv = 0;
   for (uint64_t v = 0; v < a.n && !rndv; v++)
-    rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > leave_max(p);
+    rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > llamp_params_leave_max(p);
   int plan = rndv || p->g > 0 || p->nic;
   if (!plan) {
     e->n = a.n;
@@ -3002,9 +3000,9 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     double valv = a.value[v];
     if (kv == LLAMP_VERTEX_SEND) {
       uint64_t r = llamp_graph_partner(g, v);
-      if (valv > leave_max(p) || r >= a.n || a.rank[r] == a.rank[v]) {
+      if (valv > llamp_params_leave_max(p) || r >= a.n || a.rank[r] == a.rank[v]) {
         snprintf(err, errlen, "vertex %llu: %s (out of core: eager messages between ranks only)",
-                 (unsigned long long)v, valv > leave_max(p) ? "a message that starts at its match (above S, or "
+                 (unsigned long long)v, valv > llamp_params_leave_max(p) ? "a message that starts at its match (above S, or "
                  "from A up)" : "a message to its own rank");
         rc = -1;
         break;
@@ -4629,7 +4627,7 @@ static unsigned plan_kind(const llamp_engine_t *e, uint64_t v, double *bytes) {
   *bytes = llamp_graph_value(g, v);
   if (k == LLAMP_VERTEX_RECV) {
     *bytes = llamp_graph_value(g, llamp_graph_partner(g, v));
-    if (*bytes > leave_max(&e->proto)) return K_RECV_RNDV;
+    if (*bytes > llamp_params_leave_max(&e->proto)) return K_RECV_RNDV;
   }
   return k;
 }

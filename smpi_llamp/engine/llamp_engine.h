@@ -146,6 +146,12 @@ typedef struct {
   double x[LLAMP_MAX_XPARAMS]; /* values of the pairs' extra parameters */
 } llamp_params_t;
 
+/* The largest message that leaves at its send: S, or A - 1 when below with
+ * async_small (sizes are whole bytes: s >= A is s > A - 1).  Larger ones
+ * start when their receive is matched; only those above S keep their
+ * sender waiting. */
+double llamp_params_leave_max(const llamp_params_t *p);
+
 /* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G, no net model. */
 void llamp_params_default(llamp_params_t *p);
 double llamp_params_get(const llamp_params_t *p, llamp_param_t which);

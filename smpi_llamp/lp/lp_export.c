@@ -461,7 +461,7 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   m->g = g;
   llamp_graph_arrays(g, &m->a);
   m->S = p->S;
-  m->M = p->async_small ? fmin(p->S, p->A - 1) : p->S;
+  m->M = llamp_params_leave_max(p);
   m->full = p->size_g_full != 0;
   m->direct = p->rndv_direct != 0;
   m->gap = p->g > 0 || p->nic;
