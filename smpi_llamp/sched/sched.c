@@ -892,8 +892,8 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
 /* ---- what SMPI communicates to make a communicator ------------------------------------------------ */
 
 /* SMPI 3.32's Comm::split (MPI_Comm_split, MPI_Cart_sub): the parent's rank 0
- * gathers every member's (color, key) (8 B each, SMPI's nonblocking linear
- * gather), then sends each member of each new group a group handle (8 B),
+ * gathers every member's (color, key) (8 B each, SMPI's gather__default:
+ * an igather posting all receives at once, then a wait), then sends each member of each new group a group handle (8 B),
  * group after group (a waitall each); the members receive theirs.  On the
  * parent's rank 0 the payload lists the groups after this rank's members:
  * ngroups, then per group n and the n world ranks it sends to. */
@@ -906,8 +906,8 @@ static int split_messages(rank_t *k, const llamp_trace_rec_t *rec, const uint64_
   if (c->size < 2) return 0;
   const llamp_trace_run_t *members = comm_members(k, c);
   uint32_t root_world = members ? members[0].first : 0;
-  const llamp_coll_algo_t *gather = llamp_coll_find(LLAMP_COLL_GATHER, "linear");
-  if (!gather) return rfail(k, "no linear gather in the collective registry");
+  const llamp_coll_algo_t *gather = llamp_coll_find(LLAMP_COLL_GATHER, "linear_nb");
+  if (!gather) return rfail(k, "no linear_nb gather in the collective registry");
   llamp_coll_args_t a;
   memset(&a, 0, sizeof a);
   a.size = (int)c->size;

@@ -3,7 +3,8 @@
  *   coll COLLECTIVE BYTES ITERS COMPUTE_US [ROOT]
  * COLLECTIVE: barrier bcast reduce allreduce (allreduce_min: MPI_MIN) gather gatherv scatter scatterv
  * allgather allgatherv alltoall alltoallv reduce_scatter reduce_scatter_block
- * scan exscan, and each with an "i" before it: the nonblocking variant
+ * scan exscan split (MPI_Comm_split into rank mod 3, keys reversed, then
+ * MPI_Comm_free), and each but split with an "i" before it: the nonblocking variant
  * followed by MPI_Wait.  BYTES (a multiple of 8: doubles) is the vector of bcast,
  * reduce, allreduce, scan, exscan and the block per rank (or per pair) of the
  * others; the v-variants give rank i BYTES + 8 x (i mod 3) bytes (alltoallv:
@@ -97,7 +98,11 @@ int main(int argc, char **argv) {
       CALL(MPI_Reduce_scatter_block, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     else if (!strcmp(c, "scan")) CALL(MPI_Scan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     else if (!strcmp(c, "exscan")) CALL(MPI_Exscan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
-    else {
+    else if (!strcmp(c, "split") && !nb) {
+      MPI_Comm nc;
+      MPI_Comm_split(w, rank % 3, p - rank, &nc);
+      MPI_Comm_free(&nc);
+    } else {
       if (rank == 0) fprintf(stderr, "coll: unknown collective '%s'\n", argv[1]);
       MPI_Abort(w, 2);
     }

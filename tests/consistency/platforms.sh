@@ -11,8 +11,8 @@
 #     ranks, 100 B .. 100 kB, and 2 ranks of one host) with either
 #     contention model: each route's own lat-factor, TCP-gamma, cross-traffic,
 #     async-small-thresh 0 (transfers start at their match), detached sends;
-#   * with shared links (halo2d 2x4, allreduce and alltoall on 8 ranks, chain
-#     on 4 ranks) with the observed model, the default; the rule's T(L0) is
+#   * with shared links (halo2d 2x4, allreduce, alltoall and MPI_Comm_split
+#     on 8 ranks, chain on 4 ranks) with the observed model, the default; the rule's T(L0) is
 #     printed, not asserted;
 #   * under models/calibrated-vm-netns.cfg (SMPI os, or, ois and factors of a
 #     real calibration) the same chains.
@@ -79,6 +79,10 @@ run halo2d-2x4 8 "$B" rule - -- ./halo2d 2 4 10 4096 5
 run allreduce-8 8 "$B" observed 1e-9 -- ./coll allreduce 8000 10 3
 run alltoall-8 8 "$B" observed 1e-9 -- ./coll alltoall 4096 5 3
 run alltoall-8 8 "$B" rule - -- ./coll alltoall 4096 5 3
+# SMPI's Comm::split: a gather posting every receive at once, then the
+# group handles (a serial gather was +75 % on 4 ranks of a fat tree)
+run split-8 8 "$B" observed 1e-9 -- ./coll split 8 4 3
+run split-8 8 "$B" rule - -- ./coll split 8 4 3
 # Latency offsets on any platform (smpi_llamp-latency): SimGrid with every
 # message's latency dL longer against the one capture's T(L0 + dL); exact
 # without shared links (chain, 3 ranks, the TCP-gamma route too), printed
