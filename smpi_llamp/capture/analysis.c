@@ -170,7 +170,7 @@ static void facts_of_run(const llamp_capture_config_t *cfg, const llamp_sched_st
   if (st->poll_time > 0.01 * T && f->reasons.n < LLAMP_CAPTURE_MAX_REASONS) {
     char b[64];
     snprintf(f->reasons.reason[f->reasons.n++], sizeof f->reasons.reason[0],
-             "%llu MPI_Test/MPI_Iprobe calls took %s (SMPI sleeps smpi/test or smpi/iprobe in each, 100 us "
+             "%llu MPI_Test/MPI_Iprobe/MPI_Probe calls took %s (SMPI sleeps smpi/test or smpi/iprobe in each, 100 us "
              "by default, growing with smpi/grow-injected-times): the DAG keeps that time as compute, "
              "but a polling loop polls more or less often at another latency",
              (unsigned long long)st->polls, llamp_units_format_time(st->poll_time, b, sizeof b));

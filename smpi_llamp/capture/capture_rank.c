@@ -723,6 +723,9 @@ void llamp_cap_status(llamp_cap_call_t *c, int ret, MPI_Comm comm, const MPI_Sta
 }
 
 void llamp_cap_probe(llamp_cap_call_t *c, int ret, MPI_Comm comm, int flag, const MPI_Status *st) {
+#ifndef LLAMP_CAPTURE_NATIVE
+  if (c->rec.op == LLAMP_OP_PROBE) c->rec.flags |= LLAMP_TRACE_F_POLLED;
+#endif
   if (ret != MPI_SUCCESS || !flag) return;
   c->rec.flags |= LLAMP_TRACE_F_COMPLETED;
   llamp_cap_status(c, ret, comm, st);

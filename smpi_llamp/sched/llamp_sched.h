@@ -97,7 +97,7 @@ typedef struct {
   uint64_t unresolved_wildcards; /* wildcard receives whose status was never seen */
   uint64_t unknown_requests;   /* completions of requests no record created */
   uint64_t after_finalize;     /* records after MPI_Finalize (ignored) */
-  uint64_t polls;              /* MPI_Test* / MPI_Iprobe calls (their time is calc) */
+  uint64_t polls;              /* MPI_Test* / MPI_Iprobe / MPI_Probe calls (their time is calc) */
   double poll_time;            /* the time spent in them, s (SMPI: smpi/test, smpi/iprobe) */
   uint64_t bursts;             /* back-to-back sends to one peer (burst_G > 0) */
   double burst_time;           /* sum of min(s_prev G - gap, s G) over them: the transfer time

@@ -1390,15 +1390,19 @@ static int completion(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
 /* Calls that never wait for another rank: their time is the rank's own, as
  * compute is (SMPI sleeps smpi/test and smpi/iprobe in each of them, 100 us
  * by default, growing with smpi/grow-injected-times; natively it is their CPU
- * time), so it joins the calc before them. */
-static int local_call(uint16_t op) {
-  switch (op) {
+ * time), so it joins the calc before them.  SMPI's MPI_Probe is such a loop:
+ * its time is kept as it ran (exact at the capture's parameters, frozen
+ * beyond them, as any polling loop). */
+static int local_call(const llamp_trace_rec_t *rec) {
+  switch (rec->op) {
   case LLAMP_OP_TEST:
   case LLAMP_OP_TESTALL:
   case LLAMP_OP_TESTANY:
   case LLAMP_OP_TESTSOME:
   case LLAMP_OP_IPROBE:
     return 1;
+  case LLAMP_OP_PROBE: /* SMPI's: a loop of the above until the message is posted */
+    return (rec->flags & LLAMP_TRACE_F_POLLED) != 0;
   default:
     return 0;
   }
@@ -1468,7 +1472,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     if (gap > 0) k->pending += gap;
     if (rec->t_end > k->prev_end) k->prev_end = rec->t_end;
   }
-  if (local_call(rec->op)) {
+  if (local_call(rec)) {
     s->st->polls++;
     if (rec->t_end > rec->t_start) {
       k->pending += rec->t_end - rec->t_start;

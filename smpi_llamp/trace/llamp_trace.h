@@ -88,6 +88,11 @@ typedef struct {
 } llamp_trace_rec_t;
 
 #define LLAMP_TRACE_F_COMPLETED 0x1 /* TEST / IPROBE: flag was true */
+/* PROBE of an SMPI run: SMPI 3.32 runs MPI_Probe as a loop of MPI_Iprobe,
+ * each sleeping smpi/iprobe, and the loop ends when the message is posted,
+ * not when it arrives: its time is polling.  Natively the flag is absent
+ * and a probe's time is a wait on the message, as a receive's. */
+#define LLAMP_TRACE_F_POLLED 0x2
 /* COMM_* records of SMPI runs: what SMPI 3.32 communicates to make the
  * communicator (docs/trace.md, "Communicators").  Absent in native traces. */
 #define LLAMP_TRACE_F_COMM_BCAST 0x2 /* the new communicator's rank 0 broadcast its id (4 B) */

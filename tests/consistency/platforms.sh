@@ -14,6 +14,7 @@
 #   * with shared links (halo2d 2x4, allreduce, alltoall and MPI_Comm_split
 #     on 8 ranks, chain on 4 ranks) with the observed model, the default; the rule's T(L0) is
 #     printed, not asserted;
+#   * MPI_Probe (tests/consistency/modes.c) at async-small-thresh 0 and 64 KiB;
 #   * under models/calibrated-vm-netns.cfg (SMPI os, or, ois and factors of a
 #     real calibration) the same chains.
 # Exit 77 when SimGrid or the capture build is missing.
@@ -31,7 +32,7 @@ unset LLAMP_NIC LLAMP_OUT LLAMP_CONFIG LLAMP_L LLAMP_G LLAMP_S LLAMP_CONTENTION 
 SIM=(--cfg=smpi/simulate-computation:no --log=root.thres:critical)
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-for p in chain halo2d coll; do
+for p in chain halo2d coll modes; do
   "$bin/smpi_llamp-cc" -O1 "$here/$p.c" -o "$p" >"cc-$p.log" 2>&1 || { cat "cc-$p.log"; echo "FAIL: smpi_llamp-cc $p"; exit 1; }
 done
 # run NAME NP PLATFORM CONTENTION BOUND [HOSTFILE] -- PROGRAM ARGS: the relative difference
@@ -73,6 +74,13 @@ for b in 100 3000 20000; do
   run "calibrated-chain2-$b" 2 "$F" rule 1e-9 -- ./chain 5 "$b" 10
 done
 run calibrated-chain4-20000 4 "$F" observed 1e-9 -- ./chain 5 20000 10
+# SMPI's MPI_Probe (a loop of sleeping iprobes that ends when the message is
+# posted), with SMPI's eager threshold 0 and with 64 KiB
+for cfg in 0 65536; do
+  CFGARGS=(--cfg=smpi/async-small-thresh:$cfg)
+  run "probe-$cfg-100" 4 "$F" observed 1e-9 -- ./modes probe 100 4
+  run "probe-$cfg-100000" 4 "$F" observed 1e-9 -- ./modes probe 100000 4
+done
 CFGARGS=()
 run halo2d-2x4 8 "$B" observed 1e-9 -- ./halo2d 2 4 10 4096 5
 run halo2d-2x4 8 "$B" rule - -- ./halo2d 2 4 10 4096 5
