@@ -368,6 +368,47 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Ranks sharing a host send transfers that only their start times tell
+ * apart, and the first pairing takes those from the rule's DAG.  Paired
+ * again from the observed DAG's starts (SimGrid's own once the pairing is
+ * right) until the pairing no longer changes, at most 3 times: two ranks of
+ * one host sending alike to another host's ranks had their durations
+ * swapped.  *e and *obs are replaced.  0 / -1 with a message. */
+static int observed_refine(const llamp_graph_t *g, llamp_engine_t **e, llamp_params_t *p, double **obs,
+                           uint64_t *matched, uint64_t *messages, char *err, size_t errlen) {
+  const sg_host_t *hosts;
+  size_t nh = llamp_capture_session_hosts(&hosts);
+  int shared = 0;
+  for (size_t i = 0; i < nh && !shared; i++)
+    for (size_t j = 0; j < i && !shared; j++) shared = hosts[i] == hosts[j];
+  if (!shared) return 0;
+  uint64_t n = llamp_graph_num_vertices(g);
+  double *next = malloc((n ? n : 1) * sizeof *next);
+  if (!next) {
+    seterr(err, errlen, "out of memory for the observed transfer times");
+    return -1;
+  }
+  int rc = 0;
+  for (int round = 0; round < 3; round++) {
+    if (llamp_capture_observed_times(g, *e, p, next, matched, messages, err, errlen)) {
+      rc = -1;
+      break;
+    }
+    if (!memcmp(next, *obs, n * sizeof *next)) break; /* the same pairing (NaNs alike: the same bits) */
+    double *t = *obs;
+    *obs = next;
+    next = t;
+    p->observed = *obs;
+    llamp_engine_destroy(*e);
+    if (!(*e = llamp_engine_create(g, p, err, errlen))) {
+      rc = -1;
+      break;
+    }
+  }
+  free(next);
+  return rc;
+}
+
 /* The distinct (sender << 32 | receiver) rank pairs of g's messages. */
 static uint64_t *graph_rank_pairs(const llamp_graph_t *g, size_t *n) {
   uint64_t nv = llamp_graph_num_vertices(g), k = 0, sends = 0;
@@ -570,6 +611,7 @@ int llamp_capture_analyze_graph(const llamp_capture_config_t *cfg, llamp_graph_t
     p.observed = observed;
     p.nic = 0; /* the transfers' times hold their sharing already */
     if (!(e = llamp_engine_create(g, &p, err, errlen))) goto out;
+    if (observed_refine(g, &e, &p, &observed, &obs_matched, &obs_messages, err, errlen)) goto out;
     llamp_capture_stage_done("engine: observed transfers", &ts);
   }
   llamp_capture_observed_free();
