@@ -70,7 +70,7 @@ int llamp_capture_observed_times(const llamp_graph_t *g, llamp_engine_t *e, cons
     int32_t tag = llamp_graph_tag(g, v);
     if (rs >= nh || rd >= nh || (tag >= LLAMP_TAG_NET_SELF && tag < LLAMP_TAG_NET_SELF_END)) continue;
     double s = llamp_graph_value(g, u), at = start[v];
-    if (!(s > leave)) { /* it leaves at the end of its send */
+    if (!(s > leave) && !(llamp_graph_flags(g, u) & LLAMP_VERTEX_F_SYNC)) { /* it leaves at the end of its send */
       llamp_affine_t c;
       llamp_engine_vertex_cost(e, u, &c);
       at = start[u] + c.c0 + c.nL * p->L + c.nG * p->G + c.no * p->o + c.ng * p->g;

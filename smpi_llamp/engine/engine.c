@@ -49,6 +49,13 @@ double llamp_params_leave_max(const llamp_params_t *p) {
   return p->async_small ? fmin(p->S, p->A - 1) : p->S;
 }
 
+/* Send u is synchronous (MPI_Ssend, MPI_Issend; LLAMP_VERTEX_F_SYNC): SMPI
+ * never detaches it, so whatever its size its transfer starts at its match
+ * and its sender waits for the data, as above S (docs/model.md). */
+static inline int send_sync(const llamp_graph_arrays_t *a, uint64_t u) {
+  return a->flags && (a->flags[u] & LLAMP_VERTEX_F_SYNC);
+}
+
 #define PLAN_SHIFT 29
 #define PLAN_MASK ((1u << PLAN_SHIFT) - 1)
 
@@ -507,7 +514,8 @@ static void run_flush(const llamp_graph_t *g, const llamp_graph_arrays_t *a, con
   if (nr < 2) return;
   for (uint32_t i = 0; i < nr;) {
     uint32_t j = i + 1; /* [i, j): a burst of equal eager sizes posted back to back */
-    while (j < nr && a->value[run[j]] == a->value[run[i]] && a->value[run[i]] <= S && (ref->binds[run[j]] & 2))
+    while (j < nr && a->value[run[j]] == a->value[run[i]] && a->value[run[i]] <= S && !send_sync(a, run[i]) &&
+           !send_sync(a, run[j]) && (ref->binds[run[j]] & 2))
       j++;
     /* a burst to several hosts is limited by its sender's link, which
      * the ahead already charges: none of its receives joins a receive
@@ -693,7 +701,7 @@ static inline __attribute__((always_inline)) uint64_t plan_edges_range(plan_edge
         uint32_t type = k, from = u;
         if (k == LLAMP_EDGE_MESSAGE) type = rndv && kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
         else if (rndv && k == LLAMP_EDGE_REQUIRES && a->kind[u] == LLAMP_VERTEX_SEND &&
-                 kind[llamp_graph_partner(g, u)] == K_RECV_RNDV && a->value[u] > c->S) {
+                 kind[llamp_graph_partner(g, u)] == K_RECV_RNDV && (a->value[u] > c->S || send_sync(a, u))) {
           /* the rendezvous send completes when its data has been read */
           if (pass) src[m] = u | (E_END << PLAN_SHIFT);
           m++;
@@ -766,9 +774,10 @@ static void plan_kinds_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
     c->kind[v] = a->kind[v];
     c->value[v] = a->value[v];
     if (a->kind[v] == LLAMP_VERTEX_RECV) {
-      double s = a->value[llamp_graph_partner(c->g, v)];
+      uint64_t u = llamp_graph_partner(c->g, v);
+      double s = a->value[u];
       c->value[v] = s;
-      if (s > c->S) c->kind[v] = K_RECV_RNDV;
+      if (s > c->S || send_sync(a, u)) c->kind[v] = K_RECV_RNDV;
     }
   }
 }
@@ -995,9 +1004,14 @@ static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
   unsigned k = llamp_graph_kind(g, v);
   memset(out, 0, sizeof *out);
   if (k == LLAMP_VERTEX_CALC) return;
-  double s = llamp_graph_value(g, k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(g, v));
+  uint64_t u = k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(g, v);
+  double s = llamp_graph_value(g, u);
+  /* SMPI sleeps os in a detached send (s <= S) and in a synchronous one,
+   * or only in a receive from a detached send */
+  int sync = (llamp_graph_flags(g, u) & LLAMP_VERTEX_F_SYNC) != 0;
+  int charged = k == LLAMP_VERTEX_SEND ? s <= e->proto.S || sync : s <= e->proto.S && !sync;
   llamp_netmodel_vertex_t x;
-  llamp_netmodel_vertex(&e->net, k == LLAMP_VERTEX_SEND, e->nonblocking[v], s, s <= e->proto.S, &x);
+  llamp_netmodel_vertex(&e->net, k == LLAMP_VERTEX_SEND, e->nonblocking[v], s, charged, &x);
   *out = (pwv_t){x.cpu, x.c, x.k, x.start};
 }
 
@@ -1011,14 +1025,14 @@ static void costs_mark_nonblocking(llamp_engine_t *e, const llamp_graph_arrays_t
     }
 }
 
-/* A vertex's costs depend on its message's size and on two flags (send,
- * nonblocking) only, and programs send few sizes: a small table of the last
+/* A vertex's costs depend on its message's size and on three flags (send,
+ * nonblocking, synchronous) only, and programs send few sizes: a small table of the last
  * ones computed spares most of the curve evaluations (bench_capture64, two
  * calls: 274 M of the analysis's 1.43 G instructions) with the same bits. */
 enum { PW_MEMO = 64 };
 typedef struct {
   double s;
-  unsigned flags; /* 0: empty, else 1 + 2 send + nonblocking */
+  unsigned flags; /* 0: empty, else 1 + 2 send + nonblocking + 4 synchronous */
   pwv_t cost;
 } pw_memo_t;
 
@@ -1028,8 +1042,9 @@ static void costs_pw_vertex(llamp_engine_t *e, const llamp_graph_arrays_t *a, pw
     memset(&e->pw[v], 0, sizeof e->pw[v]);
     return;
   }
-  double sz = a->value[k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(e->graph, v)];
-  unsigned flags = 1 + 2 * (k == LLAMP_VERTEX_SEND) + e->nonblocking[v];
+  uint64_t u = k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(e->graph, v);
+  double sz = a->value[u];
+  unsigned flags = 1 + 2 * (k == LLAMP_VERTEX_SEND) + e->nonblocking[v] + 4 * send_sync(a, u);
   uint64_t bits;
   memcpy(&bits, &sz, sizeof bits);
   unsigned h = (unsigned)((bits * 0x9e3779b97f4a7c15ull) >> 58) ^ flags;
@@ -1578,7 +1593,7 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   llamp_graph_arrays(g, &a);
   int rndv = 0;
   for (uint64_t v = 0; v < a.n && !rndv; v++)
-    rndv = a.kind[v] == LLAMP_VERTEX_SEND && a.value[v] > llamp_params_leave_max(p);
+    rndv = a.kind[v] == LLAMP_VERTEX_SEND && (a.value[v] > llamp_params_leave_max(p) || send_sync(&a, v));
   int plan = rndv || p->g > 0 || p->nic;
   if (!plan) {
     e->n = a.n;
@@ -3000,10 +3015,10 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     double valv = a.value[v];
     if (kv == LLAMP_VERTEX_SEND) {
       uint64_t r = llamp_graph_partner(g, v);
-      if (valv > llamp_params_leave_max(p) || r >= a.n || a.rank[r] == a.rank[v]) {
+      if (valv > llamp_params_leave_max(p) || send_sync(&a, v) || r >= a.n || a.rank[r] == a.rank[v]) {
         snprintf(err, errlen, "vertex %llu: %s (out of core: eager messages between ranks only)",
-                 (unsigned long long)v, valv > llamp_params_leave_max(p) ? "a message that starts at its match (above S, or "
-                 "from A up)" : "a message to its own rank");
+                 (unsigned long long)v, r < a.n && a.rank[r] == a.rank[v] ? "a message to its own rank" :
+                 "a message that starts at its match (above S, from A up, or synchronous)");
         rc = -1;
         break;
       }
@@ -4626,8 +4641,9 @@ static unsigned plan_kind(const llamp_engine_t *e, uint64_t v, double *bytes) {
   unsigned k = llamp_graph_kind(g, v);
   *bytes = llamp_graph_value(g, v);
   if (k == LLAMP_VERTEX_RECV) {
-    *bytes = llamp_graph_value(g, llamp_graph_partner(g, v));
-    if (*bytes > llamp_params_leave_max(&e->proto)) return K_RECV_RNDV;
+    uint64_t u = llamp_graph_partner(g, v);
+    *bytes = llamp_graph_value(g, u);
+    if (*bytes > llamp_params_leave_max(&e->proto) || (llamp_graph_flags(g, u) & LLAMP_VERTEX_F_SYNC)) return K_RECV_RNDV;
   }
   return k;
 }

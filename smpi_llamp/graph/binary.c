@@ -11,6 +11,9 @@
  * out-of-bounds access.  The full invariant checker (random accesses:
  * seconds on 10^8 events) is llamp_graph_check, run when the graph is built.
  *
+ * Version 5 (written when a vertex has flags): version 4 and a tenth array,
+ * the vertex flags (LLAMP_VERTEX_F_*, one byte a vertex).
+ *
  * Version 3 (read only): builder order plus a topological index array; it
  * is read into memory, checked, and renumbered into the locality layout. */
 #include <errno.h>
@@ -27,6 +30,7 @@
 
 static const char LLAMP_BIN_MAGIC[8] = {'L', 'L', 'A', 'M', 'P', 'G', 'R', '1'};
 #define BIN_VERSION 4
+#define BIN_VERSION_FLAGS 5
 #define BIN_ALIGN 64
 
 typedef struct {
@@ -123,9 +127,11 @@ typedef struct {
 } section_t;
 
 #define NSECT 9
+#define NSECT_FLAGS 10 /* version 5: the flags after the ranks' first vertices */
 
-/* The arrays in file order; version 3 has topo where version 4 has id. */
-static void sections(llamp_graph_t *g, void *sixth, section_t s[NSECT]) {
+/* The arrays in file order; version 3 has topo where version 4 has id;
+ * the tenth, version 5's flags, is empty without them. */
+static void sections(llamp_graph_t *g, void *sixth, section_t s[NSECT_FLAGS]) {
   size_t n = g->n, m = g->m;
   s[0] = (section_t){g->kind, n};
   s[1] = (section_t){g->rank, 4 * n};
@@ -136,15 +142,17 @@ static void sections(llamp_graph_t *g, void *sixth, section_t s[NSECT]) {
   s[6] = (section_t){g->in_off, 4 * (n + 1)};
   s[7] = (section_t){g->in_src, 4 * m};
   s[8] = (section_t){g->rank_first, 8 * ((size_t)g->num_ranks + 1)};
+  s[9] = (section_t){g->flags, g->flags ? n : 0};
 }
 
 static uint64_t align_up(uint64_t x) { return (x + BIN_ALIGN - 1) / BIN_ALIGN * BIN_ALIGN; }
 
-/* File size of a version-4 graph and each array's offset. */
-static uint64_t layout4(uint32_t P, uint64_t n, uint64_t m, uint64_t off[NSECT]) {
-  uint64_t bytes[NSECT] = {n, 4 * n, 8 * n, 4 * n, 4 * n, 4 * n, 4 * (n + 1), 4 * m, 8 * ((uint64_t)P + 1)};
+/* File size of a version-4 graph (ns = NSECT) or a version-5 one (ns =
+ * NSECT_FLAGS) and each array's offset. */
+static uint64_t layout4(uint32_t P, uint64_t n, uint64_t m, uint64_t *off, int ns) {
+  uint64_t bytes[NSECT_FLAGS] = {n, 4 * n, 8 * n, 4 * n, 4 * n, 4 * n, 4 * (n + 1), 4 * m, 8 * ((uint64_t)P + 1), n};
   uint64_t at = sizeof(bin_header4_t);
-  for (int i = 0; i < NSECT; i++) {
+  for (int i = 0; i < ns; i++) {
     off[i] = at;
     at = align_up(at + bytes[i]);
   }
@@ -152,11 +160,11 @@ static uint64_t layout4(uint32_t P, uint64_t n, uint64_t m, uint64_t off[NSECT])
 }
 
 /* A version-4 header of these counts, checksum not yet set. */
-static bin_header4_t header4(uint32_t num_ranks, uint64_t n, uint64_t m, uint64_t num_messages) {
+static bin_header4_t header4(uint32_t num_ranks, uint64_t n, uint64_t m, uint64_t num_messages, uint32_t version) {
   bin_header4_t h;
   memset(&h, 0, sizeof h);
   memcpy(h.h.magic, LLAMP_BIN_MAGIC, 8);
-  h.h.version = BIN_VERSION;
+  h.h.version = version;
   h.h.num_ranks = num_ranks;
   h.h.n = n;
   h.h.m = m;
@@ -166,9 +174,9 @@ static bin_header4_t header4(uint32_t num_ranks, uint64_t n, uint64_t m, uint64_
 
 /* The file's checksum: the header's fields, then each array (version 4;
  * drop: see sum_bytes4). */
-static uint64_t checksum4(const bin_header_t *h, const section_t s[NSECT], int drop) {
+static uint64_t checksum4(const bin_header_t *h, const section_t *s, int drop, int ns) {
   uint64_t sum = sum_bytes(0xcbf29ce484222325ULL, h, offsetof(bin_header_t, checksum));
-  for (int i = 0; i < NSECT; i++) sum = sum_bytes4(sum, s[i].ptr, s[i].bytes, drop);
+  for (int i = 0; i < ns; i++) sum = sum_bytes4(sum, s[i].ptr, s[i].bytes, drop);
   return sum;
 }
 
@@ -189,16 +197,17 @@ int llamp_graph_write_binary(const llamp_graph_t *g, const char *path, char *err
     snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
     return -1;
   }
-  section_t s[NSECT];
+  section_t s[NSECT_FLAGS];
   sections((llamp_graph_t *)g, g->id, s);
-  uint64_t off[NSECT];
-  layout4(g->num_ranks, g->n, g->m, off);
-  bin_header4_t h = header4(g->num_ranks, g->n, g->m, g->num_messages);
-  h.h.checksum = checksum4(&h.h, s, 0);
+  int ns = g->flags ? NSECT_FLAGS : NSECT;
+  uint64_t off[NSECT_FLAGS];
+  layout4(g->num_ranks, g->n, g->m, off, ns);
+  bin_header4_t h = header4(g->num_ranks, g->n, g->m, g->num_messages, g->flags ? BIN_VERSION_FLAGS : BIN_VERSION);
+  h.h.checksum = checksum4(&h.h, s, 0, ns);
   static const unsigned char zeros[BIN_ALIGN];
   int ok = fwrite(&h, sizeof h, 1, f) == 1;
   uint64_t at = sizeof h;
-  for (int i = 0; ok && i < NSECT; i++) {
+  for (int i = 0; ok && i < ns; i++) {
     ok = fwrite(zeros, 1, off[i] - at, f) == off[i] - at;
     ok = ok && (s[i].bytes == 0 || fwrite(s[i].ptr, 1, s[i].bytes, f) == s[i].bytes);
     at = off[i] + s[i].bytes;
@@ -288,7 +297,7 @@ llamp_graph_stream_t *llamp_graph_stream_create(const char *path, uint32_t num_r
   s->n = n;
   s->m = m;
   s->num_messages = num_messages;
-  s->file_bytes = layout4(num_ranks, n, m, s->off);
+  s->file_bytes = layout4(num_ranks, n, m, s->off, NSECT);
   /* the padding stays the zeros of a file extended by ftruncate */
   s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (s->fd < 0 || ftruncate(s->fd, (off_t)s->file_bytes) != 0) {
@@ -338,14 +347,14 @@ int llamp_graph_stream_close(llamp_graph_stream_t *s, const uint64_t *rank_first
   size_t rf = 8 * ((size_t)s->num_ranks + 1);
   ok = ok && pwrite(s->fd, rank_first, rf, (off_t)s->off[8]) == (ssize_t)rf;
   /* the checksum over the header's fields and the arrays, as written */
-  bin_header4_t h = header4(s->num_ranks, s->n, s->m, s->num_messages);
+  bin_header4_t h = header4(s->num_ranks, s->n, s->m, s->num_messages, BIN_VERSION);
   void *map = ok ? mmap(NULL, s->file_bytes, PROT_READ, MAP_SHARED, s->fd, 0) : MAP_FAILED;
   if (map != MAP_FAILED) {
     uint64_t bytes[NSECT] = {s->n, 4 * s->n, 8 * s->n, 4 * s->n, 4 * s->n, 4 * s->n, 4 * (s->n + 1), 4 * s->m, rf};
     section_t sec[NSECT];
     for (int i = 0; i < NSECT; i++) sec[i] = (section_t){(unsigned char *)map + s->off[i], bytes[i]};
     madvise(map, s->file_bytes, MADV_SEQUENTIAL);
-    h.h.checksum = checksum4(&h.h, sec, 1); /* pages summed leave: a file larger than memory */
+    h.h.checksum = checksum4(&h.h, sec, 1, NSECT); /* pages summed leave: a file larger than memory */
     munmap(map, s->file_bytes);
     ok = pwrite(s->fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
   } else {
@@ -403,7 +412,7 @@ static llamp_graph_t *read_v3(FILE *f, const bin_header_t *h, uint64_t size, con
   free(g->id); /* set by the relayout */
   g->id = NULL;
   g->num_messages = h->num_messages;
-  section_t s[NSECT];
+  section_t s[NSECT_FLAGS];
   sections(g, topo, s);
   uint64_t sum = 0xcbf29ce484222325ULL;
   for (int i = 0; i < NSECT; i++) {
@@ -489,7 +498,8 @@ typedef struct {
   int half;
   int bad; /* a check failed: the reader runs the sequential checks for the message */
   uint64_t reach, sends, self;
-  lanes_t lanes[NSECT];
+  int ns; /* NSECT, or NSECT_FLAGS with the flags */
+  lanes_t lanes[NSECT_FLAGS];
 } read_half_t;
 
 static int half_of(int section) { return section == 2 || section == 6 || section == 7 ? 0 : 1; }
@@ -500,7 +510,7 @@ static void *read_half_run(void *arg) {
   const section_t *s = j->s;
   uint64_t n = g->n;
 #define FEED(i, upto) lanes_feed(&j->lanes[i], s[i].ptr, (upto))
-  for (int i = 0; i < NSECT; i++) lanes_init(&j->lanes[i]);
+  for (int i = 0; i < j->ns; i++) lanes_init(&j->lanes[i]);
   for (uint64_t v0 = 0, v1; v0 < n && !j->bad; v0 = v1) {
     v1 = n - v0 > READ_CHUNK ? v0 + READ_CHUNK : n;
     if (j->half == 0) {
@@ -518,10 +528,11 @@ static void *read_half_run(void *arg) {
       FEED(3, 4 * v1);
       FEED(4, 4 * v1);
       FEED(5, 4 * v1);
+      if (j->ns > NSECT) FEED(9, v1);
       j->bad = llamp_graph_bounds_vertices(g, v0, v1, &j->sends, &j->self) < v1;
     }
   }
-  for (int i = 0; i < NSECT && !j->bad; i++) /* (a bad file is read again for its message) */
+  for (int i = 0; i < j->ns && !j->bad; i++) /* (a bad file is read again for its message) */
     if (half_of(i) == j->half) FEED(i, s[i].bytes);
 #undef FEED
   return NULL;
@@ -532,9 +543,9 @@ static void *read_half_run(void *arg) {
  * graph's reach and self messages are set); -1: a check failed or the
  * offsets' ends are wrong, nothing is known (the caller checks again one
  * pass at a time, for the error's message). */
-static int read_halves(llamp_graph_t *g, const bin_header_t *h, const section_t s[NSECT], uint64_t *sum) {
+static int read_halves(llamp_graph_t *g, const bin_header_t *h, const section_t *s, uint64_t *sum, int ns) {
   if (llamp_graph_bounds_ends(g, NULL, 0)) return -1;
-  read_half_t half[2] = {{g, s, 0, 0, 0, 0, 0, {{{0}, 0}}}, {g, s, 1, 0, 0, 0, 0, {{{0}, 0}}}};
+  read_half_t half[2] = {{g, s, 0, 0, 0, 0, 0, ns, {{{0}, 0}}}, {g, s, 1, 0, 0, 0, 0, ns, {{{0}, 0}}}};
   pthread_t other;
   if (pthread_create(&other, NULL, read_half_run, &half[1]) == 0) {
     read_half_run(&half[0]);
@@ -545,7 +556,7 @@ static int read_halves(llamp_graph_t *g, const bin_header_t *h, const section_t 
   }
   if (half[0].bad || half[1].bad || half[1].sends != g->num_messages) return -1;
   uint64_t x = sum_bytes(0xcbf29ce484222325ULL, h, offsetof(bin_header_t, checksum));
-  for (int i = 0; i < NSECT; i++) x = lanes_fold(x, &half[half_of(i)].lanes[i], s[i].ptr, s[i].bytes);
+  for (int i = 0; i < ns; i++) x = lanes_fold(x, &half[half_of(i)].lanes[i], s[i].ptr, s[i].bytes);
   *sum = x;
   llamp_graph_bounds_found(g, half[0].reach, half[1].self);
   return 0;
@@ -565,8 +576,9 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
     snprintf(err, errlen, "%s: not an smpi-llamp binary graph (bad header)", path);
     goto out;
   }
-  if (h.version != 3 && h.version != BIN_VERSION) {
-    snprintf(err, errlen, "%s: binary graph version %u, expected 3 or %d", path, h.version, BIN_VERSION);
+  if (h.version != 3 && h.version != BIN_VERSION && h.version != BIN_VERSION_FLAGS) {
+    snprintf(err, errlen, "%s: binary graph version %u, expected 3, %d or %d", path, h.version, BIN_VERSION,
+             BIN_VERSION_FLAGS);
     goto out;
   }
   if (fstat(fileno(f), &st) != 0) {
@@ -578,8 +590,9 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
     g = read_v3(f, &h, (uint64_t)st.st_size, path, err, errlen);
     goto out;
   }
-  uint64_t off[NSECT];
-  uint64_t expect = layout4(h.num_ranks, h.n, h.m, off);
+  int ns = h.version == BIN_VERSION_FLAGS ? NSECT_FLAGS : NSECT;
+  uint64_t off[NSECT_FLAGS];
+  uint64_t expect = layout4(h.num_ranks, h.n, h.m, off, ns);
   if ((uint64_t)st.st_size != expect) {
     snprintf(err, errlen, "%s: file has %llu bytes, header promises %llu (truncated or corrupt)",
              path, (unsigned long long)st.st_size, (unsigned long long)expect);
@@ -612,7 +625,8 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
   g->in_off = (uint32_t *)(void *)(base + off[6]);
   g->in_src = (uint32_t *)(void *)(base + off[7]);
   g->rank_first = (uint64_t *)(void *)(base + off[8]);
-  section_t s[NSECT];
+  if (ns == NSECT_FLAGS) g->flags = base + off[9];
+  section_t s[NSECT_FLAGS];
   sections(g, g->id, s);
   /* after the checks every page is dropped from this process's resident
    * set (the page cache keeps them): the arrays a caller never touches (ids,
@@ -630,17 +644,17 @@ llamp_graph_t *llamp_graph_read_binary(const char *path, char *err, size_t errle
    * message names the first offender of the first check that fails (after a
    * checksum's mismatch, reported first) */
   uint64_t sum = 0;
-  int bounds_rc = 0, bounds_done = !g->map_big && read_halves(g, &h, s, &sum) == 0;
+  int bounds_rc = 0, bounds_done = !g->map_big && read_halves(g, &h, s, &sum, ns) == 0;
   char cerr[256];
-  if (!bounds_done) sum = checksum4(&h, s, g->map_big);
+  if (!bounds_done) sum = checksum4(&h, s, g->map_big, ns);
   if (sum != h.checksum) {
     snprintf(err, errlen, "%s: checksum mismatch (corrupt file)", path);
     goto bad;
   }
   /* the padding is outside the checksum: zero, so that no byte of a file
    * can change without an error */
-  for (int i = 0; i <= NSECT; i++) {
-    uint64_t from = i ? off[i - 1] + s[i - 1].bytes : sizeof h, to = i < NSECT ? off[i] : expect;
+  for (int i = 0; i <= ns; i++) {
+    uint64_t from = i ? off[i - 1] + s[i - 1].bytes : sizeof h, to = i < ns ? off[i] : expect;
     for (uint64_t b = from; b < to; b++)
       if (base[b]) {
         snprintf(err, errlen, "%s: non-zero padding at byte %llu (corrupt file)", path, (unsigned long long)b);

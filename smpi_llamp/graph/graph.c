@@ -35,6 +35,7 @@ struct llamp_builder {
   double *value;
   int32_t *peer, *tag;
   uint32_t *line;
+  uint64_t *flagged, nflagged, capflagged; /* id << 8 | LLAMP_VERTEX_F_*, the flagged ops (few) */
   uint64_t *first, *count; /* per rank: first op id and op count */
   uint8_t *seen;           /* per rank: has a block of ops */
   int64_t cur_rank;
@@ -137,6 +138,7 @@ void llamp_builder_destroy(llamp_builder_t *b) {
   free(b->peer);
   free(b->tag);
   free(b->line);
+  free(b->flagged);
   free(b->first);
   free(b->count);
   free(b->seen);
@@ -358,6 +360,40 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
  * kept for an analysis that reallocates them at once (the capture's): each
  * reuse would then be a page fault again (bench_capture64's engine: 2700
  * faults, 0.03 s of the last MPI_Finalize), for the same peak. */
+int llamp_builder_set_flags(llamp_builder_t *b, int64_t id, unsigned flags) {
+  if (b->failed) return -1;
+  if (id < 0 || (uint64_t)id >= b->n || (flags & ~LLAMP_VERTEX_F_ALL) ||
+      ((flags & LLAMP_VERTEX_F_SYNC) && b->kind[id] != LLAMP_VERTEX_SEND)) {
+    berr(b, "%s: flags %#x on operation %lld: expected a send's LLAMP_VERTEX_F_SYNC", b->source, flags,
+         (long long)id);
+    return -1;
+  }
+  if (!flags) return 0;
+  if (b->nflagged == b->capflagged) {
+    uint64_t cap = b->capflagged ? 2 * b->capflagged : 16;
+    if (grow((void **)&b->flagged, 8, cap)) {
+      berr(b, "%s: out of memory after %llu operations", b->source, (unsigned long long)b->n);
+      b->failed = 1;
+      return -1;
+    }
+    b->capflagged = cap;
+  }
+  b->flagged[b->nflagged++] = (uint64_t)id << 8 | flags;
+  return 0;
+}
+
+/* src's flagged operations after b's, their ids grown by `shift`.  0 / -1. */
+static int move_flagged(llamp_builder_t *b, const llamp_builder_t *src, uint64_t shift) {
+  if (!src->nflagged) return 0;
+  uint64_t need = b->nflagged + src->nflagged;
+  if (need > b->capflagged) {
+    if (grow((void **)&b->flagged, 8, need)) return -1;
+    b->capflagged = need;
+  }
+  for (uint64_t i = 0; i < src->nflagged; i++) b->flagged[b->nflagged++] = src->flagged[i] + (shift << 8);
+  return 0;
+}
+
 static void drop_moved(const void *p, size_t bytes) {
   if (!llamp_mem_freed_kept()) llamp_graph_drop_range(p, bytes);
 }
@@ -427,6 +463,10 @@ int llamp_builder_append(llamp_builder_t *b, llamp_builder_t *src,
     goto failed;
   }
   if (edges > b->capm) b->capm = edges;
+  if (move_flagged(b, src, n)) {
+    berr(b, "%s: out of memory after %llu operations", b->source, (unsigned long long)n);
+    goto failed;
+  }
   move_vertices(b, n, src, map_tag, ctx);
   /* in-edges: offsets shift by b's edges, sources by b's operations (the
    * receives' message slots are set after matching) */
@@ -547,6 +587,11 @@ llamp_builder_t *llamp_builder_concat(llamp_builder_t **parts, uint32_t count,
     why = "out of memory";
     goto fail;
   }
+  for (uint32_t i = 0; i < count; i++)
+    if (move_flagged(b, parts[i], off[i])) {
+      why = "out of memory";
+      goto fail;
+    }
   concat_t x = {b, parts, off, off + count, count, n, map_tag, ctx};
   par = llamp_par_create(llamp_par_halves(threads, n));
   if (!par) {
@@ -1512,6 +1557,16 @@ llamp_graph_t *llamp_builder_finish(llamp_builder_t *b, char *err, size_t errlen
   shrink_block((void **)&g->id, 4 * n);
   shrink_block((void **)&lv, 4 * (n + 1));
   if (relayout(g, lv, b->par, swept ? LLAMP_NONE32 : bs.maxl)) goto oom;
+  if (b->nflagged) { /* by builder id, then by position */
+    uint8_t *by_id = calloc(n, 1);
+    if (!by_id || !(g->flags = malloc(n))) {
+      free(by_id);
+      goto oom;
+    }
+    for (uint64_t i = 0; i < b->nflagged; i++) by_id[b->flagged[i] >> 8] |= (uint8_t)b->flagged[i];
+    for (uint64_t v = 0; v < n; v++) g->flags[v] = by_id[g->id[v]];
+    free(by_id);
+  }
   stage_end(b, "relayout");
   llamp_builder_destroy(b);
   return g;
@@ -1571,6 +1626,7 @@ void llamp_graph_destroy(llamp_graph_t *g) {
   free(g->in_off);
   free(g->in_src);
   free(g->id);
+  free(g->flags);
   free(g->rank_first);
   free(g);
 }
@@ -1613,6 +1669,8 @@ int32_t llamp_graph_peer(const llamp_graph_t *g, uint64_t v) {
   return g->partner[v] == LLAMP_NONE32 ? -1 : (int32_t)g->rank[g->partner[v]];
 }
 int32_t llamp_graph_tag(const llamp_graph_t *g, uint64_t v) { return g->tag[v]; }
+unsigned llamp_graph_flags(const llamp_graph_t *g, uint64_t v) { return g->flags ? g->flags[v] : 0; }
+int llamp_graph_has_flags(const llamp_graph_t *g) { return g->flags != NULL; }
 uint64_t llamp_graph_local_index(const llamp_graph_t *g, uint64_t v) {
   return g->id[v] - g->rank_first[g->rank[v]];
 }
@@ -1645,6 +1703,7 @@ void llamp_graph_arrays(const llamp_graph_t *g, llamp_graph_arrays_t *out) {
   out->in_end = g->in_off + 1;
   out->topo = NULL;
   out->in_src = g->in_src;
+  out->flags = g->flags;
 }
 
 /* ---- invariant checker -------------------------------------------------------- */
@@ -1685,8 +1744,10 @@ uint64_t llamp_graph_bounds_edges(const llamp_graph_t *g, uint64_t v0, uint64_t 
 static uint32_t vertex_bad(const llamp_graph_t *g, uint64_t v) {
   unsigned k = g->kind[v];
   uint32_t pr = g->partner[v];
+  unsigned f = g->flags ? g->flags[v] : 0; /* known flags, SYNC on sends only */
   return (uint32_t)(k > LLAMP_VERTEX_RECV) | (uint32_t)(g->rank[v] >= g->num_ranks) | (uint32_t)(g->id[v] >= g->n) |
-         (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= g->n);
+         (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= g->n) |
+         (uint32_t)((f & ~LLAMP_VERTEX_F_ALL) != 0 || ((f & LLAMP_VERTEX_F_SYNC) && k != LLAMP_VERTEX_SEND));
 }
 
 /* kinds, ranks, ids and partners in range; *sends and *self count the sends

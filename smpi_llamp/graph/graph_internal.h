@@ -19,6 +19,7 @@ struct llamp_graph {
   double *value;     /* calc: seconds; send/recv: bytes */
   int32_t *tag;      /* resolved tag (a receive gets its send's tag) */
   uint32_t *partner; /* matched send/recv, LLAMP_NONE32 for calc */
+  uint8_t *flags;    /* n: LLAMP_VERTEX_F_*; NULL when no vertex has one */
   uint32_t *id;      /* n: builder id (a rank's ids are contiguous, in posting order) */
   uint32_t *in_off;  /* n+1: v's in-edges are in_src[in_off[v] .. in_off[v+1]) */
   uint32_t *in_src;  /* m: source | kind << 30, every source < v */

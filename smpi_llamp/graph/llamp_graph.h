@@ -91,6 +91,16 @@ int llamp_builder_reserve(llamp_builder_t *b, uint64_t ops, uint64_t deps);
 int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t kind,
                           double value, int32_t peer, int32_t tag, uint64_t line);
 
+/* Vertex flags.  LLAMP_VERTEX_F_SYNC: a synchronous send (MPI_Ssend,
+ * MPI_Issend): whatever its size, its transfer starts when its receive is
+ * matched and the send completes only when the data has arrived, as a
+ * message above S (SMPI 3.32 never detaches it; docs/model.md). */
+#define LLAMP_VERTEX_F_SYNC 0x1u
+#define LLAMP_VERTEX_F_ALL LLAMP_VERTEX_F_SYNC
+/* Set operation `id`'s flags (LLAMP_VERTEX_F_*; SYNC on sends only).
+ * 0 / -1 (bad id or flag, out of memory). */
+int llamp_builder_set_flags(llamp_builder_t *b, int64_t id, unsigned flags);
+
 /* `after` may start only once `before` completed (REQUIRES) or started
  * (IREQUIRES).  Both ids must belong to the same rank, the rank whose block
  * of operations is being added (a rank's dependencies are given before the
@@ -163,6 +173,9 @@ uint32_t llamp_graph_rank(const llamp_graph_t *g, uint64_t v);
 double llamp_graph_value(const llamp_graph_t *g, uint64_t v); /* seconds or bytes */
 int32_t llamp_graph_peer(const llamp_graph_t *g, uint64_t v); /* partner's rank, -1 for calc */
 int32_t llamp_graph_tag(const llamp_graph_t *g, uint64_t v);  /* resolved: a recv gets its send's tag */
+unsigned llamp_graph_flags(const llamp_graph_t *g, uint64_t v); /* LLAMP_VERTEX_F_* */
+/* Does any vertex have a flag? */
+int llamp_graph_has_flags(const llamp_graph_t *g);
 /* Index of v within its rank's program (posting) order. */
 uint64_t llamp_graph_local_index(const llamp_graph_t *g, uint64_t v);
 
@@ -187,6 +200,7 @@ typedef struct {
   const uint32_t *in_beg, *in_end;
   const uint32_t *in_src;
   const uint32_t *topo;
+  const uint8_t *flags; /* LLAMP_VERTEX_F_* per vertex; NULL: no vertex has one */
 } llamp_graph_arrays_t;
 #define LLAMP_EDGE_SRC_MASK 0x3fffffffu
 #define LLAMP_EDGE_KIND_SHIFT 30

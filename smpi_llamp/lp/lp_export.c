@@ -179,13 +179,20 @@ typedef struct {
 static inline double bw_bytes(double s, int full) { return full ? s : (s >= 1 ? s - 1 : 0); }
 
 /* The send's message starts at its match (its receive's cost holds the
- * transfer); the sender waits for it only above S. */
-static inline int send_at_match(const model_t *m, uint64_t u) { return m->a.value[u] > m->M; }
-static inline int send_waits(const model_t *m, uint64_t u) { return m->a.value[u] > m->S; }
+ * transfer); the sender waits for it only above S.  A synchronous send
+ * (LLAMP_VERTEX_F_SYNC) does both whatever its size (engine.c send_sync). */
+static inline int send_sync(const model_t *m, uint64_t u) {
+  return m->a.flags && (m->a.flags[u] & LLAMP_VERTEX_F_SYNC);
+}
+static inline int send_at_match(const model_t *m, uint64_t u) { return m->a.value[u] > m->M || send_sync(m, u); }
+static inline int send_waits(const model_t *m, uint64_t u) { return m->a.value[u] > m->S || send_sync(m, u); }
 
 /* The send of a receive: its size decides the protocol and the charge. */
 static inline double recv_size(const model_t *m, uint64_t v) {
   return m->a.value[llamp_graph_partner(m->g, v)];
+}
+static inline int recv_at_match(const model_t *m, uint64_t v) {
+  return send_at_match(m, llamp_graph_partner(m->g, v));
 }
 
 /* The size-dependent costs of a send or receive vertex (zero without net). */
@@ -193,8 +200,11 @@ static void net_of(const model_t *m, uint64_t v, llamp_netmodel_vertex_t *x) {
   memset(x, 0, sizeof *x);
   if (!m->net || m->a.kind[v] == LLAMP_VERTEX_CALC) return;
   int send = m->a.kind[v] == LLAMP_VERTEX_SEND;
-  double s = send ? m->a.value[v] : recv_size(m, v);
-  llamp_netmodel_vertex(m->net, send, send && m->nonblocking[v], s, s <= m->S, x);
+  uint64_t u = send ? v : llamp_graph_partner(m->g, v);
+  double s = m->a.value[u];
+  /* os in a detached or synchronous send, or from a detached one (engine.c pw_vertex) */
+  int charged = send ? s <= m->S || send_sync(m, u) : s <= m->S && !send_sync(m, u);
+  llamp_netmodel_vertex(m->net, send, send && m->nonblocking[v], s, charged, x);
 }
 
 /* A send or receive of a message from a rank to itself: no l, no G, no
@@ -316,7 +326,7 @@ static inline void add_vertex_cost(const model_t *m, uint64_t u, row_t *r) {
     double s = recv_size(m, u);
     r->no += 1;
     if (m->net) net_of(m, u, &x), r->rhs += x.cpu * US;
-    if (s > m->M) {
+    if (recv_at_match(m, u)) {
       if (!m->direct) add_lat(m, u, 1, r); /* RDMA read: the request; both: the data (next line) */
       add_transfer(m, u, s, r);
     }
@@ -374,7 +384,7 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
     row_init(&r[k], 'b', v, v, u);
     add_vertex_cost(m, u, &r[k]);
     /* a rendezvous receive's start is its read's: its transfer is in its cost */
-    if (!(recv_size(m, v) > m->M)) add_transfer(m, llamp_graph_partner(m->g, v), recv_size(m, v), &r[k]);
+    if (!recv_at_match(m, v)) add_transfer(m, llamp_graph_partner(m->g, v), recv_size(m, v), &r[k]);
     if (m->ahead_bytes) add_bytes(m, llamp_graph_partner(m->g, v), m->ahead_bytes[v], &r[k]);
     if (m->ahead_count) r[k].ng += m->ahead_count[v];
     k++;
@@ -390,10 +400,10 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
      * read it waits for (engine.c build_plan, llamp_engine_chain_reads) */
     uint64_t u = m->prev_msg[v];
     if (m->nic && m->a.kind[v] == LLAMP_VERTEX_RECV) {
-      if (!(recv_size(m, v) > m->M)) u = v;
+      if (!recv_at_match(m, v)) u = v;
       /* the end of a burst to one host: its earlier messages' bytes too */
       if (u == v && m->chain_bytes) add_bytes(m, llamp_graph_partner(m->g, v), m->chain_bytes[v], &r[k]);
-      else if (!(m->chain_reads && m->chain_reads[v] && recv_size(m, u) > m->M)) u = NONE;
+      else if (!(m->chain_reads && m->chain_reads[v] && recv_at_match(m, u))) u = NONE;
     }
     if (m->nic && u != NONE) {
       if (m->net) {
@@ -414,7 +424,7 @@ static int vertex_rows(const model_t *m, uint64_t v, row_t *r) {
   }
   if (m->a.kind[v] == LLAMP_VERTEX_RECV) {
     double s = recv_size(m, v);
-    if (s > m->M) {
+    if (recv_at_match(m, v)) {
       row_init(&r[k], 'd', v, NONE, v);
       add_transfer(m, v, s, &r[k]);
       k++;
@@ -814,7 +824,7 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
         if (rows[i].minus == v) put_entry(o, NULL, v, &rows[i], -1);
     }
     /* a rendezvous receive: the completion rows of its send's requires successors */
-    if (a->kind[v] == LLAMP_VERTEX_RECV && recv_size(m, v) > m->S) { /* its sender waits */
+    if (a->kind[v] == LLAMP_VERTEX_RECV && send_waits(m, llamp_graph_partner(m->g, v))) { /* its sender waits */
       uint64_t u = llamp_graph_partner(m->g, v);
       for (uint32_t j = m->out_off[u]; j < m->out_off[u + 1]; j++) {
         uint64_t e = m->out_e[j];

@@ -201,12 +201,15 @@ static int bfail(rank_t *k) {
 
 /* ---- emitting vertices and dependencies ----------------------------------------- */
 
+#define BUF_SYNC 0x80 /* bk: the buffered send is synchronous (LLAMP_VERTEX_F_SYNC) */
+
 static int flush(rank_t *k) {
   sched_t *s = k->s;
   for (uint32_t i = 0; i < k->nbuf; i++) {
-    int64_t id = llamp_builder_add(s->b, k->rank, (llamp_vertex_kind_t)k->bk[i], k->bv[i],
+    int64_t id = llamp_builder_add(s->b, k->rank, (llamp_vertex_kind_t)(k->bk[i] & ~BUF_SYNC), k->bv[i],
                                    k->bp[i], k->bt[i], k->bl[i]);
-    if (id < 0) return bfail(k);
+    if (id < 0 || ((k->bk[i] & BUF_SYNC) && llamp_builder_set_flags(s->b, id, LLAMP_VERTEX_F_SYNC)))
+      return bfail(k);
     if (k->first_id < 0) k->first_id = id - (k->buf_first + i);
   }
   for (uint32_t i = 0; i < k->nd; i++) {
@@ -345,6 +348,17 @@ static int materialize(rank_t *k) {
   double d = k->pending;
   k->pending = 0;
   return calc_vertex(k, d);
+}
+
+/* Local operation l, a send, is synchronous (MPI_Ssend, MPI_Issend): SMPI
+ * starts it at its match and its sender waits for the data whatever its
+ * size (LLAMP_VERTEX_F_SYNC). */
+static int mark_sync(rank_t *k, uint32_t l) {
+  if (l >= k->buf_first) {
+    k->bk[l - k->buf_first] |= BUF_SYNC;
+    return 0;
+  }
+  return llamp_builder_set_flags(k->s->b, k->first_id + l, LLAMP_VERTEX_F_SYNC) ? bfail(k) : 0;
 }
 
 /* A blocking operation: after the state, the next op requires it. */
@@ -1496,7 +1510,8 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     if (rec->tag < 0) return rfail(k, "bad tag %d", rec->tag);
     if (map_tag(k, rec->comm, rec->tag, &tag)) return -1;
     note_send(k, rec->peer, rec->bytes, rec->t_start);
-    return blocking(k, LLAMP_VERTEX_SEND, rec->bytes, rec->peer, tag);
+    if (blocking(k, LLAMP_VERTEX_SEND, rec->bytes, rec->peer, tag)) return -1;
+    return rec->op == LLAMP_OP_SSEND ? mark_sync(k, k->nlocal - 1) : 0;
   }
   case LLAMP_OP_RECV: {
     int ok = check_peer(k, rec->peer, 1);
@@ -1566,7 +1581,8 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     if (!r) return -1;
     r->type = REQ_P2P;
     if (rec->op != LLAMP_OP_IRECV) note_send(k, rec->peer, rec->bytes, rec->t_start);
-    return post(k, r, rec->op == LLAMP_OP_IRECV, rec->comm, rec->peer, rec->tag, rec->bytes);
+    if (post(k, r, rec->op == LLAMP_OP_IRECV, rec->comm, rec->peer, rec->tag, rec->bytes)) return -1;
+    return rec->op == LLAMP_OP_ISSEND && r->op != NONE32 ? mark_sync(k, r->op) : 0;
   }
   case LLAMP_OP_SEND_INIT:
   case LLAMP_OP_RECV_INIT: {

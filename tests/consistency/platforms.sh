@@ -15,7 +15,8 @@
 #     on 8 ranks, chain on 4 ranks) with the observed model, the default; the rule's T(L0) is
 #     printed, not asserted;
 #   * ranks sharing hosts on one shared bus (bus_shared_hosts.xml);
-#   * MPI_Probe (tests/consistency/modes.c) at async-small-thresh 0 and 64 KiB;
+#   * MPI_Probe, and MPI_Ssend / MPI_Issend below and above S (either
+#     model), tests/consistency/modes.c, at async-small-thresh 0 and 64 KiB;
 #   * under models/calibrated-vm-netns.cfg (SMPI os, or, ois and factors of a
 #     real calibration) the same chains.
 # Exit 77 when SimGrid or the capture build is missing.
@@ -76,11 +77,16 @@ for b in 100 3000 20000; do
 done
 run calibrated-chain4-20000 4 "$F" observed 1e-9 -- ./chain 5 20000 10
 # SMPI's MPI_Probe (a loop of sleeping iprobes that ends when the message is
-# posted), with SMPI's eager threshold 0 and with 64 KiB
+# posted) and synchronous sends (never detached: at their match, the sender
+# waiting; -83 % below S before), with SMPI's eager threshold 0 and 64 KiB
 for cfg in 0 65536; do
   CFGARGS=(--cfg=smpi/async-small-thresh:$cfg)
   run "probe-$cfg-100" 4 "$F" observed 1e-9 -- ./modes probe 100 4
   run "probe-$cfg-100000" 4 "$F" observed 1e-9 -- ./modes probe 100000 4
+  for model in observed rule; do
+    run "ssend-$cfg-100" 2 "$F" $model 1e-9 -- ./modes ssend 100 4
+    run "ssend-$cfg-100000" 2 "$F" $model 1e-9 -- ./modes ssend 100000 4
+  done
 done
 CFGARGS=()
 # 8 ranks round-robin on tests/data/platforms/bus_shared_hosts.xml's three

@@ -5,11 +5,13 @@
 #include "llamp_engine.h"
 #include "llamp_test.h"
 #include <string.h>
+#include <unistd.h>
 
-static llamp_graph_t *two_ranks(double c0, double c1, double c2, double c3, double bytes) {
+static llamp_graph_t *two_ranks_as(double c0, double c1, double c2, double c3, double bytes, int sync) {
   llamp_builder_t *b = llamp_builder_create(2, "rndv");
   int64_t a0 = llamp_builder_add(b, 0, LLAMP_VERTEX_CALC, c0, 0, 0, 1);
   int64_t s = llamp_builder_add(b, 0, LLAMP_VERTEX_SEND, bytes, 1, 0, 2);
+  if (sync) CHECK(llamp_builder_set_flags(b, s, LLAMP_VERTEX_F_SYNC) == 0);
   int64_t a1 = llamp_builder_add(b, 0, LLAMP_VERTEX_CALC, c1, 0, 0, 3);
   llamp_builder_depend(b, s, a0, LLAMP_EDGE_REQUIRES, 4);
   llamp_builder_depend(b, a1, s, LLAMP_EDGE_REQUIRES, 5);
@@ -20,6 +22,32 @@ static llamp_graph_t *two_ranks(double c0, double c1, double c2, double c3, doub
   llamp_builder_depend(b, a3, r, LLAMP_EDGE_REQUIRES, 10);
   char err[256];
   return llamp_builder_finish(b, err, sizeof err);
+}
+static llamp_graph_t *two_ranks(double c0, double c1, double c2, double c3, double bytes) {
+  return two_ranks_as(c0, c1, c2, c3, bytes, 0);
+}
+
+/* T of g at p, also after a round trip through the binary file */
+static double T_of(const llamp_graph_t *g, const llamp_params_t *p, int file) {
+  char err[256], path[] = "/tmp/llamp_rndv_XXXXXX";
+  llamp_graph_t *h = NULL;
+  if (file) {
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(llamp_graph_write_binary(g, path, err, sizeof err) == 0);
+    h = llamp_graph_read_binary(path, err, sizeof err);
+    unlink(path);
+    CHECK(h != NULL);
+    if (!h) return -1;
+    for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++) CHECK(llamp_graph_flags(h, v) == llamp_graph_flags(g, v));
+  }
+  llamp_point_t pt;
+  llamp_engine_t *e = llamp_engine_create(h ? h : g, p, err, sizeof err);
+  CHECK(e && llamp_engine_point(e, p, &pt) == 0);
+  llamp_engine_destroy(e);
+  llamp_graph_destroy(h);
+  return e ? pt.T : -1;
 }
 
 int main(void) {
@@ -98,6 +126,31 @@ int main(void) {
   CHECK(pt.lambda[LLAMP_PARAM_L] == 1);
   llamp_engine_destroy(e);
   llamp_graph_destroy(g);
+
+  /* a synchronous send (MPI_Ssend) below S: SMPI never detaches it, so it is
+   * the direct rendezvous above all the same (late receiver 9, early 5.5),
+   * through the binary file too; without the flag the same message is
+   * eager: late receiver, recv at max(5, 1.5 + 1 + 1) ends 5.5, c3 -> 6.5 */
+  p.S = 4096;
+  for (int file = 0; file < 2; file++) {
+    g = two_ranks_as(1 * us, 2 * us, 5 * us, 1 * us, 1001, 1);
+    CHECK_CLOSE(T_of(g, &p, file), 9 * us, tol);
+    llamp_graph_destroy(g);
+    g = two_ranks_as(1 * us, 2 * us, 1 * us, 1 * us, 1001, 1);
+    CHECK_CLOSE(T_of(g, &p, file), 5.5 * us, tol);
+    llamp_graph_destroy(g);
+    g = two_ranks_as(1 * us, 2 * us, 5 * us, 1 * us, 1001, 0);
+    CHECK_CLOSE(T_of(g, &p, file), 6.5 * us, tol);
+    CHECK(!llamp_graph_has_flags(g));
+    llamp_graph_destroy(g);
+  }
+  {
+    llamp_builder_t *b = llamp_builder_create(1, "flags");
+    int64_t c = llamp_builder_add(b, 0, LLAMP_VERTEX_CALC, 1, 0, 0, 1);
+    CHECK(llamp_builder_set_flags(b, c, LLAMP_VERTEX_F_SYNC) == -1); /* sends only */
+    CHECK(strstr(llamp_builder_error(b), "expected a send") != NULL);
+    llamp_builder_destroy(b);
+  }
   p.rndv_direct = 0;
 
   /* blocking sends above S on both sides first: a deadlock, reported */

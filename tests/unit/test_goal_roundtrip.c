@@ -77,6 +77,7 @@ static int same_graph(const llamp_graph_t *a, const llamp_graph_t *b, double cal
     if (kind != llamp_graph_kind(b, v)) same = 0;
     double x = llamp_graph_value(a, u), y = llamp_graph_value(b, v);
     if (kind == LLAMP_VERTEX_CALC ? !(x - y <= calc_tol && y - x <= calc_tol) : x != y) same = 0;
+    if (llamp_graph_flags(a, u) != llamp_graph_flags(b, v)) same = 0;
     if (kind != LLAMP_VERTEX_CALC) {
       if (llamp_graph_peer(a, u) != llamp_graph_peer(b, v)) same = 0;
       if (llamp_graph_tag(a, u) != llamp_graph_tag(b, v)) same = 0;
@@ -136,7 +137,7 @@ static void roundtrip(const llamp_graph_t *g, const llamp_goal_options_t *opt, d
 }
 
 static void test_files(void) {
-  static const char *files[] = {"example.goal", "wildcards.goal", "comments.goal", "crlf.goal"};
+  static const char *files[] = {"example.goal", "wildcards.goal", "comments.goal", "crlf.goal", "sync.goal"};
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char path[256], err[512];
     snprintf(path, sizeof path, DATA "%s", files[i]);

@@ -25,7 +25,7 @@ static const double US = 1e6;
 typedef struct {
   long l_exact, l_kinked, exact_resolved, bp_exact, bp_too_close;
   long graphs, glpsol_runs, min_checks, max_checks, infeasible, unbounded, breakpoints,
-      bp_glpk_confirmed, tolerances, rndv_graphs, gap_graphs, net_graphs, nic_graphs, self_graphs;
+      bp_glpk_confirmed, tolerances, rndv_graphs, gap_graphs, net_graphs, nic_graphs, self_graphs, sync_graphs;
   double max_rel_T, max_rel_budget;
 } stats_t;
 
@@ -462,6 +462,7 @@ static llamp_graph_t *random_case(long id, uint64_t seed, uint32_t max_ops, lp_r
   char err[256];
   double p_msg = id % 40 == 39 ? 0 : 0.55;
   lp_self_share = id % 4 == 1 ? 0.3 : 0;
+  lp_sync_share = id % 6 == 5 ? 0.3 : 0;
   llamp_graph_t *g = lp_random_graph(r, ranks, ops, p->S, p_msg, err, sizeof err);
   if (!g) {
     fprintf(stderr, "graph %ld: %s\n", id, err);
@@ -565,6 +566,7 @@ int main(int argc, char **argv) {
     S.net_graphs += p.net != NULL;
     S.nic_graphs += p.nic;
     S.self_graphs += id % 4 == 1;
+    S.sync_graphs += id % 6 == 5;
     int rndv = 0;
     for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++)
       rndv |= llamp_graph_kind(g, v) == LLAMP_VERTEX_SEND && llamp_graph_value(g, v) > p.S;
@@ -587,9 +589,10 @@ int main(int argc, char **argv) {
   for (long id = first; id < first + (count + 1) / 2; id++) check_pairs_case(id, seed, max_ops);
   if (getenv("LLAMP_LP_KEEP")) printf("files kept in %s\n", work);
   else lp_scratch_cleanup(work);
-  printf("graphs %ld (rendezvous %ld, gap %ld, size-dependent costs %ld, NIC rule %ld, messages to oneself %ld), "
-         "glpsol runs %ld\n",
-         S.graphs, S.rndv_graphs, S.gap_graphs, S.net_graphs, S.nic_graphs, S.self_graphs, S.glpsol_runs);
+  printf("graphs %ld (rendezvous %ld, gap %ld, size-dependent costs %ld, NIC rule %ld, messages to oneself %ld, "
+         "synchronous sends %ld), glpsol runs %ld\n",
+         S.graphs, S.rndv_graphs, S.gap_graphs, S.net_graphs, S.nic_graphs, S.self_graphs, S.sync_graphs,
+         S.glpsol_runs);
   printf("min-runtime LPs %ld (max rel. error of T %.3g), max-latency LPs %ld (%ld infeasible, "
          "%ld unbounded; max rel. error %.3g)\n",
          S.min_checks, S.max_rel_T, S.max_checks, S.infeasible, S.unbounded, S.max_rel_budget);
