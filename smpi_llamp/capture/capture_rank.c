@@ -919,6 +919,23 @@ void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, const int *sco
   c->rec.tag = (int32_t)ss;
 }
 
+void llamp_cap_coll_alltoallw(llamp_cap_call_t *c, MPI_Comm comm, int in_place, const int *scounts,
+                              const MPI_Datatype *stypes, const int *rcounts, const MPI_Datatype *rtypes) {
+  comm_ent_t *ce = coll_comm(c, comm);
+  if (in_place) scounts = rcounts, stypes = rtypes;
+  uint64_t total = 0, *p = pay_reserve(c, 2 * (size_t)ce->size);
+  for (int i = 0; i < ce->size; i++) {
+    p[i] = scounts && stypes && scounts[i] > 0 && stypes[i] != MPI_DATATYPE_NULL
+               ? (uint64_t)scounts[i] * type_size(stypes[i]) : 0;
+    p[ce->size + i] = rcounts && rtypes && rcounts[i] > 0 && rtypes[i] != MPI_DATATYPE_NULL
+                          ? (uint64_t)rcounts[i] * type_size(rtypes[i]) : 0;
+    total += p[i];
+  }
+  c->rec.bytes = total;
+  c->rec.tag = 1; /* counts in bytes */
+  c->rec.flags |= LLAMP_TRACE_F_ALLTOALLW;
+}
+
 void llamp_cap_coll_counts(llamp_cap_call_t *c, MPI_Comm comm, const int *counts, int each,
                            MPI_Datatype type) {
   comm_ent_t *ce = coll_comm(c, comm);

@@ -94,6 +94,10 @@ void llamp_cap_coll_allv(llamp_cap_call_t *c, MPI_Comm comm, int in_place, int c
                          MPI_Datatype type, const int *counts, MPI_Datatype ctype);
 void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, const int *scounts,
                               MPI_Datatype stype, const int *rcounts, MPI_Datatype rtype);
+/* MPI_(I)Alltoallw: per-peer bytes of each peer's own datatype; in place,
+ * the receive side sends (as SMPI does) */
+void llamp_cap_coll_alltoallw(llamp_cap_call_t *c, MPI_Comm comm, int in_place, const int *scounts,
+                              const MPI_Datatype *stypes, const int *rcounts, const MPI_Datatype *rtypes);
 void llamp_cap_coll_counts(llamp_cap_call_t *c, MPI_Comm comm, const int *counts, int unused,
                            MPI_Datatype type);
 
@@ -220,6 +224,7 @@ static inline void llamp_cap_enter(void) {
 #define llamp_cap_coll_rootv(...) LLAMP_CAP_ENTERING(llamp_cap_coll_rootv(__VA_ARGS__))
 #define llamp_cap_coll_allv(...) LLAMP_CAP_ENTERING(llamp_cap_coll_allv(__VA_ARGS__))
 #define llamp_cap_coll_alltoallv(...) LLAMP_CAP_ENTERING(llamp_cap_coll_alltoallv(__VA_ARGS__))
+#define llamp_cap_coll_alltoallw(...) LLAMP_CAP_ENTERING(llamp_cap_coll_alltoallw(__VA_ARGS__))
 #define llamp_cap_coll_counts(...) LLAMP_CAP_ENTERING(llamp_cap_coll_counts(__VA_ARGS__))
 #define llamp_cap_reduction(...) LLAMP_CAP_ENTERING(llamp_cap_reduction(__VA_ARGS__))
 #define llamp_cap_comm_parent(...) LLAMP_CAP_ENTERING(llamp_cap_comm_parent(__VA_ARGS__))

@@ -79,6 +79,12 @@ MPI_Datatype *llamp_capf_types_in(int n, const MPI_Fint *f, MPI_Datatype *stack)
   return h;
 }
 
+int llamp_capf_comm_size(MPI_Fint comm) {
+  int n = 0;
+  if (PMPI_Comm_size(PMPI_Comm_f2c(comm), &n) != MPI_SUCCESS || n < 0) n = 0; /* MPI then reports the bad comm */
+  return n;
+}
+
 void llamp_capf_types_done(MPI_Datatype *h, MPI_Datatype *stack) {
   if (h != stack) free(h);
 }

@@ -32,6 +32,8 @@ void llamp_capf_str_out(char *dst, size_t len, char *tmp);
 MPI_Request *llamp_capf_reqs_in(int n, const MPI_Fint *f, MPI_Request *stack);
 void llamp_capf_reqs_out(int n, MPI_Fint *f, MPI_Request *h, MPI_Request *stack);
 MPI_Datatype *llamp_capf_types_in(int n, const MPI_Fint *f, MPI_Datatype *stack);
+/* the size of Fortran communicator comm (MPI_Alltoallw's datatype arrays), 0 when invalid */
+int llamp_capf_comm_size(MPI_Fint comm);
 void llamp_capf_types_done(MPI_Datatype *h, MPI_Datatype *stack);
 
 /* A forwarded binding: count the call as the C count-only wrapper of `cname`

@@ -66,8 +66,10 @@ INOUT = {'MPI_Wait', 'MPI_Test', 'MPI_Start', 'MPI_Cancel', 'MPI_Request_free', 
          'MPI_Comm_disconnect', 'MPI_Type_commit', 'MPI_Type_free', 'MPI_Op_free', 'MPI_Group_free',
          'MPI_Info_free', 'MPI_Win_free', 'MPI_Errhandler_free', 'MPI_File_close', 'MPI_Mrecv',
          'MPI_Imrecv'}
-# Arrays of handles: parameter -> the parameter holding their number.
-HANDLE_ARRAYS = {'requests': ('count', 'incount'), 'old_types': ('count',)}
+# Arrays of handles: parameter -> the parameter holding their number ('@comm':
+# one per rank of the communicator parameter `comm`, MPI_Alltoallw's).
+HANDLE_ARRAYS = {'requests': ('count', 'incount'), 'old_types': ('count',), 'sendtypes': ('@comm',),
+                 'recvtypes': ('@comm',)}
 # C returns 0-based indices; Fortran counts from 1.
 INDEX_SCALAR = {'MPI_Waitany': 'index', 'MPI_Testany': 'index'}
 INDEX_ARRAY = {'MPI_Waitsome': ('indices', 'outcount'), 'MPI_Testsome': ('indices', 'outcount')}
@@ -120,16 +122,21 @@ def convert(fname, params):
             fparams.append('MPI_Fint *%s' % n)
             args.append('PMPI_%s_f2c(*%s)' % (F2C_NAME[h], n))
         elif h and n in HANDLE_ARRAYS:
-            cnt = [c for c in HANDLE_ARRAYS[n] if c in names]
-            if not cnt or h not in ('Request', 'Datatype'):
+            cnt = [c for c in HANDLE_ARRAYS[n] if c in names or (c == '@comm' and 'comm' in names)]
+            if not cnt or h not in ('Request', 'Datatype') or (cnt[0] == '@comm' and h != 'Datatype'):
                 return None, 'array %s without a count' % n
             fn = 'reqs' if h == 'Request' else 'types'
             fparams.append('MPI_Fint *%s' % n)
-            pre.append('MPI_%s hs_%s[LLAMP_CAPF_NSTACK];\n  MPI_%s *h_%s = llamp_capf_%s_in(*%s, %s, hs_%s);'
-                       % (h, n, h, n, fn, cnt[0], n, n))
+            if cnt[0] == '@comm':
+                pre.append('int n_%s = llamp_capf_comm_size(*comm);' % n)
+                num = 'n_%s' % n
+            else:
+                num = '*%s' % cnt[0]
+            pre.append('MPI_%s hs_%s[LLAMP_CAPF_NSTACK];\n  MPI_%s *h_%s = llamp_capf_%s_in(%s, %s, hs_%s);'
+                       % (h, n, h, n, fn, num, n, n))
             args.append('h_%s' % n)
             if h == 'Request':
-                post.append('llamp_capf_reqs_out(*%s, %s, h_%s, hs_%s);' % (cnt[0], n, n, n))
+                post.append('llamp_capf_reqs_out(%s, %s, h_%s, hs_%s);' % (num, n, n, n))
             else:
                 post.append('llamp_capf_types_done(h_%s, hs_%s);' % (n, n))
         elif h and ptr and not t.startswith('const'):

@@ -141,6 +141,11 @@ KINDS = {
     'alltoallv': (['scounts', 'stype', 'rcounts', 'rtype', 'comm'],
                   'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
                   '  llamp_cap_coll_alltoallv(&c, {comm}, {scounts}, {stype}, {rcounts}, {rtype});', ''),
+    # SMPI 3.32 runs MPI_Alltoallw as its ialltoallw (and a wait): recorded as
+    # ALLTOALLV of per-peer bytes, flagged to expand as that linear exchange
+    'alltoallw': (['sendbuf', 'scounts', 'stypes', 'rcounts', 'rtypes', 'comm'],
+                  'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
+                  '  llamp_cap_coll_alltoallw(&c, {comm}, {sendbuf} == MPI_IN_PLACE, {scounts}, {stypes}, {rcounts}, {rtypes});', ''),
     'reduce_scatter': (['rcounts', 'type', 'comm', 'op'],
                        'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
                        '  llamp_cap_coll_counts(&c, {comm}, {rcounts}, 0, {type});\n  llamp_cap_reduction(&c, {op}, {type});', ''),
@@ -215,7 +220,7 @@ NEEDS_ST = {'wait', 'waitall', 'waitany', 'waitsome', 'test', 'testall', 'testan
 # Collective kinds with a nonblocking variant ("i" + kind): one more argument,
 # the request, completed later by a WAIT*/TEST* record.
 COLL_KINDS = {'barrier', 'bcast', 'reduce', 'allreduce', 'gather', 'gatherv', 'scatter',
-              'scatterv', 'allgather', 'allgatherv', 'alltoallv', 'reduce_scatter',
+              'scatterv', 'allgather', 'allgatherv', 'alltoallv', 'alltoallw', 'reduce_scatter',
               'reduce_scatter_block'}
 
 # Unmodelled functions that only touch local state: counted but not reported as
@@ -314,6 +319,8 @@ MPICH_SYNONYMS = {
     'requests': ['array_of_requests'],
     'indices': ['array_of_indices'],
     'index': ['indx'],
+    'sendcnts': ['sendcounts'],
+    'recvcnts': ['recvcounts'],
 }
 
 # MPICH mode: request handles go through native/native_reqs.h (MPICH gives

@@ -900,7 +900,13 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   }
   s->st->collectives++;
   s->st->coll_calls[kind]++;
-  return expand(k, c, kind, NULL, &a, nonblocking, rec->req);
+  const llamp_coll_algo_t *algo = NULL;
+  if (bkind == LLAMP_COLL_ALLTOALLV && (rec->flags & LLAMP_TRACE_F_ALLTOALLW)) {
+    /* MPI_(I)Alltoallw: SMPI's ialltoallw, every receive then every send
+     * in rank order, whatever smpi/alltoallv selects */
+    if (!(algo = llamp_coll_find(kind, "linear"))) return rfail(k, "no linear alltoallv in the collective registry");
+  }
+  return expand(k, c, kind, algo, &a, nonblocking, rec->req);
 }
 
 /* ---- what SMPI communicates to make a communicator ------------------------------------------------ */

@@ -113,6 +113,9 @@ typedef struct {
  * run other algorithms (llamp_coll.h, LLAMP_COLL_F_*). */
 #define LLAMP_TRACE_F_RED_NONCOMMUTATIVE 0x8 /* a user operation declared non-commutative */
 #define LLAMP_TRACE_F_RED_DERIVED 0x10       /* a derived datatype */
+/* (I)ALLTOALLV of an MPI_(I)Alltoallw (per-peer bytes, tag 1): SMPI runs its
+ * ialltoallw, the linear exchange, whatever smpi/alltoallv selects */
+#define LLAMP_TRACE_F_ALLTOALLW 0x40
 
 /* One-sided records (SMPI 3.32's semantics, docs/trace.md). */
 #define LLAMP_TRACE_F_WIN_SHARED 0x2    /* WIN_CREATE of MPI_Win_allocate_shared */

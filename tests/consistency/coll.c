@@ -3,7 +3,8 @@
  *   coll COLLECTIVE BYTES ITERS COMPUTE_US [ROOT]
  * COLLECTIVE: barrier bcast reduce allreduce (allreduce_min: MPI_MIN) gather gatherv scatter scatterv
  * allgather allgatherv alltoall alltoallv reduce_scatter reduce_scatter_block
- * scan exscan split (MPI_Comm_split into rank mod 3, keys reversed, then
+ * scan exscan alltoallw (pair (r, i) exchanges BYTES + 8 x ((r + i) mod 3)
+ * bytes as doubles, or as ints when r + i is odd) split (MPI_Comm_split into rank mod 3, keys reversed, then
  * MPI_Comm_free), and each but split with an "i" before it: the nonblocking variant
  * followed by MPI_Wait.  BYTES (a multiple of 8: doubles) is the vector of bcast,
  * reduce, allreduce, scan, exscan and the block per rank (or per pair) of the
@@ -73,6 +74,17 @@ int main(int argc, char **argv) {
 #define IMPI_Reduce_scatter_block MPI_Ireduce_scatter_block
 #define IMPI_Scan MPI_Iscan
 #define IMPI_Exscan MPI_Iexscan
+#define IMPI_Alltoallw MPI_Ialltoallw
+  /* alltoallw: per-pair types, counts and byte displacements */
+  MPI_Datatype *wst = malloc(sizeof(MPI_Datatype) * p);
+  int *wsc = malloc(sizeof(int) * p), *wsd = malloc(sizeof(int) * p), *wrd = malloc(sizeof(int) * p);
+  for (int i = 0, off = 0; i < p; i++) {
+    int odd = (rank + i) % 2;
+    wst[i] = odd ? MPI_INT : MPI_DOUBLE;
+    wsc[i] = (n + (rank + i) % 3) * (odd ? 2 : 1);
+    wsd[i] = wrd[i] = off;
+    off += 8 * (n + (rank + i) % 3);
+  }
   for (int it = 0; it < iters; it++) {
     smpi_execute_benched(compute);
     if (!strcmp(c, "barrier")) CALL(MPI_Barrier, w);
@@ -98,6 +110,7 @@ int main(int argc, char **argv) {
       CALL(MPI_Reduce_scatter_block, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     else if (!strcmp(c, "scan")) CALL(MPI_Scan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     else if (!strcmp(c, "exscan")) CALL(MPI_Exscan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(c, "alltoallw")) CALL(MPI_Alltoallw, a, wsc, wsd, wst, b, wsc, wrd, wst, w);
     else if (!strcmp(c, "split") && !nb) {
       MPI_Comm nc;
       MPI_Comm_split(w, rank % 3, p - rank, &nc);
@@ -118,6 +131,10 @@ int main(int argc, char **argv) {
   free(sdsp);
   free(rcnt);
   free(rdsp);
+  free(wst);
+  free(wsc);
+  free(wsd);
+  free(wrd);
   /* every rank's end time: run.sh takes the largest as the simulated time */
   printf("end %d %.15g\n", rank, MPI_Wtime());
   MPI_Finalize();
