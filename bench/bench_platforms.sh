@@ -25,6 +25,13 @@
 #     or "timeout", then whether the program built with plain smpicc/smpif90
 #     fails too under plain smpirun with the same settings ("plain ok" or
 #     "plain too").
+# --latency LIST runs each cell with smpi_llamp-latency --deltas LIST
+# instead: the one capture's T(L0 + dL) against SimGrid runs whose every
+# message's latency is dL longer; the cell is then the worst difference (%)
+# over the offsets of the model that ran (observed), marked C when the run
+# has contention (the rule's T(L0) differs from SimGrid's by over 0.01 %:
+# links shared between messages), and the summary counts the cells within
+# 0.5 % without contention and within 2 % with it.
 # --block adds the LogGP-like settings of platforms/cluster16.xml's <config>
 # block on the command line (--cfg=smpi/lat-factor:0:1 smpi/bw-factor:0:1
 # smpi/async-small-thresh:65536), which win over SMPI's defaults and over a
@@ -38,6 +45,7 @@
 # usage: bench/bench_platforms.sh [options] BUILD_DIR PLATFORMS_DIR [APP...]
 #   APP...           apps to run (default: all of the table below)
 #   --block          force cluster16.xml's <config> block (see above)
+#   --latency LIST   T(L0 + dL) for the offsets LIST (e.g. 1,10,100us; see above)
 #   --only REGEX     only platforms whose file name matches (grep -E)
 #   --timeout S      seconds per run (default 120)
 #   -j N             N runs at a time (default 1: the machine is shared)
@@ -47,10 +55,11 @@
 #   bench/bench_platforms.sh --block /tmp/base/build /tmp/sg332/examples/platforms
 set -u
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
-block=0 only="" timeout_s=120 jobs=1 keep=""
+block=0 only="" timeout_s=120 jobs=1 keep="" latency=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --block) block=1; shift ;;
+    --latency) latency=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
@@ -67,7 +76,7 @@ build=$(cd "$1" && pwd) || exit 1
 pdir=$(cd "$2" && pwd) || exit 1
 shift 2
 bin=$build/bin
-for t in smpi_llamp-cc smpi_llamp-run; do
+for t in smpi_llamp-cc smpi_llamp-run smpi_llamp-latency; do
   [ -x "$bin/$t" ] || { echo "bench_platforms: $bin/$t missing (build smpi-llamp in $build)" >&2; exit 1; }
 done
 command -v smpicc >/dev/null && command -v smpirun >/dev/null ||
@@ -172,18 +181,36 @@ errline() {
 throttle() { while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done; }
 # run_one APP_INDEX PLATFORM -> res/APP.PLATFORM: difference in % or a reason; causes/APP.PLATFORM
 run_one() {
-  local a=$1 b=$2 name=${names[$1]} o="out/${names[$1]}.$2" rc
-  # shellcheck disable=SC2086
-  timeout -k 10 "$timeout_s" "$bin/smpi_llamp-run" -np "${nps[$a]}" -platform "$pdir/$b.xml" "${blockcfg[@]}" \
-    -llamp-compute none -llamp-out "$o" -llamp-quiet "./${name}_cap" ${argss[$a]} >"log/$name.$b.log" 2>&1
-  rc=$?
-  if [ -f "$o/report.json" ]; then
-    python3 - "$o/report.json" "res/$name.$b" "causes/$name.$b" <<'EOF'
-import json, re, sys
+  local a=$1 b=$2 name=${names[$1]} o="out/${names[$1]}.$2" rc rep
+  if [ -n "$latency" ]; then
+    # shellcheck disable=SC2086
+    timeout -k 10 $((4 * timeout_s)) "$bin/smpi_llamp-latency" --deltas "$latency" --out "$o" -np "${nps[$a]}" \
+      -platform "$pdir/$b.xml" "${blockcfg[@]}" -llamp-compute none -llamp-quiet "./${name}_cap" ${argss[$a]} \
+      >"log/$name.$b.log" 2>&1
+    rc=$?
+    rep=$o/capture/report.json
+    [ -f "$o/latency.tsv" ] || rep=/nonexistent
+  else
+    # shellcheck disable=SC2086
+    timeout -k 10 "$timeout_s" "$bin/smpi_llamp-run" -np "${nps[$a]}" -platform "$pdir/$b.xml" "${blockcfg[@]}" \
+      -llamp-compute none -llamp-out "$o" -llamp-quiet "./${name}_cap" ${argss[$a]} >"log/$name.$b.log" 2>&1
+    rc=$?
+    rep=$o/report.json
+  fi
+  if [ -f "$rep" ]; then
+    python3 - "$rep" "res/$name.$b" "causes/$name.$b" "$o/latency.tsv" <<'EOF'
+import json, os, re, sys
 c = json.load(open(sys.argv[1])).get("capture", {}).get("simulated_vs_predicted", {})
 s, t = c.get("simulated_time"), c.get("predicted_time")
+cell = "%+.3f" % ((t - s) / s * 100) if s and t is not None else "no times"
+if os.path.exists(sys.argv[4]):  # --latency: the worst offset, C when contended
+    rows = [l.split("\t") for l in open(sys.argv[4]).read().splitlines()[1:] if l.strip()]
+    worst = max((float(r[3]) for r in rows if float(r[0]) > 0), key=abs, default=None)
+    rule0 = [float(r[5]) for r in rows if float(r[0]) == 0]
+    if worst is not None:
+        cell = "%+.3f%s" % (worst, " C" if rule0 and abs(rule0[0]) > 0.01 else "")
 with open(sys.argv[2], "w") as f:
-    f.write("%+.3f\n" % ((t - s) / s * 100) if s and t is not None else "no times\n")
+    f.write(cell + "\n")
 with open(sys.argv[3], "w") as f:
     for k in c.get("known_causes", []):
         f.write(re.sub(r"\s+", " ", k) + "\n")
@@ -224,9 +251,10 @@ done
 wait
 
 # ---- the table ----
-mode="SMPI's defaults"
+mode="SMPI's defaults" what="T(L0)"
 [ $block = 1 ] && mode="cluster16.xml's <config> block forced (--cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 --cfg=smpi/async-small-thresh:65536)"
-echo "### T(L0) vs SimGrid (%) on SimGrid's platforms, $mode"
+[ -n "$latency" ] && what="T(L0 + dL) for dL = $latency (the worst offset; C: the run has contention)"
+echo "### $what vs SimGrid (%) on SimGrid's platforms, $mode"
 echo
 echo "smpi_llamp-run -np N -platform P ${blockcfg[*]} -llamp-compute none, LLAMP_KERNEL_MODEL=apps/common/kernel_model_example.txt;"
 echo "ranks: $(for a in "${!names[@]}"; do printf '%s %s, ' "${names[$a]}" "${nps[$a]}"; done | sed 's/, $//'); hosts = distinct hosts of 8 ranks."
@@ -286,15 +314,17 @@ for msg, cells in sorted(groups.items(), key=lambda kv: -len(kv[1])):
     print("* %s (%d: %s)" % (msg, len(cells), ", ".join(cells)))'
 fi
 echo
-for b in "${plats[@]}"; do for n in "${names[@]}"; do printf '%s.%s %s\n' "$n" "$b" "$(cat "res/$n.$b" 2>/dev/null)"; done; done | awk '
+for b in "${plats[@]}"; do for n in "${names[@]}"; do printf '%s.%s %s\n' "$n" "$b" "$(cat "res/$n.$b" 2>/dev/null)"; done; done | awk -v lat="$latency" '
   { n_all++ }
   $2 ~ /^[+-][0-9]/ {
     d = $2 + 0; a = d < 0 ? -d : d; n++
     if (a <= 0.1) w01++; if (a <= 1) w1++; if (a <= 5) w5++
+    if ($3 == "C") { nc++; if (a <= 2) c2++ } else { nu++; if (a <= 0.5) u05++ }
     line[n] = sprintf("%s %+.3f %%", $1, d); key[n] = a
   }
   END {
     printf "Summary: %d cells, %d with both times (%d failed or timed out); within 0.1 %%: %d, within 1 %%: %d, within 5 %%: %d\n", n_all, n, n_all - n, w01, w1, w5
+    if (lat != "") printf "Without contention %d cells, %d within 0.5 %%; with contention (C) %d cells, %d within 2 %%\n", nu, u05, nc, c2
     printf "Worst 5:"
     for (j = 1; j <= 5 && j <= n; j++) {
       b = 0; for (i = 1; i <= n; i++) if (!(i in used) && (b == 0 || key[i] > key[b])) b = i
