@@ -82,6 +82,10 @@ void llamp_capture_observed_free(void);
 /* SimGrid charges every message's latency dl more from now on (LLAMP_DELTA_L:
  * a latency-factor callback; m's lat_factor is SMPI's own).  0 / -1. */
 int llamp_capture_add_latency(double dl, const llamp_netmodel_t *m, char *err, size_t errlen);
+/* The transfers it could not raise so far: their route's latency is 0 (a
+ * latency-free link; the loopback of ranks sharing a host, unless
+ * network/loopback-lat is set), which a factor cannot scale. */
+uint64_t llamp_capture_latency_unraised(void);
 /* The observed contention model (contention.c): observed[v] for each graph
  * vertex (n entries) = the duration of the transfer SimGrid ran for receive
  * v's message, NAN where none was found (calc and send vertices too); e is

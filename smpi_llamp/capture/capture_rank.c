@@ -905,9 +905,21 @@ void llamp_cap_coll_allv(llamp_cap_call_t *c, MPI_Comm comm, int in_place, int c
   c->rec.tag = (int32_t)sz;
 }
 
-void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, const int *scounts,
+void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, int in_place, int same_buf, const int *scounts,
                               MPI_Datatype stype, const int *rcounts, MPI_Datatype rtype) {
   comm_ent_t *ce = coll_comm(c, comm);
+  if (in_place) scounts = rcounts, stype = rtype, same_buf = 0; /* SMPI sends from a copy */
+#ifndef LLAMP_CAPTURE_NATIVE
+  /* SMPI's ialltoallv (its default alltoallv too) first copies this rank's
+   * own block with Datatype::copy, which compares element counts when the
+   * receive count is 0 (or the buffers are one): a positive send count then
+   * "truncates" and no message is sent at all (MPICH's alltoallw_zeros) */
+  if (scounts && rcounts && ce->me < ce->size && (rcounts[ce->me] <= 0 || same_buf) &&
+      scounts[ce->me] > rcounts[ce->me])
+    c->rec.flags |= LLAMP_TRACE_F_COLL_EMPTY;
+#else
+  (void)same_buf;
+#endif
   uint64_t ss = type_size(stype), rs = type_size(rtype), total = 0;
   uint64_t *p = pay_reserve(c, 2 * (size_t)ce->size);
   for (int i = 0; i < ce->size; i++) {

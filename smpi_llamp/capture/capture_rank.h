@@ -92,7 +92,9 @@ void llamp_cap_coll_rootv(llamp_cap_call_t *c, MPI_Comm comm, int root, int in_p
                           MPI_Datatype type, const int *root_counts, MPI_Datatype root_type);
 void llamp_cap_coll_allv(llamp_cap_call_t *c, MPI_Comm comm, int in_place, int count,
                          MPI_Datatype type, const int *counts, MPI_Datatype ctype);
-void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, const int *scounts,
+/* MPI_(I)Alltoallv: per-peer bytes; in place, the receive side sends (as
+ * SMPI does); same_buf: the send buffer is the receive buffer */
+void llamp_cap_coll_alltoallv(llamp_cap_call_t *c, MPI_Comm comm, int in_place, int same_buf, const int *scounts,
                               MPI_Datatype stype, const int *rcounts, MPI_Datatype rtype);
 /* MPI_(I)Alltoallw: per-peer bytes of each peer's own datatype; in place,
  * the receive side sends (as SMPI does) */

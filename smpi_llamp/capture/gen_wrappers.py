@@ -138,9 +138,10 @@ KINDS = {
     'allgatherv': (['sendbuf', 'scount', 'stype', 'rcounts', 'rtype', 'comm'],
                    'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
                    '  llamp_cap_coll_allv(&c, {comm}, {sendbuf} == MPI_IN_PLACE, {scount}, {stype}, {rcounts}, {rtype});', ''),
-    'alltoallv': (['scounts', 'stype', 'rcounts', 'rtype', 'comm'],
+    'alltoallv': (['sendbuf', 'scounts', 'stype', 'recvbuf', 'rcounts', 'rtype', 'comm'],
                   'llamp_cap_coll(&c, {comm}, -1, 0, NULL);\n'
-                  '  llamp_cap_coll_alltoallv(&c, {comm}, {scounts}, {stype}, {rcounts}, {rtype});', ''),
+                  '  llamp_cap_coll_alltoallv(&c, {comm}, {sendbuf} == MPI_IN_PLACE, {sendbuf} == {recvbuf}, {scounts}, '
+                  '{stype}, {rcounts}, {rtype});', ''),
     # SMPI 3.32 runs MPI_Alltoallw as its ialltoallw (and a wait): recorded as
     # ALLTOALLV of per-peer bytes, flagged to expand as that linear exchange
     'alltoallw': (['sendbuf', 'scounts', 'stypes', 'rcounts', 'rtypes', 'comm'],

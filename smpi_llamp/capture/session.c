@@ -540,6 +540,13 @@ static void session_free(void) {
  * file read back; then the analysis. */
 static int run_analysis(double simulated_time, char *err, size_t errlen) {
   double t0 = wall();
+  uint64_t unraised = G.cfg.delta_L > 0 ? llamp_capture_latency_unraised() : 0;
+  if (unraised) /* not quiet: smpi_llamp-latency reads it in the run's log */
+    fprintf(stderr,
+            "smpi_llamp: warning: -llamp-delta-L: %llu transfers crossed routes of zero latency, which SimGrid's "
+            "latency factor cannot raise: they took no offset (a latency-free link; ranks sharing a host, unless "
+            "network/loopback-lat is set)\n",
+            (unsigned long long)unraised);
   llamp_mem_keep_freed(); /* the builder's freed arrays stay for the engine (analysis.c) */
   llamp_sched_stats_t st;
   memset(&st, 0, sizeof st);

@@ -811,8 +811,8 @@ static cemit_t coll_emitter(rank_t *k, comm_t *c) {
 }
 
 /* Expand `algo` (NULL: the selection's algorithm for `kind`) for this rank's
- * position in c; a nonblocking one leaves its last round in a collective
- * request `req`. */
+ * position in c, or nothing when a is NULL (SMPI sent nothing); a
+ * nonblocking one leaves its last round in a collective request `req`. */
 static int expand(rank_t *k, comm_t *c, llamp_coll_kind_t kind, const llamp_coll_algo_t *algo,
                   const llamp_coll_args_t *a, int nonblocking, uint64_t req) {
   cemit_t e = coll_emitter(k, c);
@@ -820,8 +820,8 @@ static int expand(rank_t *k, comm_t *c, llamp_coll_kind_t kind, const llamp_coll
   llamp_coll_emit_t em = {&e, ce_send, ce_recv, ce_calc, ce_end_round};
   char cerr[300];
   k->round.n = 0;
-  if (algo ? llamp_coll_run(algo, a, &em, cerr, sizeof cerr)
-           : llamp_coll_run_selected(&k->s->sel, kind, a, &em, cerr, sizeof cerr)) {
+  if (a && (algo ? llamp_coll_run(algo, a, &em, cerr, sizeof cerr)
+                : llamp_coll_run_selected(&k->s->sel, kind, a, &em, cerr, sizeof cerr))) {
     if (e.failed) return -1;
     return rfail(k, "%s", cerr);
   }
@@ -901,6 +901,9 @@ static int collective(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   s->st->collectives++;
   s->st->coll_calls[kind]++;
   const llamp_coll_algo_t *algo = NULL;
+  if ((rec->flags & LLAMP_TRACE_F_COLL_EMPTY) && bkind == LLAMP_COLL_ALLTOALLV &&
+      (nonblocking || s->sel.algo[kind] == llamp_coll_find(kind, "linear")))
+    return expand(k, c, kind, NULL, NULL, nonblocking, rec->req); /* SMPI's ialltoallv sent nothing */
   if (bkind == LLAMP_COLL_ALLTOALLV && (rec->flags & LLAMP_TRACE_F_ALLTOALLW)) {
     /* MPI_(I)Alltoallw: SMPI's ialltoallw, every receive then every send
      * in rank order, whatever smpi/alltoallv selects */

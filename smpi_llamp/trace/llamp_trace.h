@@ -116,6 +116,10 @@ typedef struct {
 /* (I)ALLTOALLV of an MPI_(I)Alltoallw (per-peer bytes, tag 1): SMPI runs its
  * ialltoallw, the linear exchange, whatever smpi/alltoallv selects */
 #define LLAMP_TRACE_F_ALLTOALLW 0x40
+/* (I)ALLTOALLV for which SMPI's ialltoallv sent nothing: its copy of this
+ * rank's own block failed (a positive send count against a receive count
+ * of 0, compared as element counts); only under that algorithm */
+#define LLAMP_TRACE_F_COLL_EMPTY 0x80
 
 /* One-sided records (SMPI 3.32's semantics, docs/trace.md). */
 #define LLAMP_TRACE_F_WIN_SHARED 0x2    /* WIN_CREATE of MPI_Win_allocate_shared */

@@ -3,7 +3,10 @@
  *   coll COLLECTIVE BYTES ITERS COMPUTE_US [ROOT]
  * COLLECTIVE: barrier bcast reduce allreduce (allreduce_min: MPI_MIN) gather gatherv scatter scatterv
  * allgather allgatherv alltoall alltoallv reduce_scatter reduce_scatter_block
- * scan exscan alltoallw (pair (r, i) exchanges BYTES + 8 x ((r + i) mod 3)
+ * scan exscan alltoallv_inplace (alltoallv's counts, MPI_IN_PLACE)
+ * alltoallv_zerotype (every rank sends alltoallv's counts of a zero-size
+ * type and receives 0 doubles: SMPI's ialltoallv then sends nothing)
+ * alltoallw (pair (r, i) exchanges BYTES + 8 x ((r + i) mod 3)
  * bytes as doubles, or as ints when r + i is odd) split (MPI_Comm_split into rank mod 3, keys reversed, then
  * MPI_Comm_free), and each but split with an "i" before it: the nonblocking variant
  * followed by MPI_Wait.  BYTES (a multiple of 8: doubles) is the vector of bcast,
@@ -75,6 +78,10 @@ int main(int argc, char **argv) {
 #define IMPI_Scan MPI_Iscan
 #define IMPI_Exscan MPI_Iexscan
 #define IMPI_Alltoallw MPI_Ialltoallw
+  MPI_Datatype ztype; /* alltoallv_zerotype */
+  int *zero = calloc((size_t)p, sizeof(int));
+  MPI_Type_contiguous(0, MPI_DOUBLE, &ztype);
+  MPI_Type_commit(&ztype);
   /* alltoallw: per-pair types, counts and byte displacements */
   MPI_Datatype *wst = malloc(sizeof(MPI_Datatype) * p);
   int *wsc = malloc(sizeof(int) * p), *wsd = malloc(sizeof(int) * p), *wrd = malloc(sizeof(int) * p);
@@ -110,6 +117,9 @@ int main(int argc, char **argv) {
       CALL(MPI_Reduce_scatter_block, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     else if (!strcmp(c, "scan")) CALL(MPI_Scan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     else if (!strcmp(c, "exscan")) CALL(MPI_Exscan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(c, "alltoallv_inplace"))
+      CALL(MPI_Alltoallv, MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b, rcnt, rdsp, MPI_DOUBLE, w);
+    else if (!strcmp(c, "alltoallv_zerotype")) CALL(MPI_Alltoallv, a, scnt, sdsp, ztype, b, zero, rdsp, MPI_DOUBLE, w);
     else if (!strcmp(c, "alltoallw")) CALL(MPI_Alltoallw, a, wsc, wsd, wst, b, wsc, wrd, wst, w);
     else if (!strcmp(c, "split") && !nb) {
       MPI_Comm nc;
@@ -132,6 +142,8 @@ int main(int argc, char **argv) {
   free(rcnt);
   free(rdsp);
   free(wst);
+  free(zero);
+  MPI_Type_free(&ztype);
   free(wsc);
   free(wsd);
   free(wrd);
