@@ -52,9 +52,7 @@ double llamp_params_leave_max(const llamp_params_t *p) {
 /* Send u is synchronous (MPI_Ssend, MPI_Issend; LLAMP_VERTEX_F_SYNC): SMPI
  * never detaches it, so whatever its size its transfer starts at its match
  * and its sender waits for the data, as above S (docs/model.md). */
-static inline int send_sync(const llamp_graph_arrays_t *a, uint64_t u) {
-  return a->flags && (a->flags[u] & LLAMP_VERTEX_F_SYNC);
-}
+static inline int send_sync(const llamp_graph_arrays_t *a, uint64_t u) { return llamp_graph_arrays_sync(a, u); }
 
 #define PLAN_SHIFT 29
 #define PLAN_MASK ((1u << PLAN_SHIFT) - 1)
@@ -1005,13 +1003,9 @@ static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
   memset(out, 0, sizeof *out);
   if (k == LLAMP_VERTEX_CALC) return;
   uint64_t u = k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(g, v);
-  double s = llamp_graph_value(g, u);
-  /* SMPI sleeps os in a detached send (s <= S) and in a synchronous one,
-   * or only in a receive from a detached send */
-  int sync = (llamp_graph_flags(g, u) & LLAMP_VERTEX_F_SYNC) != 0;
-  int charged = k == LLAMP_VERTEX_SEND ? s <= e->proto.S || sync : s <= e->proto.S && !sync;
   llamp_netmodel_vertex_t x;
-  llamp_netmodel_vertex(&e->net, k == LLAMP_VERTEX_SEND, e->nonblocking[v], s, charged, &x);
+  llamp_netmodel_vertex(&e->net, k == LLAMP_VERTEX_SEND, e->nonblocking[v], llamp_graph_value(g, u), e->proto.S,
+                        (llamp_graph_flags(g, u) & LLAMP_VERTEX_F_SYNC) != 0, &x);
   *out = (pwv_t){x.cpu, x.c, x.k, x.start};
 }
 

@@ -205,6 +205,10 @@ typedef struct {
 #define LLAMP_EDGE_SRC_MASK 0x3fffffffu
 #define LLAMP_EDGE_KIND_SHIFT 30
 void llamp_graph_arrays(const llamp_graph_t *g, llamp_graph_arrays_t *out);
+/* Is send v synchronous (LLAMP_VERTEX_F_SYNC)?  For the hot loops. */
+static inline int llamp_graph_arrays_sync(const llamp_graph_arrays_t *a, uint64_t v) {
+  return a->flags && (a->flags[v] & LLAMP_VERTEX_F_SYNC);
+}
 
 /* Invariant checker (hwloc_topology_check style): topological numbering,
  * every message matched with a consistent partner, costs finite and

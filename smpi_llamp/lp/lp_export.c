@@ -181,9 +181,7 @@ static inline double bw_bytes(double s, int full) { return full ? s : (s >= 1 ? 
 /* The send's message starts at its match (its receive's cost holds the
  * transfer); the sender waits for it only above S.  A synchronous send
  * (LLAMP_VERTEX_F_SYNC) does both whatever its size (engine.c send_sync). */
-static inline int send_sync(const model_t *m, uint64_t u) {
-  return m->a.flags && (m->a.flags[u] & LLAMP_VERTEX_F_SYNC);
-}
+static inline int send_sync(const model_t *m, uint64_t u) { return llamp_graph_arrays_sync(&m->a, u); }
 static inline int send_at_match(const model_t *m, uint64_t u) { return m->a.value[u] > m->M || send_sync(m, u); }
 static inline int send_waits(const model_t *m, uint64_t u) { return m->a.value[u] > m->S || send_sync(m, u); }
 
@@ -201,10 +199,7 @@ static void net_of(const model_t *m, uint64_t v, llamp_netmodel_vertex_t *x) {
   if (!m->net || m->a.kind[v] == LLAMP_VERTEX_CALC) return;
   int send = m->a.kind[v] == LLAMP_VERTEX_SEND;
   uint64_t u = send ? v : llamp_graph_partner(m->g, v);
-  double s = m->a.value[u];
-  /* os in a detached or synchronous send, or from a detached one (engine.c pw_vertex) */
-  int charged = send ? s <= m->S || send_sync(m, u) : s <= m->S && !send_sync(m, u);
-  llamp_netmodel_vertex(m->net, send, send && m->nonblocking[v], s, charged, x);
+  llamp_netmodel_vertex(m->net, send, send && m->nonblocking[v], m->a.value[u], m->S, send_sync(m, u), x);
 }
 
 /* A send or receive of a message from a rank to itself: no l, no G, no

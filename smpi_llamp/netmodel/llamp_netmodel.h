@@ -84,12 +84,14 @@ void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
  * engine and the LP export both use this): cpu = CPU time besides o (a
  * blocking send: cpu_send, a send some successor only irequires -- an
  * Isend -- cpu_isend, a receive: cpu_recv), c and k = its transfer, start =
- * what an irequires successor waits (an Isend's cpu_isend, else 0). */
+ * what an irequires successor waits (an Isend's cpu_isend, else 0).  SMPI
+ * sleeps os in a detached send (s <= S) and in a synchronous one (`sync`,
+ * never detached), or in a receive from a detached send only. */
 typedef struct {
   double cpu, c, k, start;
 } llamp_netmodel_vertex_t;
-void llamp_netmodel_vertex(const llamp_netmodel_t *m, int is_send, int nonblocking, double s,
-                           int eager, llamp_netmodel_vertex_t *out);
+void llamp_netmodel_vertex(const llamp_netmodel_t *m, int is_send, int nonblocking, double s, double S,
+                           int sync, llamp_netmodel_vertex_t *out);
 
 /* 1 when c(s) comes from SimGrid's factors ((lat_factor - 1) L_ref), 0 for a
  * fitted one-way curve. */

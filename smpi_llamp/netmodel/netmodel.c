@@ -230,10 +230,10 @@ void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
   }
 }
 
-void llamp_netmodel_vertex(const llamp_netmodel_t *m, int is_send, int nonblocking, double s,
-                           int eager, llamp_netmodel_vertex_t *out) {
+void llamp_netmodel_vertex(const llamp_netmodel_t *m, int is_send, int nonblocking, double s, double S,
+                           int sync, llamp_netmodel_vertex_t *out) {
   llamp_netmodel_msg_t x;
-  llamp_netmodel_message(m, s, eager, &x);
+  llamp_netmodel_message(m, s, is_send ? s <= S || sync : s <= S && !sync, &x);
   out->c = x.c;
   out->k = x.k;
   out->start = 0;
