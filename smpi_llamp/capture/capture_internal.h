@@ -86,6 +86,9 @@ int llamp_capture_add_latency(double dl, const llamp_netmodel_t *m, char *err, s
  * latency-free link; the loopback of ranks sharing a host, unless
  * network/loopback-lat is set), which a factor cannot scale. */
 uint64_t llamp_capture_latency_unraised(void);
+/* SMPI's MPI_Waitsome is a Waitany, then tests that poll (sleeps.cpp):
+ * follow each rank's sleeps from now on (0, or -1 without smpi/test). */
+int llamp_capture_sleeps_start(void);
 /* The observed contention model (contention.c): observed[v] for each graph
  * vertex (n entries) = the duration of the transfer SimGrid ran for receive
  * v's message, NAN where none was found (calc and send vertices too); e is

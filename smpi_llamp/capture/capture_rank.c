@@ -553,15 +553,44 @@ int llamp_cap_begin(llamp_cap_call_t *c, int op) {
   if (c->rec.t_start > S.last_end) S.simulated += c->rec.t_start - S.last_end;
   c->npay = 0;
   c->recv_src = -1;
+  c->split_t = -1;
+  c->split_first = -1;
   return 1;
 }
 
-void llamp_cap_pmpi(llamp_cap_call_t *c) { (void)c; }
+void llamp_cap_pmpi(llamp_cap_call_t *c) {
+#ifndef LLAMP_CAPTURE_NATIVE
+  if (c->rec.op == LLAMP_OP_WAITSOME) llamp_capture_sleeps_watch();
+#else
+  (void)c;
+#endif
+}
 
-void llamp_cap_pmpi_done(llamp_cap_call_t *c) { c->rec.t_end = simgrid_get_clock(); }
+void llamp_cap_pmpi_done(llamp_cap_call_t *c) {
+  c->rec.t_end = simgrid_get_clock();
+#ifndef LLAMP_CAPTURE_NATIVE
+  if (c->rec.op == LLAMP_OP_WAITSOME) {
+    double w = llamp_capture_sleeps_first_test();
+    if (w >= c->rec.t_start && w <= c->rec.t_end) c->split_t = w;
+  }
+#endif
+}
 
 void llamp_cap_end(llamp_cap_call_t *c) {
   c->rec.nwords = c->npay;
+  if (c->split_first >= 0 && 2 * (uint32_t)c->split_first + 1 < c->npay) {
+    /* SMPI's MPI_Waitsome as it ran: the Waitany of the request it returned
+     * first, then the MPI_Test of every other request (polling) */
+    llamp_trace_rec_t w = c->rec;
+    uint32_t f = 2 * (uint32_t)c->split_first;
+    w.op = LLAMP_OP_WAITANY;
+    w.t_end = c->split_t;
+    w.nwords = 2;
+    append(&w, S.pay + f);
+    S.pay[f + 1] = llamp_trace_pack_status(0, -1, -1);
+    c->rec.op = LLAMP_OP_TESTSOME;
+    c->rec.t_start = c->split_t;
+  }
   append(&c->rec, S.pay);
   S.depth = 0;
   if (c->rec.t_end > S.last_end) S.last_end = c->rec.t_end;
@@ -841,6 +870,9 @@ void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *
   } else if (count != MPI_UNDEFINED) {
     for (int k = 0; k < count; k++)
       if (indices[k] >= 0 && indices[k] < n) any |= completed(c, base, indices[k], h, st ? st + k : NULL);
+    /* the Waitany that SMPI's Waitsome starts with returned indices[0] */
+    if (c->split_t >= 0 && base == 0 && count >= 1 && indices[0] >= 0 && indices[0] < n)
+      c->split_first = indices[0];
   }
   if (any) c->rec.flags |= LLAMP_TRACE_F_COMPLETED;
 }

@@ -42,6 +42,12 @@ typedef struct {
   llamp_trace_rec_t rec;
   uint32_t npay;    /* payload words in the rank's scratch buffer */
   int32_t recv_src; /* posted source of a receive (world rank), -1 = any */
+  /* SMPI's MPI_Waitsome: when its Waitany ended and its tests began
+   * (sleeps.cpp), and the index of the request the Waitany returned; the
+   * call is recorded as those two calls (docs/trace.md).  split_t < 0: one
+   * record. */
+  double split_t;
+  int32_t split_first;
 } llamp_cap_call_t;
 
 /* request kinds (flags) */
@@ -157,6 +163,14 @@ int llamp_cap_error_file(int ret, const char *fn, MPI_File file);
  * the restart of its compute clock that drops the CPU time of a region
  * whose time a model replaces. */
 int llamp_cap_rank(void);
+
+#ifndef LLAMP_CAPTURE_NATIVE
+/* The calling rank's sleeps (sleeps.cpp, SMPI runs): watch them from now
+ * on; then stop and get the start of the first that lasted a whole multiple
+ * of smpi/test (an MPI_Test's), NAN when none did. */
+void llamp_capture_sleeps_watch(void);
+double llamp_capture_sleeps_first_test(void);
+#endif
 void llamp_cap_compute_restart(void);
 
 /* SMPI's functions the program calls outside MPI that end SMPI's compute

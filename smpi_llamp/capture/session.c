@@ -260,6 +260,8 @@ llamp_trace_writer_t *llamp_capture_session_join(uint32_t rank, uint32_t world_s
         fprintf(stderr, "smpi_llamp: SimGrid charges every message's latency %.6g us more (-llamp-delta-L)\n",
                 G.cfg.delta_L * 1e6);
     }
+    /* where SMPI's MPI_Waitsome starts polling (sleeps.cpp) */
+    llamp_capture_sleeps_start();
     /* every transfer as SimGrid runs it, for the observed contention model */
     if (G.cfg.analyze && G.cfg.contention && llamp_capture_observe_start() && !G.cfg.quiet)
       fprintf(stderr, "smpi_llamp: warning: this SimGrid cannot report its transfers: contention by the rule\n");

@@ -11,6 +11,13 @@
  *           computes before each receive (the synchronous sender waits
  *           for its receiver whatever the size, and rank 0's compute after
  *           each wait ends the run);
+ *   waitsome  rank 0 posts an MPI_Irecv from every other rank and an
+ *           MPI_Ibarrier, and completes them with MPI_Waitsome until all
+ *           are done, ITERS times; the others compute (longer the higher
+ *           their rank), send BYTES and join the barrier.  SMPI runs each
+ *           Waitsome as a Waitany then a sleeping MPI_Test of every other
+ *           request: the call polls after its first completion (MPICH's
+ *           coll/nonblocking3);
  * Every rank computes a little, differently (smpi_execute_benched), so that
  * the waits are visible. */
 #include <mpi.h>
@@ -69,6 +76,30 @@ int main(int argc, char **argv) {
       smpi_execute_benched(30e-6);
       MPI_Recv(buf, n, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+  } else if (!strcmp(c, "waitsome")) {
+    int *idx = malloc(sizeof(int) * (size_t)p);
+    MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)p);
+    for (int it = 0; it < iters; it++) {
+      if (rank == 0) {
+        for (int i = 1; i < p; i++)
+          MPI_Irecv(buf, n, MPI_BYTE, i, it, MPI_COMM_WORLD, &rq[i - 1]);
+        MPI_Ibarrier(MPI_COMM_WORLD, &rq[p - 1]);
+        int left = p, out = 0;
+        while (left > 0) {
+          MPI_Waitsome(p, rq, &out, idx, MPI_STATUSES_IGNORE);
+          if (out == MPI_UNDEFINED) break;
+          left -= out;
+          smpi_execute_benched(3e-6);
+        }
+      } else {
+        smpi_execute_benched(1e-6 * (20 + 30 * rank));
+        MPI_Send(buf, n, MPI_BYTE, 0, it, MPI_COMM_WORLD);
+        MPI_Ibarrier(MPI_COMM_WORLD, &rq[0]);
+        MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+      }
+    }
+    free(idx);
+    free(rq);
   } else {
     if (rank == 0) fprintf(stderr, "modes: unknown case '%s'\n", c);
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -17,6 +17,7 @@
 #   * ranks sharing hosts on one shared bus (bus_shared_hosts.xml);
 #   * MPI_Probe, and MPI_Ssend / MPI_Issend below and above S (either
 #     model), tests/consistency/modes.c, at async-small-thresh 0 and 64 KiB;
+#   * MPI_Waitsome on receives and an MPI_Ibarrier (modes.c);
 #   * under models/calibrated-vm-netns.cfg (SMPI os, or, ois and factors of a
 #     real calibration) the same chains.
 # Exit 77 when SimGrid or the capture build is missing.
@@ -91,6 +92,10 @@ for cfg in 0 65536; do
     run "ssend-$cfg-100000" 2 "$F" $model 1e-9 -- ./modes ssend 100000 4
   done
 done
+# SMPI's MPI_Waitsome: a Waitany, then a sleeping MPI_Test of every other
+# request (the call polls after its first completion; -99 % before)
+run waitsome-100 5 "$F" observed 1e-9 -- ./modes waitsome 100 3
+run waitsome-100000 5 "$F" rule 1e-9 -- ./modes waitsome 100000 3
 CFGARGS=()
 # 8 ranks round-robin on tests/data/platforms/bus_shared_hosts.xml's three
 # hosts: ranks of one host send alike to ranks of another, paired by the
