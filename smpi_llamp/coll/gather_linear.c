@@ -9,7 +9,10 @@
 
 static int gather_linear(llamp_coll_ctx_t *c, int one_round) {
   const int p = c->p, r = c->r, root = c->a->root;
-  if (r != root) return coll_send_r(c, root, coll_count(c, r), 0);
+  /* basic_linear: Request::send; gatherv and SMPI's default gather: an
+   * igather(v)'s isend_init */
+  if (r != root)
+    return one_round ? coll_isend_r(c, root, coll_count(c, r), 0) : coll_send_r(c, root, coll_count(c, r), 0);
   for (int i = 0; i < p; i++) {
     if (i == root) continue;
     COLL_TRY(coll_recv(c, i, coll_count(c, i), 0));

@@ -149,13 +149,18 @@ llamp_coll_kind_t llamp_coll_kind_to_nonblocking(llamp_coll_kind_t kind);
  * calc reports local reduction work on `bytes_reduced` bytes (the caller
  * turns bytes into time); it is never called with 0 bytes and always sits in
  * a round of its own, between the receive it consumes and the send that
- * forwards the result. */
+ * forwards the result.
+ * send_blocking (may be NULL: send) receives the sends that SimGrid's
+ * algorithm makes with a blocking Request::send, which SMPI charges smpi/os
+ * when detached; the others it makes with Request::isend, isend_init or
+ * sendrecv, which SMPI charges smpi/ois (docs/collectives.md). */
 typedef struct {
   void *ctx;
   int (*send)(void *ctx, int peer, uint64_t bytes, int tag);
   int (*recv)(void *ctx, int peer, uint64_t bytes, int tag);
   int (*calc)(void *ctx, uint64_t bytes_reduced);
   int (*end_round)(void *ctx);
+  int (*send_blocking)(void *ctx, int peer, uint64_t bytes, int tag);
 } llamp_coll_emit_t;
 
 /* One rank's view of one collective call.  `elem` is the datatype size in

@@ -16,7 +16,7 @@
 int llamp_coll_reduce_linear_nb_root(llamp_coll_ctx_t *c, int root, int tag) {
   const int p = c->p, r = c->r;
   const uint64_t n = c->a->bytes;
-  if (r != root) return coll_send_r(c, root, n, tag);
+  if (r != root) return coll_isend_r(c, root, n, tag); /* an ireduce's isend_init */
   for (int i = 0; i < p; i++)
     if (i != root) COLL_TRY(coll_recv(c, i, n, tag));
   COLL_TRY(coll_end_round(c));

@@ -561,7 +561,7 @@ static int count_round(void *ctx) {
 int llamp_coll_count(const llamp_coll_algo_t *algo, const llamp_coll_args_t *a,
                      llamp_coll_stats_t *stats, char *err, size_t errlen) {
   memset(stats, 0, sizeof *stats);
-  llamp_coll_emit_t e = {stats, count_send, count_recv, count_calc, count_round};
+  llamp_coll_emit_t e = {stats, count_send, count_recv, count_calc, count_round, NULL};
   return llamp_coll_run(algo, a, &e, err, errlen);
 }
 

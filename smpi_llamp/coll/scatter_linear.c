@@ -12,8 +12,10 @@ static int scatter_linear(llamp_coll_ctx_t *c, int one_round) {
   if (r != root) return coll_recv_r(c, root, coll_count(c, r), 0);
   for (int i = 0; i < p; i++) {
     if (i == root) continue;
-    COLL_TRY(coll_send(c, i, coll_count(c, i), 0));
-    if (!one_round) COLL_TRY(coll_end_round(c));
+    if (one_round) /* an iscatterv's isend_init */
+      COLL_TRY(coll_send(c, i, coll_count(c, i), 0));
+    else /* basic_linear's Request::send */
+      COLL_TRY(coll_send_r(c, i, coll_count(c, i), 0));
   }
   return coll_end_round(c);
 }

@@ -1009,14 +1009,17 @@ static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
   *out = (pwv_t){x.cpu, x.c, x.k, x.start};
 }
 
-/* The nonblocking sends (a send's costs depend on it). */
+/* The sends SMPI charges as MPI_Isends (ois): those some vertex irequires
+ * and those flagged LLAMP_VERTEX_F_ISEND (a send's costs depend on it). */
 static void costs_mark_nonblocking(llamp_engine_t *e, const llamp_graph_arrays_t *a) {
-  for (uint64_t v = 0; v < a->n; v++)
+  for (uint64_t v = 0; v < a->n; v++) {
+    if (a->flags && (a->flags[v] & LLAMP_VERTEX_F_ISEND)) e->nonblocking[v] = 1;
     for (uint32_t i = a->in_beg[v]; i < a->in_end[v]; i++) {
       uint32_t u = a->in_src[i] & LLAMP_EDGE_SRC_MASK;
       if ((a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && a->kind[u] == LLAMP_VERTEX_SEND)
         e->nonblocking[u] = 1;
     }
+  }
 }
 
 /* A vertex's costs depend on its message's size and on three flags (send,

@@ -509,7 +509,7 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
     if (t->cap) __builtin_prefetch(&t->slot[(h & LBL_HMASK) & (t->cap - 1)], 1);
   }
   double value;
-  int is_msg = kind != LLAMP_VERTEX_CALC, have_tag = 0, have_cpu = 0, have_nic = 0, sync = 0;
+  int is_msg = kind != LLAMP_VERTEX_CALC, have_tag = 0, have_cpu = 0, have_nic = 0, vflags = 0;
 
   if (is_msg) {
     const char *kw = kind == LLAMP_VERTEX_SEND ? "to" : "from";
@@ -533,8 +533,9 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
     value = (double)size / P->calc_div;
   }
 
-  /* options: tag (messages), cpu, nic (messages), sync (sends: a synchronous
-   * send, LLAMP_VERTEX_F_SYNC); cpu and nic are ignored */
+  /* options: tag (messages), cpu, nic (messages), sync and isend (sends: a
+   * synchronous send, LLAMP_VERTEX_F_SYNC; charged as an MPI_Isend,
+   * LLAMP_VERTEX_F_ISEND); cpu and nic are ignored */
   for (;;) {
     if (skip_blank(P)) return -1;
     if (P->p >= P->end || *P->p == '\n' || *P->p == '}') break;
@@ -549,17 +550,19 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
     } else if (is_msg && KW(w, n, "nic") && !have_nic) {
       have_nic = 1;
       if (lex_int(P, "nic", 0, UINT32_MAX, 1, &ignored)) return -1;
-    } else if (kind == LLAMP_VERTEX_SEND && KW(w, n, "sync") && !sync) {
-      sync = 1;
+    } else if (kind == LLAMP_VERTEX_SEND && KW(w, n, "sync") && !(vflags & LLAMP_VERTEX_F_SYNC)) {
+      vflags |= LLAMP_VERTEX_F_SYNC;
+    } else if (kind == LLAMP_VERTEX_SEND && KW(w, n, "isend") && !(vflags & LLAMP_VERTEX_F_ISEND)) {
+      vflags |= LLAMP_VERTEX_F_ISEND;
     } else {
       const char *why = "unexpected";
       if (n) {
         P->p = w;
-        int known = KW(w, n, "tag") || KW(w, n, "cpu") || KW(w, n, "nic") || KW(w, n, "sync");
+        int known = KW(w, n, "tag") || KW(w, n, "cpu") || KW(w, n, "nic") || KW(w, n, "sync") || KW(w, n, "isend");
         why = known ? "repeated or misplaced option" : "unknown keyword";
       }
       return fail(P, "%s %s: expected %s or end of line", why, found(P, fb, sizeof fb),
-                  kind == LLAMP_VERTEX_SEND ? "`tag`, `cpu`, `nic`, `sync`" : is_msg ? "`tag`, `cpu`, `nic`" : "`cpu`");
+                  kind == LLAMP_VERTEX_SEND ? "`tag`, `cpu`, `nic`, `sync`, `isend`" : is_msg ? "`tag`, `cpu`, `nic`" : "`cpu`");
     }
   }
 
@@ -587,7 +590,7 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
   }
   if (!P->pend_s) { /* after an error is certain, only keep scanning */
     int64_t id = llamp_builder_add(P->b, P->rank, kind, value, (int32_t)peer, (int32_t)tag, line);
-    if (id < 0 || (sync && llamp_builder_set_flags(P->b, id, LLAMP_VERTEX_F_SYNC))) return fail_builder(P);
+    if (id < 0 || (vflags && llamp_builder_set_flags(P->b, id, (unsigned)vflags))) return fail_builder(P);
     if (P->rank_ops == 0) P->rank_base = id;
     if (id != P->rank_base + (int64_t)P->rank_ops)
       return fail_at(P, line, "internal error: builder ids are not contiguous within rank %u",

@@ -149,7 +149,9 @@ static int write_op(out_t *o, const llamp_graph_t *g, uint64_t v, uint64_t li, d
     out_i64(o, llamp_graph_peer(g, v));
     out_str(o, " tag ");
     out_i64(o, llamp_graph_tag(g, v));
-    if (llamp_graph_flags(g, v) & LLAMP_VERTEX_F_SYNC) out_str(o, " sync");
+    unsigned f = llamp_graph_flags(g, v);
+    if (f & LLAMP_VERTEX_F_SYNC) out_str(o, " sync");
+    if (f & LLAMP_VERTEX_F_ISEND) out_str(o, " isend");
   }
   out_str(o, "\n");
   return 0;

@@ -363,8 +363,8 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
 int llamp_builder_set_flags(llamp_builder_t *b, int64_t id, unsigned flags) {
   if (b->failed) return -1;
   if (id < 0 || (uint64_t)id >= b->n || (flags & ~LLAMP_VERTEX_F_ALL) ||
-      ((flags & LLAMP_VERTEX_F_SYNC) && b->kind[id] != LLAMP_VERTEX_SEND)) {
-    berr(b, "%s: flags %#x on operation %lld: expected a send's LLAMP_VERTEX_F_SYNC", b->source, flags,
+      (flags && b->kind[id] != LLAMP_VERTEX_SEND)) {
+    berr(b, "%s: flags %#x on operation %lld: expected a send's LLAMP_VERTEX_F_SYNC or ISEND", b->source, flags,
          (long long)id);
     return -1;
   }
@@ -1744,10 +1744,10 @@ uint64_t llamp_graph_bounds_edges(const llamp_graph_t *g, uint64_t v0, uint64_t 
 static uint32_t vertex_bad(const llamp_graph_t *g, uint64_t v) {
   unsigned k = g->kind[v];
   uint32_t pr = g->partner[v];
-  unsigned f = g->flags ? g->flags[v] : 0; /* known flags, SYNC on sends only */
+  unsigned f = g->flags ? g->flags[v] : 0; /* known flags, on sends only */
   return (uint32_t)(k > LLAMP_VERTEX_RECV) | (uint32_t)(g->rank[v] >= g->num_ranks) | (uint32_t)(g->id[v] >= g->n) |
          (uint32_t)(k == LLAMP_VERTEX_CALC ? pr != LLAMP_NONE32 : pr >= g->n) |
-         (uint32_t)((f & ~LLAMP_VERTEX_F_ALL) != 0 || ((f & LLAMP_VERTEX_F_SYNC) && k != LLAMP_VERTEX_SEND));
+         (uint32_t)((f & ~LLAMP_VERTEX_F_ALL) != 0 || (f && k != LLAMP_VERTEX_SEND));
 }
 
 /* kinds, ranks, ids and partners in range; *sends and *self count the sends

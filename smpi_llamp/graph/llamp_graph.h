@@ -96,8 +96,14 @@ int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t
  * matched and the send completes only when the data has arrived, as a
  * message above S (SMPI 3.32 never detaches it; docs/model.md). */
 #define LLAMP_VERTEX_F_SYNC 0x1u
-#define LLAMP_VERTEX_F_ALL LLAMP_VERTEX_F_SYNC
-/* Set operation `id`'s flags (LLAMP_VERTEX_F_*; SYNC on sends only).
+/* LLAMP_VERTEX_F_ISEND: a send SMPI charges as an MPI_Isend (smpi/ois, not
+ * os), even when the next operation waits for it: MPI_Sendrecv's send and
+ * the sends of collectives made of Request::isend or sendrecv.  A send some
+ * operation irequires is one already (docs/model.md, "CPU"). */
+#define LLAMP_VERTEX_F_ISEND 0x2u
+#define LLAMP_VERTEX_F_ALL (LLAMP_VERTEX_F_SYNC | LLAMP_VERTEX_F_ISEND)
+/* Set operation `id`'s flags (LLAMP_VERTEX_F_*; on sends only; flags set
+ * twice add up).
  * 0 / -1 (bad id or flag, out of memory). */
 int llamp_builder_set_flags(llamp_builder_t *b, int64_t id, unsigned flags);
 

@@ -1293,7 +1293,7 @@ int llamp_inject_coll_run(int rc)
     tok_ctx_t c = {0};
     c.sh = C.sh;
     c.base = C.base;
-    llamp_coll_emit_t e = {&c, tok_send, tok_recv, NULL, tok_round};
+    llamp_coll_emit_t e = {&c, tok_send, tok_recv, NULL, tok_round, NULL};
     char err[256];
     S.colls++;
     /* complete() keeps MPICH's collective progressing while the tokens

@@ -168,7 +168,7 @@ typedef struct {
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
   uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
   const llamp_netmodel_t *net;       /* size-dependent costs, or NULL */
-  uint8_t *nonblocking;              /* net: send vertex some successor irequires */
+  uint8_t *nonblocking;              /* net: send charged as an MPI_Isend (irequired or F_ISEND) */
   const llamp_pairs_t *pairs;        /* per-pair costs, or NULL */
   const double *observed;            /* observed transfer times per receive (engine.c observed_excess) */
   double at[LLAMP_NUM_PARAMS + LLAMP_MAX_XPARAMS]; /* the creation point they hold at, in LP units */
@@ -504,6 +504,8 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
   }
   if (m->net) {
     if (!(m->nonblocking = calloc(n ? n : 1, 1))) goto oom;
+    for (uint64_t v = 0; m->a.flags && v < n; v++) /* charged as MPI_Isends (engine.c) */
+      if (m->a.flags[v] & LLAMP_VERTEX_F_ISEND) m->nonblocking[v] = 1;
     for (uint64_t e = 0; e < E; e++) {
       uint32_t u = m->a.in_src[e] & LLAMP_EDGE_SRC_MASK;
       if ((m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && m->a.kind[u] == LLAMP_VERTEX_SEND)

@@ -82,9 +82,11 @@ void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
 
 /* What the DAG charges a send or receive vertex of an s-byte message (the
  * engine and the LP export both use this): cpu = CPU time besides o (a
- * blocking send: cpu_send, a send some successor only irequires -- an
- * Isend -- cpu_isend, a receive: cpu_recv), c and k = its transfer, start =
- * what an irequires successor waits (an Isend's cpu_isend, else 0).  SMPI
+ * blocking send: cpu_send, a send `nonblocking` -- one some successor only
+ * irequires or one flagged LLAMP_VERTEX_F_ISEND, as SMPI's MPI_Isend,
+ * Sendrecv and collectives charge -- cpu_isend, a receive: cpu_recv), c and
+ * k = its transfer, start = what an irequires successor waits (an Isend's
+ * cpu_isend, else 0).  SMPI
  * sleeps os in a detached send (s <= S) and in a synchronous one (`sync`,
  * never detached), or in a receive from a detached send only. */
 typedef struct {

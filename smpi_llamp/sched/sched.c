@@ -130,11 +130,6 @@ typedef struct {
   uint32_t pending_wild;
   /* dependency state */
   vec_t R, I, round, saveR, saveI, tmp;
-  /* completed Isends nothing irequired yet (an Isend and its Wait): the next
-   * vertex irequires each once, so that the graph knows them as Isends
-   * (SMPI sleeps ois in every MPI_Isend; the engine charges ois to a send
-   * some vertex irequires) */
-  vec_t J;
   double pending, prev_end;
   int started, finalized;
   /* requests */
@@ -201,14 +196,19 @@ static int bfail(rank_t *k) {
 
 /* ---- emitting vertices and dependencies ----------------------------------------- */
 
-#define BUF_SYNC 0x80 /* bk: the buffered send is synchronous (LLAMP_VERTEX_F_SYNC) */
+/* bk: the buffered send's LLAMP_VERTEX_F_* flags, shifted */
+#define BUF_FLAG_SHIFT 6
+#define BUF_FLAGS (LLAMP_VERTEX_F_ALL << BUF_FLAG_SHIFT)
+_Static_assert((LLAMP_VERTEX_F_ALL << BUF_FLAG_SHIFT) <= 0xff && LLAMP_VERTEX_RECV < (1 << BUF_FLAG_SHIFT),
+               "vertex kinds and flags share a byte");
 
 static int flush(rank_t *k) {
   sched_t *s = k->s;
   for (uint32_t i = 0; i < k->nbuf; i++) {
-    int64_t id = llamp_builder_add(s->b, k->rank, (llamp_vertex_kind_t)(k->bk[i] & ~BUF_SYNC), k->bv[i],
+    int64_t id = llamp_builder_add(s->b, k->rank, (llamp_vertex_kind_t)(k->bk[i] & ~BUF_FLAGS), k->bv[i],
                                    k->bp[i], k->bt[i], k->bl[i]);
-    if (id < 0 || ((k->bk[i] & BUF_SYNC) && llamp_builder_set_flags(s->b, id, LLAMP_VERTEX_F_SYNC)))
+    unsigned fl = (unsigned)(k->bk[i] & BUF_FLAGS) >> BUF_FLAG_SHIFT;
+    if (id < 0 || (fl && llamp_builder_set_flags(s->b, id, fl)))
       return bfail(k);
     if (k->first_id < 0) k->first_id = id - (k->buf_first + i);
   }
@@ -315,9 +315,6 @@ static int attach(rank_t *k, uint32_t v) {
     if (dep_add(k, v, k->R.v[i], 0)) return -1;
   for (uint32_t i = 0; i < k->I.n; i++)
     if (dep_add(k, v, k->I.v[i], 1)) return -1;
-  for (uint32_t i = 0; i < k->J.n; i++)
-    if (dep_add(k, v, k->J.v[i], 1)) return -1;
-  k->J.n = 0;
   return 0;
 }
 
@@ -350,15 +347,17 @@ static int materialize(rank_t *k) {
   return calc_vertex(k, d);
 }
 
-/* Local operation l, a send, is synchronous (MPI_Ssend, MPI_Issend): SMPI
- * starts it at its match and its sender waits for the data whatever its
- * size (LLAMP_VERTEX_F_SYNC). */
-static int mark_sync(rank_t *k, uint32_t l) {
+/* Local operation l, a send, gets LLAMP_VERTEX_F_* flags: SYNC for a
+ * synchronous send (MPI_Ssend, MPI_Issend: SMPI starts it at its match and
+ * its sender waits for the data whatever its size), ISEND for one SMPI
+ * charges as an MPI_Isend (smpi/ois: MPI_Isend and its kin, Sendrecv's
+ * send, collectives' Request::isend and sendrecv). */
+static int mark(rank_t *k, uint32_t l, unsigned flags) {
   if (l >= k->buf_first) {
-    k->bk[l - k->buf_first] |= BUF_SYNC;
+    k->bk[l - k->buf_first] |= (uint8_t)(flags << BUF_FLAG_SHIFT);
     return 0;
   }
-  return llamp_builder_set_flags(k->s->b, k->first_id + l, LLAMP_VERTEX_F_SYNC) ? bfail(k) : 0;
+  return llamp_builder_set_flags(k->s->b, k->first_id + l, flags) ? bfail(k) : 0;
 }
 
 /* A blocking operation: after the state, the next op requires it. */
@@ -373,7 +372,6 @@ static int completed(rank_t *k, uint32_t v) {
   for (uint32_t i = 0; i < k->I.n; i++)
     if (k->I.v[i] == v) {
       k->I.v[i] = k->I.v[--k->I.n];
-      if (vec_push(&k->J, v)) return oom(k);
       break;
     }
   for (uint32_t i = 0; i < k->R.n; i++)
@@ -704,7 +702,14 @@ static int ce_msg(cemit_t *e, llamp_vertex_kind_t kind, int peer, uint64_t bytes
   return round_op(e, v);
 }
 
+/* SimGrid's Request::isend / sendrecv (ois), or its blocking Request::send */
 static int ce_send(void *ctx, int peer, uint64_t bytes, int tag) {
+  cemit_t *e = ctx;
+  if (ce_msg(e, LLAMP_VERTEX_SEND, peer, bytes, tag) || mark(e->k, e->k->round.v[e->k->round.n - 1], LLAMP_VERTEX_F_ISEND))
+    return e->failed = -1;
+  return 0;
+}
+static int ce_send_blocking(void *ctx, int peer, uint64_t bytes, int tag) {
   cemit_t *e = ctx;
   if (ce_msg(e, LLAMP_VERTEX_SEND, peer, bytes, tag)) return e->failed = -1;
   return 0;
@@ -817,7 +822,7 @@ static int expand(rank_t *k, comm_t *c, llamp_coll_kind_t kind, const llamp_coll
                   const llamp_coll_args_t *a, int nonblocking, uint64_t req) {
   cemit_t e = coll_emitter(k, c);
   if (nonblocking && (vec_copy(&k->saveR, &k->R) || vec_copy(&k->saveI, &k->I))) return oom(k);
-  llamp_coll_emit_t em = {&e, ce_send, ce_recv, ce_calc, ce_end_round};
+  llamp_coll_emit_t em = {&e, ce_send, ce_recv, ce_calc, ce_end_round, ce_send_blocking};
   char cerr[300];
   k->round.n = 0;
   if (a && (algo ? llamp_coll_run(algo, a, &em, cerr, sizeof cerr)
@@ -1346,7 +1351,7 @@ static void rank_reset(rank_t *k, uint32_t rank) {
   k->buf_first = 0;
   k->nbuf = k->nd = 0;
   k->pending_wild = 0;
-  k->R.n = k->I.n = k->J.n = k->round.n = 0;
+  k->R.n = k->I.n = k->round.n = 0;
   k->pending = 0;
   k->prev_end = 0;
   k->started = k->finalized = 0;
@@ -1376,7 +1381,7 @@ static void rank_free(rank_t *k) {
   free(k->da);
   free(k->db);
   free(k->dl);
-  vec_t *vs[] = {&k->R, &k->I, &k->J, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
+  vec_t *vs[] = {&k->R, &k->I, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
                  &k->namecache, &k->sent_to};
   for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
   llamp_map_free(&k->reqmap);
@@ -1520,7 +1525,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     if (map_tag(k, rec->comm, rec->tag, &tag)) return -1;
     note_send(k, rec->peer, rec->bytes, rec->t_start);
     if (blocking(k, LLAMP_VERTEX_SEND, rec->bytes, rec->peer, tag)) return -1;
-    return rec->op == LLAMP_OP_SSEND ? mark_sync(k, k->nlocal - 1) : 0;
+    return rec->op == LLAMP_OP_SSEND ? mark(k, k->nlocal - 1, LLAMP_VERTEX_F_SYNC) : 0;
   }
   case LLAMP_OP_RECV: {
     int ok = check_peer(k, rec->peer, 1);
@@ -1553,7 +1558,7 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
       if (map_tag(k, rec->comm, rec->tag, &tag)) return -1;
       note_send(k, rec->peer, rec->bytes, rec->t_start);
       v[n] = op_add(k, LLAMP_VERTEX_SEND, (double)rec->bytes, rec->peer, tag, 0);
-      if (v[n] == NONE32) return -1;
+      if (v[n] == NONE32 || mark(k, v[n], LLAMP_VERTEX_F_ISEND)) return -1;
       n++;
     }
     if (rok) {
@@ -1591,7 +1596,8 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
     r->type = REQ_P2P;
     if (rec->op != LLAMP_OP_IRECV) note_send(k, rec->peer, rec->bytes, rec->t_start);
     if (post(k, r, rec->op == LLAMP_OP_IRECV, rec->comm, rec->peer, rec->tag, rec->bytes)) return -1;
-    return rec->op == LLAMP_OP_ISSEND && r->op != NONE32 ? mark_sync(k, r->op) : 0;
+    if (rec->op == LLAMP_OP_IRECV || r->op == NONE32) return 0;
+    return mark(k, r->op, LLAMP_VERTEX_F_ISEND | (rec->op == LLAMP_OP_ISSEND ? LLAMP_VERTEX_F_SYNC : 0));
   }
   case LLAMP_OP_SEND_INIT:
   case LLAMP_OP_RECV_INIT: {

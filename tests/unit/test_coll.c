@@ -410,7 +410,7 @@ static int run_case(const case_t *t) {
     h.calc_in_round = 0;
     h.recv_bytes = h.prev_recv_bytes = 0;
     first[r] = (int64_t)h.nround;
-    llamp_coll_emit_t e = {&h, h_send, h_recv, h_calc, h_end};
+    llamp_coll_emit_t e = {&h, h_send, h_recv, h_calc, h_end, NULL};
     int rc = llamp_coll_run(algo, &a, &e, err, sizeof err);
     if (rc != 0 || h.bad) {
       fprintf(stderr, "%s/%s p=%d rank %d: %s\n", kn, t->algo, p, r, h.bad ? h.why : err);
@@ -662,7 +662,7 @@ static int lit_end(void *ctx) {
 }
 static void literal(llamp_coll_kind_t k, const char *algo, int p, uint64_t n, uint64_t msgs,
                     uint64_t min, uint64_t max) {
-  llamp_coll_emit_t e = {NULL, lit_send, lit_recv, NULL, lit_end};
+  llamp_coll_emit_t e = {NULL, lit_send, lit_recv, NULL, lit_end, NULL};
   char err[256];
   lit_msgs = 0, lit_min = UINT64_MAX, lit_max = 0;
   for (int r = 0; r < p; r++) {

@@ -55,7 +55,7 @@ static const char *sched(llamp_coll_kind_t kind, const char *algo, int p, int ra
   static rec_t r;
   memset(&r, 0, sizeof r);
   llamp_coll_args_t a = {p, rank, root, n, counts, NULL, elem, 0};
-  llamp_coll_emit_t e = {&r, rec_send, rec_recv, rec_calc, rec_end};
+  llamp_coll_emit_t e = {&r, rec_send, rec_recv, rec_calc, rec_end, NULL};
   char err[256];
   if (llamp_coll_expand(kind, algo, &a, &e, err, sizeof err) != 0) {
     fprintf(stderr, "expand failed: %s\n", err);
@@ -464,7 +464,7 @@ static void simgrid(void) {
 static void errors(void) {
   rec_t r;
   memset(&r, 0, sizeof r);
-  llamp_coll_emit_t e = {&r, rec_send, rec_recv, rec_calc, rec_end};
+  llamp_coll_emit_t e = {&r, rec_send, rec_recv, rec_calc, rec_end, NULL};
   llamp_coll_args_t a = {4, 0, 0, 8, NULL, NULL, 1, 0};
   char err[512];
   a.size = 0;

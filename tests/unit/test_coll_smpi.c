@@ -124,7 +124,7 @@ static int e_end(void *ctx) {
  * select every collective in SMPI); else these parts. */
 static void ours(const llamp_coll_algo_t *a, const llamp_coll_selection_t *sel, int p, int root,
                  uint64_t n, unsigned flags, msgs_t *out) {
-  llamp_coll_emit_t e = {NULL, e_send, e_recv, NULL, e_end};
+  llamp_coll_emit_t e = {NULL, e_send, e_recv, NULL, e_end, NULL};
   char err[256];
   cur_out = out;
   llamp_coll_selection_t s;
