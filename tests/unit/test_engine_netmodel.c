@@ -19,9 +19,10 @@ static const double us = 1e-6, ns = 1e-9;
 
 /* rank 0: [calc c0] -> send s (blocking, or an Isend irequired by the
  * calc after it) -> calc 1 us; rank 1: recv -> calc 1 us */
-static llamp_graph_t *pingone(double s, int isend) {
+static llamp_graph_t *pingone_as(double s, int isend, unsigned flags) {
   llamp_builder_t *b = llamp_builder_create(2, "pingone");
   int64_t snd = llamp_builder_add(b, 0, LLAMP_VERTEX_SEND, s, 1, 0, 1);
+  if (flags) CHECK(llamp_builder_set_flags(b, snd, flags) == 0);
   int64_t a1 = llamp_builder_add(b, 0, LLAMP_VERTEX_CALC, 1e-6, 0, 0, 2);
   llamp_builder_depend(b, a1, snd, isend ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES, 3);
   int64_t r = llamp_builder_add(b, 1, LLAMP_VERTEX_RECV, s, 0, 0, 4);
@@ -32,6 +33,7 @@ static llamp_graph_t *pingone(double s, int isend) {
   if (!g) fprintf(stderr, "%s\n", err);
   return g;
 }
+static llamp_graph_t *pingone(double s, int isend) { return pingone_as(s, isend, 0); }
 
 static void model(llamp_netmodel_t *m) {
   char err[256];
@@ -184,6 +186,30 @@ int main(void) {
    * 0.3 + 2.0232 + 0.5 + 1 = 3.8232 us (rank 0: 0.3 + 1 = 1.3 us) */
   g = pingone(100, 1);
   check_all(g, &p, 3.8232 * us, 232, 2);
+  llamp_graph_destroy(g);
+
+  /* 100 B MPI_Sendrecv's send (LLAMP_VERTEX_F_ISEND; the calc requires it):
+   * SMPI sleeps ois, not os: 0.3 + 2.0232 + 0.5 + 1 = 3.8232 us as the
+   * Isend's; the same through the binary file and GOAL text */
+  g = pingone_as(100, 0, LLAMP_VERTEX_F_ISEND);
+  check_all(g, &p, 3.8232 * us, 232, 2);
+  {
+    const char *path = "test_engine_netmodel_isend.llg";
+    CHECK(llamp_graph_write_binary(g, path, err, sizeof err) == 0);
+    llamp_graph_t *h = llamp_graph_read_binary(path, err, sizeof err);
+    CHECK(h != NULL && llamp_graph_flags(h, 0) == LLAMP_VERTEX_F_ISEND);
+    if (h) check_all(h, &p, 3.8232 * us, 232, 2);
+    llamp_graph_destroy(h);
+    remove(path);
+  }
+  llamp_graph_destroy(g);
+  /* a 2000 B one (ois 0.3 us, os would be 2 us): lat factor 2, bw 1:
+   * 0.3 + (2 + 2 + 2016 x 0.1 ns) + 0.5 + 1 = 6.0016 us (with os: 7.7016) */
+  g = pingone_as(2000, 0, LLAMP_VERTEX_F_ISEND);
+  check_all(g, &p, 6.0016 * us, 2016, 2);
+  llamp_graph_destroy(g);
+  g = pingone_as(2000, 0, 0);
+  check_all(g, &p, 7.7016 * us, 2016, 2);
   llamp_graph_destroy(g);
 
   /* 70000 B (rendezvous, SMPI's direct protocol): no os, no or; the

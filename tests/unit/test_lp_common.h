@@ -39,7 +39,7 @@ typedef struct {
   int kind;
   double value;
   int32_t peer, tag;
-  int sync; /* a synchronous send (LLAMP_VERTEX_F_SYNC) */
+  int sync; /* a send's LLAMP_VERTEX_F_SYNC / ISEND flags */
 } lp_op_t;
 typedef struct {
   int64_t after, before; /* local indices */
@@ -114,7 +114,8 @@ static double lp_rand_size(lp_rng_t *r, double S) {
  * rendezvous does not deadlock); 0 leaves the generated graphs unchanged. */
 static double lp_self_share = 0;
 /* Share of the other messages whose send is synchronous (MPI_Ssend,
- * MPI_Issend: LLAMP_VERTEX_F_SYNC); 0 leaves the graphs unchanged. */
+ * MPI_Issend: LLAMP_VERTEX_F_SYNC), and, independently, of those charged
+ * as an MPI_Isend (LLAMP_VERTEX_F_ISEND); 0 leaves the graphs unchanged. */
 static double lp_sync_share = 0;
 
 static inline llamp_graph_t *lp_random_graph(lp_rng_t *r, uint32_t nranks, uint64_t nops, double S,
@@ -135,7 +136,10 @@ static inline llamp_graph_t *lp_random_graph(lp_rng_t *r, uint32_t nranks, uint6
       int snb = lp_rng_chance(r, 0.4), rnb = lp_rng_chance(r, 0.4);
       if (lp_self_share > 0 && lp_rng_chance(r, lp_self_share)) dst = rk, snb = 1;
       lp_op(&st[rk], LLAMP_VERTEX_SEND, s, (int32_t)dst, tag, snb);
-      if (dst != rk && lp_sync_share > 0 && lp_rng_chance(r, lp_sync_share)) st[rk].ops[st[rk].nops - 1].sync = 1;
+      if (dst != rk && lp_sync_share > 0) {
+        if (lp_rng_chance(r, lp_sync_share)) st[rk].ops[st[rk].nops - 1].sync |= LLAMP_VERTEX_F_SYNC;
+        if (lp_rng_chance(r, lp_sync_share)) st[rk].ops[st[rk].nops - 1].sync |= LLAMP_VERTEX_F_ISEND;
+      }
       lp_op(&st[dst], LLAMP_VERTEX_RECV, s, (int32_t)rk, tag, rnb);
     } else { /* a wait on a random subset of the pending requests */
       lp_rank_state_t *s = &st[rk];
@@ -168,7 +172,7 @@ static inline llamp_graph_t *lp_random_graph(lp_rng_t *r, uint32_t nranks, uint6
       lp_op_t *o = &st[i].ops[k];
       id[k] = llamp_builder_add(b, i, (llamp_vertex_kind_t)o->kind, o->value, o->peer, o->tag,
                                 k + 1);
-      ok = id[k] >= 0 && (!o->sync || llamp_builder_set_flags(b, id[k], LLAMP_VERTEX_F_SYNC) == 0);
+      ok = id[k] >= 0 && (!o->sync || llamp_builder_set_flags(b, id[k], (unsigned)o->sync) == 0);
     }
     for (size_t k = 0; k < st[i].ndeps && ok; k++) {
       lp_dep_t *d = &st[i].deps[k];
