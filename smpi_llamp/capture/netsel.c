@@ -154,28 +154,16 @@ int llamp_capture_net_resolve(llamp_capture_net_t *out, const llamp_capture_conf
            smpi_group ? "from the model file's smpi group unless overridden" : "report.json: capture.network_model");
   out->active = !llamp_netmodel_is_trivial(m);
   if (!out->active) return 0;
-  /* what the graph cannot tell apart: it knows a send is an Isend only when
-   * a later operation irequires it (not the last Isend before its Wait),
-   * nor MPI_Sendrecv's and the collectives' sends (SMPI: ois) from MPI_Send */
+  /* what the graph cannot tell apart: the MPI_Start of an MPI_Send_init
+   * request is irequired, hence charged ois; SMPI charges it as a blocking
+   * send (os when detached) */
   int same = eager_equal(&m->o_send, &m->o_isend, out->S);
-  int ois_rndv = 0;
-  for (unsigned i = 0; i < m->o_isend.n; i++) {
-    const llamp_netmodel_seg_t *g = &m->o_isend.seg[i];
-    int reaches = i + 1 == m->o_isend.n || m->o_isend.seg[i + 1].from > out->S + 1;
-    if (reaches && (g->offset + g->per_byte * fmax(g->from, out->S + 1) > 0 || g->per_byte > 0)) ois_rndv = 1;
-  }
   size_t len = strlen(out->note);
   if (!same)
     len += (size_t)snprintf(out->note + len, sizeof out->note - len,
-                            "%ssmpi/ois differs from smpi/os: the DAG charges ois to an Isend some later operation "
-                            "irequires and os to other eager sends, while SMPI charges ois to every MPI_Isend, to "
-                            "MPI_Sendrecv's send and to the sends of collectives built on Isend or Sendrecv",
+                            "%ssmpi/ois differs from smpi/os: the DAG charges ois to the MPI_Start of an "
+                            "MPI_Send_init request, SMPI os (when detached)",
                             len ? "; " : "");
-  if (ois_rndv && len < sizeof out->note)
-    len += (size_t)snprintf(out->note + len, sizeof out->note - len,
-                            "%ssmpi/ois is not 0 above the eager limit: SMPI charges it to every MPI_Isend of any "
-                            "size, the DAG only to an Isend some later operation irequires (not the last one before "
-                            "its Wait, nor Sendrecv's or collectives' sends)", len ? "; " : "");
   if (curve_nonzero(&m->o_recv) && len < sizeof out->note)
     snprintf(out->note + len, sizeof out->note - len,
              "%ssmpi/or is not 0: SMPI charges it on the receiving rank's CPU one completed receive after the "
