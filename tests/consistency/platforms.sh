@@ -112,6 +112,10 @@ run alltoall-8 8 "$B" rule - -- ./coll alltoall 4096 5 3
 # SMPI's Comm::split: a gather posting every receive at once, then the
 # group handles (a serial gather was +75 % on 4 ranks of a fat tree)
 run split-8 8 "$B" observed 1e-9 -- ./coll split 8 4 3
+# a nonblocking collective on one rank: SMPI returns MPI_REQUEST_NULL (the
+# capture failed on MPICH's nonblocking2/3 at 1 rank before)
+run ibcast-1 1 "$B" observed 1e-9 -- ./coll ibcast 800 3 3
+run iallreduce-1 1 "$B" observed 1e-9 -- ./coll iallreduce 800 3 3
 # MPI_(I)Alltoallw: SMPI's linear ialltoallw whatever smpi/alltoallv selects
 CFGARGS=(--cfg=smpi/alltoallv:pair)
 run alltoallw-6 6 "$B" observed 1e-9 -- ./coll alltoallw 4096 3 5
