@@ -5,7 +5,7 @@ add_executable(capture_trace_dump ${CMAKE_CURRENT_SOURCE_DIR}/capture/trace_dump
 target_link_libraries(capture_trace_dump PRIVATE smpi_llamp)
 set_target_properties(capture_trace_dump PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 foreach(t paper_example all_calls unchanged_time spill cxx errors count_only noncommutative compute_accuracy compute_modes
-          compute_threshold errhandler smpi_timer stream_measured
+          compute_threshold errhandler smpi_timer stream_measured partial_testall
           fortran_all_calls fortran_unchanged_time fortran_io fortran_mixed fortran_concurrent
           kernels_seed kernels_compute_accuracy kernels_errors)
   add_test(NAME capture_${t}

@@ -877,6 +877,20 @@ void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *
   if (any) c->rec.flags |= LLAMP_TRACE_F_COMPLETED;
 }
 
+void llamp_cap_complete_testall(llamp_cap_call_t *c, int ret, int n, const MPI_Request *h,
+                                const MPI_Request *after, const MPI_Status *st, int flag) {
+  if (flag || !after || n <= 0) {
+    llamp_cap_complete(c, ret, n, h, st, LLAMP_CAP_DONE_ALL, flag, NULL);
+    return;
+  }
+  if (st == MPI_STATUSES_IGNORE) st = NULL;
+  /* (no LLAMP_TRACE_F_COMPLETED: that would complete them all) */
+  uint32_t base = c->npay - 2 * (uint32_t)n;
+  for (int i = 0; i < n; i++)
+    if (h[i] != MPI_REQUEST_NULL && after[i] == MPI_REQUEST_NULL)
+      completed(c, base, i, h, st ? st + (n > 1 ? i : 0) : NULL);
+}
+
 void llamp_cap_request_free(llamp_cap_call_t *c, int ret, MPI_Request handle) {
   (void)c;
   if (ret != MPI_SUCCESS || handle == MPI_REQUEST_NULL) return;

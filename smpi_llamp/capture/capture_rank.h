@@ -88,6 +88,12 @@ MPI_Request *llamp_cap_requests(llamp_cap_call_t *c, int n, const MPI_Request *r
 MPI_Status *llamp_cap_statuses(llamp_cap_call_t *c, int n, MPI_Status *st, MPI_Status *one);
 void llamp_cap_complete(llamp_cap_call_t *c, int ret, int n, const MPI_Request *handles,
                         const MPI_Status *st, int pattern, int count, const int *indices);
+/* MPI_Testall: every request when flag, else those that SMPI completed all
+ * the same (it tests each request and frees the completed ones: `after`,
+ * the array after the call, holds MPI_REQUEST_NULL where `handles` did
+ * not; natively nothing changes when flag is 0). */
+void llamp_cap_complete_testall(llamp_cap_call_t *c, int ret, int n, const MPI_Request *handles,
+                                const MPI_Request *after, const MPI_Status *st, int flag);
 void llamp_cap_request_free(llamp_cap_call_t *c, int ret, MPI_Request handle);
 
 /* collectives */
@@ -234,6 +240,7 @@ static inline void llamp_cap_enter(void) {
 #define llamp_cap_requests(...) LLAMP_CAP_ENTERING(llamp_cap_requests(__VA_ARGS__))
 #define llamp_cap_statuses(...) LLAMP_CAP_ENTERING(llamp_cap_statuses(__VA_ARGS__))
 #define llamp_cap_complete(...) LLAMP_CAP_ENTERING(llamp_cap_complete(__VA_ARGS__))
+#define llamp_cap_complete_testall(...) LLAMP_CAP_ENTERING(llamp_cap_complete_testall(__VA_ARGS__))
 #define llamp_cap_request_free(...) LLAMP_CAP_ENTERING(llamp_cap_request_free(__VA_ARGS__))
 #define llamp_cap_coll(...) LLAMP_CAP_ENTERING(llamp_cap_coll(__VA_ARGS__))
 #define llamp_cap_coll_block(...) LLAMP_CAP_ENTERING(llamp_cap_coll_block(__VA_ARGS__))

@@ -104,7 +104,7 @@ KINDS = {
     'testall': (['count', 'requests', 'flag', 'statuses'],
                 'MPI_Request *h_ = llamp_cap_requests(&c, {count}, {requests});\n'
                 '  {statuses} = llamp_cap_statuses(&c, {count}, {statuses}, &st_);',
-                'llamp_cap_complete(&c, ret, {count}, h_, {statuses}, LLAMP_CAP_DONE_ALL, *{flag}, NULL);'),
+                'llamp_cap_complete_testall(&c, ret, {count}, h_, {requests}, {statuses}, *{flag});'),
     'testany': (['count', 'requests', 'index', 'flag', 'status'],
                 'MPI_Request *h_ = llamp_cap_requests(&c, {count}, {requests});\n'
                 '  {status} = llamp_cap_statuses(&c, 1, {status}, &st_);',

@@ -43,6 +43,18 @@ within() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = 
 
 case "$name" in
 
+partial_testall)
+  # SMPI's MPI_Testall completes (and frees) the requests it can even when
+  # its flag is false: the record completes them there, or the DAG would
+  # never wait for them (the Waitall after lists them as null)
+  cc_cap "$here/partial_testall.c" -o partial
+  "$bin/smpi_llamp-run" -np 2 $SIM -llamp-out out ./partial >run.txt 2>&1 || { cat run.txt; fail "smpi_llamp-run"; }
+  expect run.txt "testall flag 0, q[0] null"
+  "$build/tests/capture_trace_dump" out >dump.txt || fail "trace_dump"
+  expect dump.txt "MPI_Testall comm=0 reqs=0*(1/0),1"
+  expect dump.txt "MPI_Waitall comm=0 completed reqs=null,1*(1/1)"
+  ;;
+
 paper_example)
   # The paper's running example: T(L) = max(L + 1.115 us, 1.5 us) at o = 0,
   # G = 5 ns/B; its only critical latency is 0.385 us.
