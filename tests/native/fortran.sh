@@ -7,6 +7,8 @@
 # MPICH's mpif90 must give, per MPI function, the records of the SMPI golden
 # trace (all_calls.expected), except the polls (Test*, Iprobe) and Waitsome,
 # whose number depends on timing: those must only be there on the same ranks.
+# The golden records SMPI's MPI_Waitsome as the Waitany and Testsome SMPI
+# runs it as (docs/trace.md): each such pair counts as one Waitsome here.
 set -u
 mpiexec=$1 mpif90=$2 bin=$3 dump=$4 src=$5
 if [ -z "$mpiexec" ] || [ ! -x "$mpiexec" ] || [ -z "$mpif90" ] || [ ! -x "$bin/llamp-trace" ] || [ ! -x "$dump" ]; then
@@ -26,11 +28,20 @@ mkdir -p "$d/dump/trace" && cp "$d"/t/rank-*.llt "$d/dump/trace/" || fail "no tr
 "$dump" "$d/dump" >"$d/dump.txt" || fail "trace_dump"
 polls='^MPI_(Test|Testall|Testany|Testsome|Iprobe|Waitsome)$'
 ops() { awk -v p="$polls" '$3 !~ p { print $1, $3 }' "$1" | sort | uniq -c; }
-ops "$src/tests/capture/all_calls.expected" >"$d/want"
+# a Waitany directly followed by a Testsome of the same rank: one Waitsome
+merge_waitsome() {
+  awk 'held != "" { if ($1 == hr && $3 == "MPI_Testsome") { print hr, hn, "MPI_Waitsome"; held = ""; next }
+                    print held; held = "" }
+       $3 == "MPI_Waitany" { held = $0; hr = $1; hn = $2; next }
+       { print }
+       END { if (held != "") print held }' "$1"
+}
+merge_waitsome "$src/tests/capture/all_calls.expected" >"$d/golden"
+ops "$d/golden" >"$d/want"
 ops "$d/dump.txt" >"$d/got"
 diff "$d/want" "$d/got" || fail "records per rank and function differ from all_calls.expected"
 polled() { awk -v p="$polls" '$3 ~ p { print $1, $3 }' "$1" | sort -u; }
-polled "$src/tests/capture/all_calls.expected" >"$d/want_polls"
+polled "$d/golden" >"$d/want_polls"
 polled "$d/dump.txt" >"$d/got_polls"
 diff "$d/want_polls" "$d/got_polls" || fail "ranks and polling functions differ from all_calls.expected"
 "$bin/llamp" build "$d/t" -o "$d/g.llg" >"$d/build.out" 2>&1 || { cat "$d/build.out"; fail "llamp build"; }
