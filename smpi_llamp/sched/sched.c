@@ -832,26 +832,19 @@ static int expand(rank_t *k, comm_t *c, llamp_coll_kind_t kind, const llamp_coll
   }
   if (k->round.n) ce_end_round(&e); /* defensive: every round should be closed */
   if (!nonblocking) return 0;
-  if (req == LLAMP_TRACE_NO_REQ && !e.rounds) {
-    /* nothing to complete (SMPI returns MPI_REQUEST_NULL on a communicator
-     * of one rank): the state stays as it was */
-    vec_t t = k->R;
-    k->R = k->saveR;
-    k->saveR = t;
-    t = k->I;
-    k->I = k->saveI;
-    k->saveI = t;
-    return 0;
-  }
-  req_t *r = req_new(k, req);
-  if (!r) return -1;
-  r->type = REQ_COLL;
-  if (e.rounds) {
-    r->coff = k->pool.n;
-    r->clen = k->R.n;
-    for (uint32_t i = 0; i < k->R.n; i++)
-      if (vec_push(&k->pool, k->R.v[i])) return oom(k);
-    k->pool_live++;
+  /* without a request and messages (SMPI returns MPI_REQUEST_NULL on a
+   * communicator of one rank) there is nothing to complete */
+  if (req != LLAMP_TRACE_NO_REQ || e.rounds) {
+    req_t *r = req_new(k, req);
+    if (!r) return -1;
+    r->type = REQ_COLL;
+    if (e.rounds) {
+      r->coff = k->pool.n;
+      r->clen = k->R.n;
+      for (uint32_t i = 0; i < k->R.n; i++)
+        if (vec_push(&k->pool, k->R.v[i])) return oom(k);
+      k->pool_live++;
+    }
   }
   /* the next op inherits the collective's predecessors */
   vec_t t = k->R;
