@@ -58,6 +58,7 @@ static inline int send_sync(const llamp_graph_arrays_t *a, uint64_t u) { return 
 #define PLAN_MASK ((1u << PLAN_SHIFT) - 1)
 
 struct llamp_engine {
+  int cpu_edges; /* the graph has CPU edges (LLAMP_EDGE_CPU): a plan, plan_cpu_edges */
   const llamp_graph_t *graph;
   llamp_params_t proto; /* S, size_g_full, g on/off fixed at creation */
   uint64_t n, m;
@@ -547,6 +548,7 @@ typedef struct {
   const uint32_t *rank_off, *posting;
   arrival_t *arr;
   uint32_t *prev_msg, *burst_from, *ahead_to, *run_idx, *run_list, *chain_from, *burst;
+  const uint8_t *cpu_on; /* receives whose CPU edges bind (plan_cpu_edges); NULL: none */
 } plan_ranks_t;
 
 static void plan_init_half(void *ctx, uint64_t lo, uint64_t hi, int half) {
@@ -638,6 +640,8 @@ static inline void chain_step(const plan_ranks_t *c, uint64_t r, rank_walk_t *w,
     if (!c->run_idx) c->prev_msg[v] = w->last_send;
     w->last_send = v;
   } else if (a->kind[v] == LLAMP_VERTEX_RECV && c->recv_chain) {
+    /* its start is its completing call's, not its data's arrival */
+    if (c->cpu_on && c->cpu_on[v]) return;
     /* an earlier message of a burst ends with the burst's last one,
      * sharing the receiver's link with it too: not FIFO there */
     if (c->burst_from && c->burst_from[v] != UINT32_MAX && (c->ahead_to[v] & AHEAD_OFF_CHAIN)) return;
@@ -674,6 +678,7 @@ typedef struct {
   int pass;
   int rndv; /* 1: the plan has a rendezvous receive */
   double S; /* a sender waits for its transfer above it */
+  const uint8_t *cpu_on; /* plan_cpu_edges; NULL: the graph has no CPU edge */
   uint64_t count[2], start[2];
   int back[2]; /* pass 1: an edge of the half goes backward in the graph's order */
 } plan_edges_t;
@@ -691,11 +696,15 @@ static inline __attribute__((always_inline)) uint64_t plan_edges_range(plan_edge
   int back = 0;
   for (uint64_t v = lo; v < hi; v++) {
     if (pass) c->off[v] = (uint32_t)m;
-    if (!pass && !rndv) {
+    if (!pass && !rndv && !c->cpu_on) {
       m += a->in_end[v] - a->in_beg[v];
     } else {
       for (uint32_t i = a->in_beg[v]; i < a->in_end[v]; i++) {
         uint32_t u = a->in_src[i] & LLAMP_EDGE_SRC_MASK, k = a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
+        if (k == LLAMP_EDGE_CPU) {
+          if (!c->cpu_on[v]) continue; /* a receive that starts at its match, or without CPU time */
+          k = LLAMP_EDGE_REQUIRES;   /* binding: a requires edge */
+        }
         uint32_t type = k, from = u;
         if (k == LLAMP_EDGE_MESSAGE) type = rndv && kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
         else if (rndv && k == LLAMP_EDGE_REQUIRES && a->kind[u] == LLAMP_VERTEX_SEND &&
@@ -829,6 +838,47 @@ typedef struct {
   uint32_t *rank_off, *posting;
 } plan_base_t;
 
+/* Does the graph have a CPU edge (LLAMP_EDGE_CPU)?  Then it needs a plan. */
+static int graph_has_cpu_edges(const llamp_graph_arrays_t *a) {
+  for (uint64_t i = 0; i < a->m; i++)
+    if ((a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_CPU) return 1;
+  return 0;
+}
+
+int llamp_params_cpu_edge_binds(const llamp_params_t *p, const llamp_netmodel_t *net, double s, int sync) {
+  if (s > llamp_params_leave_max(p) || sync) return 0; /* it starts at its match */
+  if (p->o > 0) return 1;
+  if (!net) return 0;
+  llamp_netmodel_vertex_t x;
+  llamp_netmodel_vertex(net, 0, 0, s, p->S, sync, &x);
+  return x.cpu > 0;
+}
+
+/* The receives whose CPU edges bind (*out NULL when the graph has no CPU
+ * edge): eager ones with CPU time (llamp_params_cpu_edge_binds).  Their
+ * start is then their completing call's, no longer their data's arrival:
+ * they leave the NIC rule's receive chain, whose edges from a receive's
+ * start would otherwise follow the call (and could close a cycle through
+ * a receive that call's rank completed first). */
+static int plan_cpu_edges(const llamp_engine_t *e, const llamp_graph_arrays_t *a, const uint8_t *kind,
+                          uint8_t **out) {
+  *out = NULL;
+  if (!e->cpu_edges) return 0;
+  uint8_t *on = calloc(a->n ? a->n : 1, 1);
+  if (!on) return -1;
+  const llamp_netmodel_t *net = e->pw ? &e->net : NULL;
+  for (uint64_t v = 0; v < a->n; v++) {
+    if (kind[v] != K_RECV) continue;
+    int cpu = 0;
+    for (uint32_t i = a->in_beg[v]; i < a->in_end[v] && !cpu; i++)
+      cpu = (a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_CPU;
+    uint64_t u = llamp_graph_partner(e->graph, v);
+    on[v] = cpu && llamp_params_cpu_edge_binds(&e->proto, net, a->value[u], send_sync(a, u));
+  }
+  *out = on;
+  return 0;
+}
+
 static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key, const burst_ref_t *bref,
                       plan_base_t *base, llamp_par_t *par, char *err, size_t errlen) {
   const llamp_graph_t *g = e->graph;
@@ -848,12 +898,13 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   if (kinds_known) base->kind = NULL, base->value = NULL; /* this plan's now */
   uint32_t *prev_msg = NULL, *posting = NULL, *rank_off = NULL, *burst_from = NULL, *burst = NULL;
   uint32_t *ahead_to = NULL, *run_idx = NULL, *run_list = NULL, *chain_from = NULL, nrun = 0;
-  uint8_t *chain_read = NULL;
+  uint8_t *chain_read = NULL, *cpu_on = NULL;
   int owned_posting = 1;
   uint32_t *off = plan_zalloc(n + 1, 4), *src = NULL, *order = NULL;
   if (!kind || !value || !off) goto oom;
   plan_kinds_t pk = {g, &a, llamp_params_leave_max(&e->proto), kind, value};
   if (!kinds_known) llamp_par_run(par, n, plan_kinds_half, &pk);
+  if (plan_cpu_edges(e, &a, kind, &cpu_on)) goto oom;
   /* gap edges: previous send (recv) of the same rank in posting order */
   if (gap) {
     uint32_t P = llamp_graph_num_ranks(g);
@@ -869,7 +920,7 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
     arrival_t *arr = recv_key ? plan_alloc((n ? n : 1) * sizeof *arr) : NULL;
     if (recv_key && !arr) goto oom;
     plan_ranks_t pr = {g, &a, bref, llamp_params_leave_max(&e->proto), e->proto.nic, any_self, recv_chain, recv_key, rank_off, posting,
-                       arr, prev_msg, NULL, NULL, NULL, NULL, NULL, NULL};
+                       arr, prev_msg, NULL, NULL, NULL, NULL, NULL, NULL, cpu_on};
     if (bref) { /* runs first: their bursts' receives leave the receive chain */
       burst_from = plan_alloc((n ? n : 1) * 4);
       ahead_to = plan_alloc((n ? n : 1) * 4);
@@ -905,13 +956,15 @@ static int build_plan(llamp_engine_t *e, int recv_chain, const double *recv_key,
   int rndv = 0;
   for (uint64_t v = 0; v < n && !rndv; v++) rndv = kind[v] == K_RECV_RNDV;
   plan_edges_t pe = {g, &a, kind, burst_from, gap ? prev_msg : NULL, bref, e->proto.nic, chain_read, off, NULL, 0,
-                     rndv, e->proto.S, {0, 0}, {0, 0}, {0, 0}};
+                     rndv, e->proto.S, cpu_on, {0, 0}, {0, 0}, {0, 0}};
   llamp_par_run(par, n, plan_edges_half, &pe);
   uint64_t m_all = pe.count[0] + pe.count[1];
   if (m_all >= UINT32_MAX || !(src = plan_alloc((m_all ? m_all : 1) * 4))) goto oom;
   pe.src = src, pe.pass = 1, pe.start[1] = pe.count[0];
   llamp_par_run(par, n, plan_edges_half, &pe);
   off[n] = (uint32_t)m_all;
+  free(cpu_on);
+  cpu_on = NULL;
   free(e->gap_prev);
   e->gap_prev = prev_msg; /* llamp_engine_gap_chain */
   prev_msg = NULL;
@@ -988,6 +1041,7 @@ fail:
   free(run_list);
   free(chain_from);
   free(chain_read);
+  free(cpu_on);
   free(burst);
   if (owned_posting) free(posting), free(rank_off);
   free(off);
@@ -1591,7 +1645,8 @@ llamp_engine_t *llamp_engine_create(const llamp_graph_t *g, const llamp_params_t
   int rndv = 0;
   for (uint64_t v = 0; v < a.n && !rndv; v++)
     rndv = a.kind[v] == LLAMP_VERTEX_SEND && (a.value[v] > llamp_params_leave_max(p) || send_sync(&a, v));
-  int plan = rndv || p->g > 0 || p->nic;
+  e->cpu_edges = graph_has_cpu_edges(&a);
+  int plan = rndv || p->g > 0 || p->nic || e->cpu_edges;
   if (!plan) {
     e->n = a.n;
     e->m = a.m;
@@ -3025,6 +3080,10 @@ int llamp_engine_stream_point(const llamp_graph_t *g, const llamp_params_t *p, u
     for (uint32_t i = a.in_beg[v]; i < a.in_end[v]; i++) {
       uint64_t u = a.in_src[i] & LLAMP_EDGE_SRC_MASK;
       uint32_t type = a.in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
+      if (type == LLAMP_EDGE_CPU) { /* every message here is eager: it binds with o (no model here) */
+        if (!(p->o > 0)) continue;
+        type = E_END;
+      }
       if (u >= v || v - u >= W) {
         snprintf(err, errlen, "vertex %llu waits for vertex %llu, %llu vertices earlier: %s %llu",
                  (unsigned long long)v, (unsigned long long)u, (unsigned long long)(v - u),
@@ -4701,7 +4760,8 @@ int llamp_engine_edge_cost(const llamp_engine_t *e, uint64_t v, uint64_t i, llam
   unsigned type = llamp_graph_edge_kind(g, first + i);
   double s;
   unsigned kv = plan_kind(e, v, &s);
-  if (type == LLAMP_EDGE_MESSAGE) type = kv == K_RECV_RNDV ? E_RTS : E_EAGER;
+  if (type == LLAMP_EDGE_CPU) type = E_END; /* (none when it does not bind: the plan drops it) */
+  else if (type == LLAMP_EDGE_MESSAGE) type = kv == K_RECV_RNDV ? E_RTS : E_EAGER;
   double su = llamp_graph_value(g, u); /* a message edge's source is the send: its size */
   kview_t kw;
   pwv_t one, *pw = e->pw ? &one : NULL;

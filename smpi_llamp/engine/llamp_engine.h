@@ -152,6 +152,13 @@ typedef struct {
  * sender waiting. */
 double llamp_params_leave_max(const llamp_params_t *p);
 
+/* Does a CPU edge (LLAMP_EDGE_CPU) into the receive of an s-byte message
+ * bind?  Only when the receive starts at its data's arrival (s <= leave_max,
+ * not synchronous) and has CPU time (o, or the model's or(s), above 0);
+ * else the engine and the LP export drop the edge.  `net`: the size-dependent
+ * model (NULL: none). */
+int llamp_params_cpu_edge_binds(const llamp_params_t *p, const llamp_netmodel_t *net, double s, int sync);
+
 /* Defaults: L=3us o=5us g=0 G=0.018ns/B S=256KiB, (s-1)G, no net model. */
 void llamp_params_default(llamp_params_t *p);
 double llamp_params_get(const llamp_params_t *p, llamp_param_t which);

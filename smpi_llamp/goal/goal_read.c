@@ -600,7 +600,7 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
   return 0;
 }
 
-/* `a requires b` / `a irequires b` (the first label already lexed). */
+/* `a requires b` / `a irequires b` / `a cpurequires b` (the first label already lexed). */
 static int parse_dep(goal_parser_t *P, const char *a, size_t alen, llamp_edge_kind_t kind) {
   char fb[48];
   uint64_t line = P->line;
@@ -609,7 +609,8 @@ static int parse_dep(goal_parser_t *P, const char *a, size_t alen, llamp_edge_ki
   size_t blen = lex_ident(P, &bl);
   if (!blen)
     return fail(P, "expected a label after `%s`, found %s",
-                kind == LLAMP_EDGE_REQUIRES ? "requires" : "irequires", found(P, fb, sizeof fb));
+                kind == LLAMP_EDGE_REQUIRES ? "requires" : kind == LLAMP_EDGE_CPU ? "cpurequires" : "irequires",
+                found(P, fb, sizeof fb));
   if (expect_eol(P, "a dependency")) return -1;
   if (P->pend_s) return 0;
   uint32_t la = 0, lb = 0;
@@ -691,13 +692,15 @@ static int parse_rank_body(goal_parser_t *P) {
           if (parse_dep(P, w, n, LLAMP_EDGE_REQUIRES)) return -1;
         } else if (KW(k, kn, "irequires")) {
           if (parse_dep(P, w, n, LLAMP_EDGE_IREQUIRES)) return -1;
+        } else if (KW(k, kn, "cpurequires")) {
+          if (parse_dep(P, w, n, LLAMP_EDGE_CPU)) return -1;
         } else if (kn == 0) {
           P->p = w;
           return fail(P, "unknown keyword %s: expected `send`, `recv`, `calc`, `LABEL:` or "
-                         "`LABEL requires|irequires LABEL`", found(P, fb, sizeof fb));
+                         "`LABEL requires|irequires|cpurequires LABEL`", found(P, fb, sizeof fb));
         } else {
           P->p = save;
-          return fail(P, "expected `:`, `requires` or `irequires` after label `%.*s`, found %s",
+          return fail(P, "expected `:`, `requires`, `irequires` or `cpurequires` after label `%.*s`, found %s",
                       (int)(n > 64 ? 64 : n), w, found(P, fb, sizeof fb));
         }
       }

@@ -200,7 +200,7 @@ int llamp_goal_write_stream(const llamp_graph_t *g, FILE *f, const llamp_goal_op
         }
         out_str(&o, "l");
         out_u64(&o, i - first[r]);
-        out_str(&o, k == LLAMP_EDGE_IREQUIRES ? " irequires l" : " requires l");
+        out_str(&o, k == LLAMP_EDGE_IREQUIRES ? " irequires l" : k == LLAMP_EDGE_CPU ? " cpurequires l" : " requires l");
         out_u64(&o, llamp_graph_local_index(g, u));
         out_str(&o, "\n");
       }

@@ -24,6 +24,7 @@
 #include "llamp_par.h"
 
 #define DEP_IREQ_BIT 0x80000000u
+#define DEP_CPU_BIT 0x40000000u
 
 struct llamp_builder {
   uint32_t num_ranks;
@@ -46,7 +47,7 @@ struct llamp_builder {
   uint64_t flushed; /* vertices [0, flushed) have their segments */
   /* the current rank's dependencies, until its block ends */
   uint64_t nd, capd;
-  uint32_t *dep_after, *dep_before; /* before | DEP_IREQ_BIT */
+  uint32_t *dep_after, *dep_before; /* before | DEP_IREQ_BIT or DEP_CPU_BIT */
   uint64_t pend_recv; /* receives in the current block (each gets a message slot) */
   int unsorted;       /* the current block's dependencies are not in vertex order */
   int failed;
@@ -174,8 +175,10 @@ static void stage_end(const llamp_builder_t *b, const char *stage) {
 const char *llamp_builder_error(const llamp_builder_t *b) { return b ? b->err : "no builder"; }
 
 static inline uint32_t dep_word(uint32_t before) {
-  uint32_t kind = (before & DEP_IREQ_BIT) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
-  return (before & ~DEP_IREQ_BIT) | (kind << LLAMP_EDGE_KIND_SHIFT);
+  uint32_t kind = (before & DEP_IREQ_BIT)  ? LLAMP_EDGE_IREQUIRES
+                  : (before & DEP_CPU_BIT) ? LLAMP_EDGE_CPU
+                                           : LLAMP_EDGE_REQUIRES;
+  return (before & LLAMP_EDGE_SRC_MASK) | (kind << LLAMP_EDGE_KIND_SHIFT);
 }
 
 /* The in-edge segments of the current block [flushed, n), whose
@@ -334,8 +337,13 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
     berr(b, "%s:%llu: operation depends on itself", b->source, (unsigned long long)line);
     return -1;
   }
-  if (kind != LLAMP_EDGE_REQUIRES && kind != LLAMP_EDGE_IREQUIRES) {
+  if (kind != LLAMP_EDGE_REQUIRES && kind != LLAMP_EDGE_IREQUIRES && kind != LLAMP_EDGE_CPU) {
     berr(b, "%s:%llu: bad dependency kind", b->source, (unsigned long long)line);
+    return -1;
+  }
+  if (kind == LLAMP_EDGE_CPU && b->kind[after] != LLAMP_VERTEX_RECV) {
+    berr(b, "%s:%llu: a CPU dependency (cpurequires) of an operation that is not a receive",
+         b->source, (unsigned long long)line);
     return -1;
   }
   if (b->nd == b->capd) {
@@ -349,7 +357,9 @@ int llamp_builder_depend(llamp_builder_t *b, int64_t after, int64_t before, llam
   }
   if (b->nd && (uint32_t)after < b->dep_after[b->nd - 1]) b->unsorted = 1;
   b->dep_after[b->nd] = (uint32_t)after;
-  b->dep_before[b->nd] = (uint32_t)before | (kind == LLAMP_EDGE_IREQUIRES ? DEP_IREQ_BIT : 0);
+  b->dep_before[b->nd] = (uint32_t)before | (kind == LLAMP_EDGE_IREQUIRES ? DEP_IREQ_BIT
+                                              : kind == LLAMP_EDGE_CPU    ? DEP_CPU_BIT
+                                                                          : 0);
   b->nd++;
   return 0;
 }
@@ -1732,7 +1742,8 @@ uint64_t llamp_graph_bounds_edges(const llamp_graph_t *g, uint64_t v0, uint64_t 
     uint32_t lim = (uint32_t)v, bad = 0;
     for (uint32_t e = g->in_off[v]; e < g->in_off[v + 1]; e++) {
       uint32_t w = g->in_src[e], d = lim - (w & LLAMP_EDGE_SRC_MASK);
-      bad |= (uint32_t)((w & LLAMP_EDGE_SRC_MASK) >= lim) | (uint32_t)((w >> LLAMP_EDGE_KIND_SHIFT) > LLAMP_EDGE_MESSAGE);
+      bad |= (uint32_t)((w & LLAMP_EDGE_SRC_MASK) >= lim) | (uint32_t)((w >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_CPU &&
+                                                                   g->kind[v] != LLAMP_VERTEX_RECV);
       r = d > r ? d : r;
     }
     if (bad) return v;
@@ -1873,7 +1884,9 @@ int llamp_graph_check(const llamp_graph_t *g, char *err, size_t errlen) {
       if (u >= g->n) CHECK_FAIL("edge into %llu: source out of range", (unsigned long long)v);
       if (u >= v)
         CHECK_FAIL("edge %u -> %llu breaks the topological order (cycle?)", u, (unsigned long long)v);
-      if (ek > LLAMP_EDGE_MESSAGE) CHECK_FAIL("edge %u -> %llu: bad kind %u", u, (unsigned long long)v, ek);
+      if (ek > LLAMP_EDGE_CPU) CHECK_FAIL("edge %u -> %llu: bad kind %u", u, (unsigned long long)v, ek);
+      if (ek == LLAMP_EDGE_CPU && k != LLAMP_VERTEX_RECV)
+        CHECK_FAIL("CPU edge %u -> %llu: not into a receive", u, (unsigned long long)v);
       if (ek == LLAMP_EDGE_MESSAGE) {
         msg_in++;
         if (k != LLAMP_VERTEX_RECV || g->kind[u] != LLAMP_VERTEX_SEND || g->partner[v] != u ||

@@ -36,7 +36,16 @@ typedef enum {
 typedef enum {
   LLAMP_EDGE_REQUIRES = 0,  /* end(u)   -> start(v), cost 0 (program order) */
   LLAMP_EDGE_IREQUIRES = 1, /* start(u) -> start(v), cost 0 (nonblocking start) */
-  LLAMP_EDGE_MESSAGE = 2    /* end(send) -> start(recv), cost by the protocol */
+  LLAMP_EDGE_MESSAGE = 2,   /* end(send) -> start(recv), cost by the protocol */
+  /* end(u) -> start of receive v's CPU time (its o): SMPI spends a
+   * receive's smpi/or in the call that completes it (MPI_Wait*, MPI_Test*,
+   * a collective's waitall), after what the rank did before that call and
+   * after the receives that call completed before it.  The engine makes it
+   * a requires edge into an eager receive whose CPU time is not zero (its
+   * start is then no longer its data's arrival: it leaves the NIC rule's
+   * receive chain), and drops it into a receive that starts at its match
+   * (docs/model.md, "Receive overhead"). */
+  LLAMP_EDGE_CPU = 3
 } llamp_edge_kind_t;
 
 #define LLAMP_ANY_SOURCE (-1)

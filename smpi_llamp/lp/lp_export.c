@@ -166,6 +166,7 @@ typedef struct {
   const uint8_t *chain_reads;    /* 1: a rendezvous receive after the previous one's read, or NULL */
   uint32_t *burst_off, *burst_to; /* the same inverted: a send's burst receives (MPS only) */
   uint8_t *end_out;              /* 1: has a requires or message out-edge */
+  uint8_t *cpu_on;               /* 1: a receive whose CPU edges bind (engine.c plan_cpu_edges), or NULL */
   uint32_t *out_off, *out_e, *out_w; /* out-edges: edge index, target (MPS only) */
   const llamp_netmodel_t *net;       /* size-dependent costs, or NULL */
   uint8_t *nonblocking;              /* net: send charged as an MPI_Isend (irequired or F_ISEND) */
@@ -343,6 +344,7 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
   uint32_t word = m->a.in_src[e];
   uint64_t u = word & LLAMP_EDGE_SRC_MASK;
   unsigned k = word >> LLAMP_EDGE_KIND_SHIFT;
+  if (k == LLAMP_EDGE_CPU && !m->cpu_on[w]) return 0; /* dropped, as the engine's plan does */
   row_init(&r[0], 'e', e, w, u);
   if (k == LLAMP_EDGE_IREQUIRES) {
     if (m->net && m->a.kind[u] == LLAMP_VERTEX_SEND) { /* an Isend's CPU time */
@@ -453,6 +455,7 @@ static void model_free(model_t *m) {
   free(m->prev_msg);
   free(m->next_msg);
   free(m->end_out);
+  free(m->cpu_on);
   free(m->out_off);
   free(m->out_e);
   free(m->out_w);
@@ -498,10 +501,20 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
     negative |= lat < 0;
   }
   for (uint32_t r = 0; q && q->self_lat && r < q->ranks; r++) negative |= q->self_lat[r] < 0;
-  for (uint64_t e = 0; e < E && !negative; e++) {
-    unsigned k = m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
-    if (k != LLAMP_EDGE_IREQUIRES) m->end_out[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK] = 1;
-  }
+  for (uint64_t v = 0; v < n; v++) /* the receives whose CPU edges bind, as the engine's plan */
+    for (uint32_t e = m->a.in_beg[v]; e < m->a.in_end[v]; e++) {
+      if ((m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT) != LLAMP_EDGE_CPU) continue;
+      if (!m->cpu_on && !(m->cpu_on = calloc(n, 1))) goto oom;
+      uint64_t u = llamp_graph_partner(g, v);
+      m->cpu_on[v] = (uint8_t)llamp_params_cpu_edge_binds(p, p->net, m->a.value[u], send_sync(m, u));
+      break;
+    }
+  for (uint64_t v = 0; v < n && !negative; v++)
+    for (uint32_t e = m->a.in_beg[v]; e < m->a.in_end[v]; e++) {
+      unsigned k = m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT;
+      if (k == LLAMP_EDGE_CPU && !m->cpu_on[v]) continue; /* dropped */
+      if (k != LLAMP_EDGE_IREQUIRES) m->end_out[m->a.in_src[e] & LLAMP_EDGE_SRC_MASK] = 1;
+    }
   if (m->net) {
     if (!(m->nonblocking = calloc(n ? n : 1, 1))) goto oom;
     for (uint64_t v = 0; m->a.flags && v < n; v++) /* charged as MPI_Isends (engine.c) */
@@ -540,7 +553,7 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
       uint32_t last[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
       for (uint32_t i = rank_off[r]; i < rank_off[r + 1]; i++) {
         uint32_t v = posting[i], k = m->a.kind[v];
-        if (k == LLAMP_VERTEX_CALC) continue;
+        if (k == LLAMP_VERTEX_CALC || (m->cpu_on && m->cpu_on[v])) continue; /* as engine.c chain_step */
         m->prev_msg[v] = last[k];
         if (last[k] != UINT32_MAX) m->next_msg[last[k]] = v;
         last[k] = v;

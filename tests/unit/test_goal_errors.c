@@ -102,12 +102,14 @@ static const golden_t cases[] = {
     /* keywords and syntax */
     {"unknown keyword", H "a: calc 1\nsned 10b to 1\n}\n",
      "t.goal:4: unknown keyword `sned`: expected `send`, `recv`, `calc`, `LABEL:` or `LABEL "
-     "requires|irequires LABEL`"},
+     "requires|irequires|cpurequires LABEL`"},
     {"unknown keyword at line end", H "bogus\n}\n",
      "t.goal:3: unknown keyword `bogus`: expected `send`, `recv`, `calc`, `LABEL:` or `LABEL "
-     "requires|irequires LABEL`"},
+     "requires|irequires|cpurequires LABEL`"},
     {"misspelled requires", H "a: calc 1\nb: calc 1\nb requirs a\n}\n",
-     "t.goal:5: expected `:`, `requires` or `irequires` after label `b`, found `requirs`"},
+     "t.goal:5: expected `:`, `requires`, `irequires` or `cpurequires` after label `b`, found `requirs`"},
+    {"cpurequires into a calc", H "a: calc 1\nb: calc 1\nb cpurequires a\n}\n",
+     "t.goal:5: a CPU dependency (cpurequires) of an operation that is not a receive"},
     {"unknown option", H "a: send 1b to 1 tga 5\n}\n",
      "t.goal:3: unknown keyword `tga`: expected `tag`, `cpu`, `nic`, `sync`, `isend` or end of line"},
     {"repeated option", H "a: send 1b to 1 tag 5 tag 6\n}\n",

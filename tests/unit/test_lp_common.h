@@ -73,6 +73,13 @@ static void lp_dep(lp_rank_state_t *st, int64_t after, int64_t before, int kind)
 }
 
 /* Append an op to a rank, chained after its previous op and pending waits. */
+/* Share of the waits that complete their receives as SMPI does: each
+ * waited nonblocking receive's CPU time follows the rank's last operation
+ * and the receive waited before it (LLAMP_EDGE_CPU); the operations after
+ * such a receive's post follow the one before it, as the capture's.  0
+ * leaves the generated graphs unchanged. */
+static double lp_cpu_share = 0;
+
 static void lp_op(lp_rank_state_t *st, int kind, double value, int32_t peer, int32_t tag,
                   int nonblocking) {
   st->ops = lp_grow(st->ops, &st->ocap, st->nops, sizeof *st->ops);
@@ -82,8 +89,10 @@ static void lp_op(lp_rank_state_t *st, int kind, double value, int32_t peer, int
     lp_dep(st, v, st->last, st->last_nb ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES);
   for (size_t i = 0; i < st->nwait; i++) lp_dep(st, v, st->waitset[i], LLAMP_EDGE_REQUIRES);
   st->nwait = 0;
-  st->last = v;
-  st->last_nb = nonblocking;
+  if (!(lp_cpu_share > 0 && kind == LLAMP_VERTEX_RECV && nonblocking)) {
+    st->last = v;
+    st->last_nb = nonblocking;
+  }
   if (nonblocking) {
     st->pending = lp_grow(st->pending, &st->pcap, st->npending, sizeof *st->pending);
     st->pending[st->npending++] = v;
@@ -144,9 +153,18 @@ static inline llamp_graph_t *lp_random_graph(lp_rng_t *r, uint32_t nranks, uint6
     } else { /* a wait on a random subset of the pending requests */
       lp_rank_state_t *s = &st[rk];
       size_t keep = 0;
+      int smpi = lp_cpu_share > 0 && lp_rng_chance(r, lp_cpu_share);
+      int64_t prev = -1;
       for (size_t i = 0; i < s->npending; i++) {
-        if (lp_rng_chance(r, 0.7)) lp_wait(s, s->pending[i]);
-        else s->pending[keep++] = s->pending[i];
+        if (lp_rng_chance(r, 0.7)) {
+          int64_t x = s->pending[i];
+          lp_wait(s, x);
+          if (smpi && s->ops[x].kind == LLAMP_VERTEX_RECV) {
+            if (s->last >= 0 && s->last != x) lp_dep(s, x, s->last, LLAMP_EDGE_CPU);
+            if (prev >= 0) lp_dep(s, x, prev, LLAMP_EDGE_CPU);
+            prev = x;
+          }
+        } else s->pending[keep++] = s->pending[i];
       }
       s->npending = keep;
     }

@@ -463,6 +463,7 @@ static llamp_graph_t *random_case(long id, uint64_t seed, uint32_t max_ops, lp_r
   double p_msg = id % 40 == 39 ? 0 : 0.55;
   lp_self_share = id % 4 == 1 ? 0.3 : 0;
   lp_sync_share = id % 6 == 5 ? 0.3 : 0;
+  lp_cpu_share = id % 5 == 4 ? 0.5 : 0;
   llamp_graph_t *g = lp_random_graph(r, ranks, ops, p->S, p_msg, err, sizeof err);
   if (!g) {
     fprintf(stderr, "graph %ld: %s\n", id, err);
