@@ -838,7 +838,8 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
       uint64_t u = llamp_graph_partner(m->g, v);
       for (uint32_t j = m->out_off[u]; j < m->out_off[u + 1]; j++) {
         uint64_t e = m->out_e[j];
-        if ((a->in_src[e] >> LLAMP_EDGE_KIND_SHIFT) != LLAMP_EDGE_REQUIRES) continue;
+        unsigned ek = a->in_src[e] >> LLAMP_EDGE_KIND_SHIFT; /* a binding CPU edge is a requires edge */
+        if (ek != LLAMP_EDGE_REQUIRES && !(ek == LLAMP_EDGE_CPU && m->cpu_on[m->out_w[j]])) continue;
         nr = edge_rows(m, m->out_w[j], e, rows);
         for (int i = 0; i < nr; i++)
           if (rows[i].minus == v) put_entry(o, NULL, v, &rows[i], -1);

@@ -76,6 +76,7 @@ typedef struct {
   uint8_t type;   /* REQ_* */
   uint8_t wild;   /* op's source (1) / tag (2) await the completion status */
   uint8_t freed;  /* persistent: freed while active */
+  uint8_t recv;   /* a receive (its CPU time is spent where it completes) */
   uint32_t comm;  /* for tag mapping at resolution; templates */
   int32_t peer, tag; /* persistent template: peer, user tag */
   uint64_t bytes;
@@ -130,6 +131,7 @@ typedef struct {
   uint32_t pending_wild;
   /* dependency state */
   vec_t R, I, round, saveR, saveI, tmp;
+  vec_t waitR; /* R when a completion call began: its receives' CPU time follows it */
   double pending, prev_end;
   int started, finalized;
   /* requests */
@@ -202,6 +204,12 @@ static int bfail(rank_t *k) {
 _Static_assert((LLAMP_VERTEX_F_ALL << BUF_FLAG_SHIFT) <= 0xff && LLAMP_VERTEX_RECV < (1 << BUF_FLAG_SHIFT),
                "vertex kinds and flags share a byte");
 
+/* Buffered dependencies keep their kind in the top bits of `before` (local
+ * indices stay below 2^30). */
+#define DEP_IREQ 0x80000000u
+#define DEP_CPU 0x40000000u
+#define DEP_INDEX 0x3fffffffu
+
 static int flush(rank_t *k) {
   sched_t *s = k->s;
   for (uint32_t i = 0; i < k->nbuf; i++) {
@@ -213,8 +221,10 @@ static int flush(rank_t *k) {
     if (k->first_id < 0) k->first_id = id - (k->buf_first + i);
   }
   for (uint32_t i = 0; i < k->nd; i++) {
-    uint32_t before = k->db[i] & 0x7fffffffu;
-    llamp_edge_kind_t kind = (k->db[i] >> 31) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
+    uint32_t before = k->db[i] & DEP_INDEX;
+    llamp_edge_kind_t kind = (k->db[i] & DEP_IREQ) ? LLAMP_EDGE_IREQUIRES
+                             : (k->db[i] & DEP_CPU) ? LLAMP_EDGE_CPU
+                                                    : LLAMP_EDGE_REQUIRES;
     if (llamp_builder_depend(s->b, k->first_id + k->da[i], k->first_id + before, kind, k->dl[i]))
       return bfail(k);
   }
@@ -283,10 +293,12 @@ static uint32_t op_add(rank_t *k, llamp_vertex_kind_t kind, double value, int32_
   return l;
 }
 
+/* ireq: 0 requires, 1 irequires, DEP_KIND_CPU a receive's CPU time */
+#define DEP_KIND_CPU 2
 static int dep_add(rank_t *k, uint32_t after, uint32_t before, int ireq) {
   uint32_t line = k->recno > UINT32_MAX ? UINT32_MAX : (uint32_t)k->recno;
   if (k->nbuf == 0) {
-    llamp_edge_kind_t kind = ireq ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
+    llamp_edge_kind_t kind = ireq == DEP_KIND_CPU ? LLAMP_EDGE_CPU : ireq ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES;
     if (llamp_builder_depend(k->s->b, k->first_id + after, k->first_id + before, kind, line))
       return bfail(k);
     return 0;
@@ -303,7 +315,7 @@ static int dep_add(rank_t *k, uint32_t after, uint32_t before, int ireq) {
     k->capd = cap;
   }
   k->da[k->nd] = after;
-  k->db[k->nd] = before | (ireq ? 0x80000000u : 0);
+  k->db[k->nd] = before | (ireq == DEP_KIND_CPU ? DEP_CPU : ireq ? DEP_IREQ : 0);
   k->dl[k->nd] = line;
   k->nd++;
   return 0;
@@ -485,6 +497,7 @@ static int post(rank_t *k, req_t *r, int is_recv, uint32_t comm, int32_t peer, i
   r->comm = comm;
   r->op = NONE32;
   r->wild = 0;
+  r->recv = (uint8_t)(is_recv != 0);
   if (!ok) return 0; /* MPI_PROC_NULL */
   if (!is_recv && tag < 0) return rfail(k, "bad tag %d", tag);
   int32_t gtag;
@@ -521,8 +534,23 @@ static int resolve(rank_t *k, req_t *r, uint64_t status) {
   return 0;
 }
 
-/* Request `id` completed with `status`. */
-static int complete(rank_t *k, uint64_t id, uint64_t status) {
+/* Receive v completes in a call that began after `before` (the rank's
+ * state then) and after the receive that call completed before it
+ * (*prev): SMPI sleeps smpi/or there, one completed receive after the
+ * other (Request::finish_wait, and Waitall as a loop of Waitany), so its
+ * CPU time follows them (LLAMP_EDGE_CPU).  The order within one call is
+ * the call's array order. */
+static int cpu_after(rank_t *k, uint32_t v, const vec_t *before, uint32_t *prev) {
+  for (uint32_t i = 0; i < before->n; i++)
+    if (before->v[i] != v && dep_add(k, v, before->v[i], DEP_KIND_CPU)) return -1;
+  if (*prev != NONE32 && dep_add(k, v, *prev, DEP_KIND_CPU)) return -1;
+  *prev = v;
+  return 0;
+}
+
+/* Request `id` completed with `status`; *prev_recv: the receive this call
+ * completed last (NULL: no CPU edges, the request's own wait is elsewhere). */
+static int complete(rank_t *k, uint64_t id, uint64_t status, uint32_t *prev_recv) {
   if (id == LLAMP_TRACE_NO_REQ) return 0;
   uint64_t ms;
   req_t *r = req_find(k, id, &ms);
@@ -537,6 +565,7 @@ static int complete(rank_t *k, uint64_t id, uint64_t status) {
     return 0;
   }
   if (r->op != NONE32) {
+    if (prev_recv && r->recv && cpu_after(k, r->op, &k->waitR, prev_recv)) return -1;
     if (resolve(k, r, status) || completed(k, r->op)) return -1;
     r->op = NONE32;
   }
@@ -673,6 +702,7 @@ typedef struct {
   int32_t tagbase;
   int rounds;
   int failed; /* a callback failed: the message is already in s->err */
+  uint32_t round_recv; /* the round's last receive (NONE32: none yet) */
 } cemit_t;
 
 static int round_op(cemit_t *e, uint32_t v) {
@@ -714,9 +744,15 @@ static int ce_send_blocking(void *ctx, int peer, uint64_t bytes, int tag) {
   if (ce_msg(e, LLAMP_VERTEX_SEND, peer, bytes, tag)) return e->failed = -1;
   return 0;
 }
+/* A round's receives complete in SMPI's waitall (or one blocking receive
+ * after the other): each one's CPU time (smpi/or) after the one before. */
 static int ce_recv(void *ctx, int peer, uint64_t bytes, int tag) {
   cemit_t *e = ctx;
+  rank_t *k = e->k;
   if (ce_msg(e, LLAMP_VERTEX_RECV, peer, bytes, tag)) return e->failed = -1;
+  uint32_t v = k->round.v[k->round.n - 1];
+  if (e->round_recv != NONE32 && dep_add(k, v, e->round_recv, DEP_KIND_CPU)) return e->failed = -1;
+  e->round_recv = v;
   return 0;
 }
 static int ce_calc(void *ctx, uint64_t bytes) {
@@ -744,6 +780,7 @@ static int ce_end_round(void *ctx) {
   k->round.n = 0;
   k->I.n = 0;
   e->rounds++;
+  e->round_recv = NONE32;
   return 0;
 }
 
@@ -811,7 +848,7 @@ static cemit_t coll_emitter(rank_t *k, comm_t *c) {
   cemit_t e = {k, comm_members(k, c), c->nruns,
                (int32_t)(COLL_TAG_BASE | ((c->cidx & ((1u << COLL_CIDX_BITS) - 1)) << (COLL_SEQ_BITS + 2)) |
                          ((seq & ((1u << COLL_SEQ_BITS) - 1)) << 2)),
-               0, 0};
+               0, 0, NONE32};
   return e;
 }
 
@@ -1385,7 +1422,7 @@ static void rank_free(rank_t *k) {
   free(k->da);
   free(k->db);
   free(k->dl);
-  vec_t *vs[] = {&k->R, &k->I, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->freereq, &k->pool,
+  vec_t *vs[] = {&k->R, &k->I, &k->round, &k->saveR, &k->saveI, &k->tmp, &k->waitR, &k->freereq, &k->pool,
                  &k->namecache, &k->sent_to};
   for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
   llamp_map_free(&k->reqmap);
@@ -1406,15 +1443,16 @@ static int completion(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
   int all = rec->op == LLAMP_OP_WAIT || rec->op == LLAMP_OP_WAITALL ||
             ((rec->op == LLAMP_OP_TEST || rec->op == LLAMP_OP_TESTALL) &&
              (rec->flags & LLAMP_TRACE_F_COMPLETED));
-  uint32_t n = rec->nwords / 2;
+  uint32_t n = rec->nwords / 2, prev = NONE32;
+  if (vec_copy(&k->waitR, &k->R)) return oom(k);
   if (n == 0 && rec->req != LLAMP_TRACE_NO_REQ && all) {
     uint64_t st = llamp_trace_pack_status(1, rec->status_source, rec->status_tag);
-    return complete(k, rec->req, st);
+    return complete(k, rec->req, st, &prev);
   }
   for (uint32_t i = 0; i < n; i++) {
     uint64_t st = pl[2 * i + 1];
     if (all || llamp_trace_status_completed(st))
-      if (complete(k, pl[2 * i], st)) return -1;
+      if (complete(k, pl[2 * i], st, &prev)) return -1;
   }
   return 0;
 }
