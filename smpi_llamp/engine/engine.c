@@ -701,11 +701,11 @@ static inline __attribute__((always_inline)) uint64_t plan_edges_range(plan_edge
     } else {
       for (uint32_t i = a->in_beg[v]; i < a->in_end[v]; i++) {
         uint32_t u = a->in_src[i] & LLAMP_EDGE_SRC_MASK, k = a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT;
+        uint32_t type = k, from = u;
         if (k == LLAMP_EDGE_CPU) {
           if (!c->cpu_on[v]) continue; /* a receive that starts at its match, or without CPU time */
-          k = LLAMP_EDGE_REQUIRES;   /* binding: a requires edge */
+          type = E_END; /* binding: after u's end (a send's own, not its completion) */
         }
-        uint32_t type = k, from = u;
         if (k == LLAMP_EDGE_MESSAGE) type = rndv && kind[v] == K_RECV_RNDV ? E_RTS : E_EAGER;
         else if (rndv && k == LLAMP_EDGE_REQUIRES && a->kind[u] == LLAMP_VERTEX_SEND &&
                  kind[llamp_graph_partner(g, u)] == K_RECV_RNDV && (a->value[u] > c->S || send_sync(a, u))) {

@@ -41,7 +41,8 @@ typedef enum {
    * receive's smpi/or in the call that completes it (MPI_Wait*, MPI_Test*,
    * a collective's waitall), after what the rank did before that call and
    * after the receives that call completed before it.  The engine makes it
-   * a requires edge into an eager receive whose CPU time is not zero (its
+   * an edge from u's end (a send's own end, not its completion: an Isend
+   * the call has not completed yet) into an eager receive whose CPU time is not zero (its
    * start is then no longer its data's arrival: it leaves the NIC rule's
    * receive chain), and drops it into a receive that starts at its match
    * (docs/model.md, "Receive overhead"). */

@@ -354,6 +354,10 @@ static int edge_rows(const model_t *m, uint64_t w, uint64_t e, row_t *r) {
     }
     return 1;
   }
+  if (k == LLAMP_EDGE_CPU) { /* binding: after u's end (a send's own, not its completion) */
+    add_vertex_cost(m, u, &r[0]);
+    return 1;
+  }
   if (k == LLAMP_EDGE_MESSAGE) {
     add_vertex_cost(m, u, &r[0]); /* from the end of the send */
     if (!send_at_match(m, u)) add_transfer(m, u, m->a.value[u], &r[0]);
@@ -838,8 +842,7 @@ static void write_mps(out_t *o, const model_t *m, const llamp_params_t *p, llamp
       uint64_t u = llamp_graph_partner(m->g, v);
       for (uint32_t j = m->out_off[u]; j < m->out_off[u + 1]; j++) {
         uint64_t e = m->out_e[j];
-        unsigned ek = a->in_src[e] >> LLAMP_EDGE_KIND_SHIFT; /* a binding CPU edge is a requires edge */
-        if (ek != LLAMP_EDGE_REQUIRES && !(ek == LLAMP_EDGE_CPU && m->cpu_on[m->out_w[j]])) continue;
+        if ((a->in_src[e] >> LLAMP_EDGE_KIND_SHIFT) != LLAMP_EDGE_REQUIRES) continue;
         nr = edge_rows(m, m->out_w[j], e, rows);
         for (int i = 0; i < nr; i++)
           if (rows[i].minus == v) put_entry(o, NULL, v, &rows[i], -1);

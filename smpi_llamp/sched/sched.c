@@ -702,7 +702,9 @@ typedef struct {
   int32_t tagbase;
   int rounds;
   int failed; /* a callback failed: the message is already in s->err */
-  uint32_t round_recv; /* the round's last receive (NONE32: none yet) */
+  uint32_t round_recv;  /* the round's last receive (NONE32: none yet) */
+  uint32_t round_first; /* its first receive */
+  uint32_t round_isend; /* its last Request::isend (NONE32: none yet) */
 } cemit_t;
 
 static int round_op(cemit_t *e, uint32_t v) {
@@ -723,13 +725,16 @@ static int round_begin(cemit_t *e) {
   return follow(k, j);
 }
 
+/* SMPI posts a round's requests one call after the other, each Isend
+ * sleeping smpi/ois: what follows an isend in its round starts after it
+ * (irequires: its ois). */
 static int ce_msg(cemit_t *e, llamp_vertex_kind_t kind, int peer, uint64_t bytes, int tag) {
   rank_t *k = e->k;
   if (round_begin(e)) return -1;
   int32_t w = e->runs ? (int32_t)llamp_trace_runs_world(e->runs, e->nruns, (uint32_t)peer) : peer;
   uint32_t v = op_add(k, kind, (double)bytes, w, e->tagbase | tag, 0);
-  if (v == NONE32) return -1;
-  return round_op(e, v);
+  if (v == NONE32 || round_op(e, v)) return -1;
+  return e->round_isend != NONE32 ? dep_add(k, v, e->round_isend, 1) : 0;
 }
 
 /* SimGrid's Request::isend / sendrecv (ois), or its blocking Request::send */
@@ -737,6 +742,7 @@ static int ce_send(void *ctx, int peer, uint64_t bytes, int tag) {
   cemit_t *e = ctx;
   if (ce_msg(e, LLAMP_VERTEX_SEND, peer, bytes, tag) || mark(e->k, e->k->round.v[e->k->round.n - 1], LLAMP_VERTEX_F_ISEND))
     return e->failed = -1;
+  e->round_isend = e->k->round.v[e->k->round.n - 1];
   return 0;
 }
 static int ce_send_blocking(void *ctx, int peer, uint64_t bytes, int tag) {
@@ -752,6 +758,7 @@ static int ce_recv(void *ctx, int peer, uint64_t bytes, int tag) {
   if (ce_msg(e, LLAMP_VERTEX_RECV, peer, bytes, tag)) return e->failed = -1;
   uint32_t v = k->round.v[k->round.n - 1];
   if (e->round_recv != NONE32 && dep_add(k, v, e->round_recv, DEP_KIND_CPU)) return e->failed = -1;
+  if (e->round_recv == NONE32) e->round_first = v;
   e->round_recv = v;
   return 0;
 }
@@ -774,13 +781,17 @@ static int ce_end_round(void *ctx) {
   cemit_t *e = ctx;
   rank_t *k = e->k;
   if (k->round.n == 0) return 0; /* everything in it was dropped */
+  /* the waitall, and its receives' CPU time, after the round's last isend */
+  if (e->round_first != NONE32 && e->round_isend != NONE32 &&
+      dep_add(k, e->round_first, e->round_isend, DEP_KIND_CPU))
+    return e->failed = -1;
   vec_t t = k->R;
   k->R = k->round;
   k->round = t;
   k->round.n = 0;
   k->I.n = 0;
   e->rounds++;
-  e->round_recv = NONE32;
+  e->round_recv = e->round_first = e->round_isend = NONE32;
   return 0;
 }
 
@@ -848,7 +859,7 @@ static cemit_t coll_emitter(rank_t *k, comm_t *c) {
   cemit_t e = {k, comm_members(k, c), c->nruns,
                (int32_t)(COLL_TAG_BASE | ((c->cidx & ((1u << COLL_CIDX_BITS) - 1)) << (COLL_SEQ_BITS + 2)) |
                          ((seq & ((1u << COLL_SEQ_BITS) - 1)) << 2)),
-               0, 0, NONE32};
+               0, 0, NONE32, NONE32, NONE32};
   return e;
 }
 
@@ -1444,7 +1455,10 @@ static int completion(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *p
             ((rec->op == LLAMP_OP_TEST || rec->op == LLAMP_OP_TESTALL) &&
              (rec->flags & LLAMP_TRACE_F_COMPLETED));
   uint32_t n = rec->nwords / 2, prev = NONE32;
+  /* the call begins after R's ends and after the calls I started returned */
   if (vec_copy(&k->waitR, &k->R)) return oom(k);
+  for (uint32_t i = 0; i < k->I.n; i++)
+    if (vec_push(&k->waitR, k->I.v[i])) return oom(k);
   if (n == 0 && rec->req != LLAMP_TRACE_NO_REQ && all) {
     uint64_t st = llamp_trace_pack_status(1, rec->status_source, rec->status_tag);
     return complete(k, rec->req, st, &prev);

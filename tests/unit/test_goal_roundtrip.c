@@ -208,7 +208,7 @@ static uint64_t rnd(uint64_t n) {
 
 /* A random graph through the builder: per rank a random mix of calc, send and
  * receive (wildcard sources and tags included), program-order requires chains
- * plus random irequires / requires to earlier ops.  Messages are generated as
+ * plus random irequires / requires (cpurequires into receives) to earlier ops.  Messages are generated as
  * pairs so that every send has a receive; returns NULL if the builder rejects
  * it (a deadlock through the random placement). */
 static llamp_graph_t *random_graph(uint32_t R, uint32_t msgs, uint32_t calcs, int exact) {
@@ -257,9 +257,12 @@ static llamp_graph_t *random_graph(uint32_t R, uint32_t msgs, uint32_t calcs, in
       if (i == 0) first = id;
       if (i > 0 && rnd(3) != 0)
         llamp_builder_depend(b, id, id - 1, rnd(5) == 0 ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES, 0);
-      if (i > 1 && rnd(4) == 0)
+      if (i > 1 && rnd(4) == 0) /* a receive's CPU edge too (cpurequires) */
         llamp_builder_depend(b, id, first + (int64_t)rnd(i - 1),
-                             rnd(2) ? LLAMP_EDGE_IREQUIRES : LLAMP_EDGE_REQUIRES, 0);
+                             o->kind == LLAMP_VERTEX_RECV && rnd(3) == 0 ? LLAMP_EDGE_CPU
+                             : rnd(2)                                    ? LLAMP_EDGE_IREQUIRES
+                                                                         : LLAMP_EDGE_REQUIRES,
+                             0);
     }
     free(ops[r]);
   }
