@@ -182,6 +182,9 @@ typedef struct {
   /* lines 3-4: a completion's copy of the handles and its statuses */
   MPI_Request *hs;
   size_t hscap;
+  const MPI_Request *ureqs; /* the program's own array of the last completion call */
+  int un;
+  int *win; /* its completion windows (llamp_capture_sleeps_order), hscap entries */
   MPI_Status *st;
   size_t stcap;
   int named; /* every receive among the completion's requests has a named source and tag */
@@ -555,12 +558,17 @@ int llamp_cap_begin(llamp_cap_call_t *c, int op) {
   c->recv_src = -1;
   c->split_t = -1;
   c->split_first = -1;
+  c->order = 0;
   return 1;
 }
 
 void llamp_cap_pmpi(llamp_cap_call_t *c) {
 #ifndef LLAMP_CAPTURE_NATIVE
   if (c->rec.op == LLAMP_OP_WAITSOME) llamp_capture_sleeps_watch();
+  if (c->rec.op == LLAMP_OP_WAITALL && S.un > 1 && S.ureqs && c->npay == 2 * (uint32_t)S.un) {
+    llamp_capture_sleeps_order((void *const *)S.ureqs, (const void *)MPI_REQUEST_NULL, S.un, S.win);
+    c->order = 1;
+  }
 #else
   (void)c;
 #endif
@@ -569,6 +577,7 @@ void llamp_cap_pmpi(llamp_cap_call_t *c) {
 void llamp_cap_pmpi_done(llamp_cap_call_t *c) {
   c->rec.t_end = simgrid_get_clock();
 #ifndef LLAMP_CAPTURE_NATIVE
+  if (c->order) llamp_capture_sleeps_order_end();
   if (c->rec.op == LLAMP_OP_WAITSOME) {
     double w = llamp_capture_sleeps_first_test();
     if (w >= c->rec.t_start && w <= c->rec.t_end) c->split_t = w;
@@ -576,7 +585,24 @@ void llamp_cap_pmpi_done(llamp_cap_call_t *c) {
 #endif
 }
 
+/* An MPI_Waitall's (request, status) pairs in the order SMPI completed
+ * them (stable by window: the array's order within one), so that the DAG
+ * chains its receives' or as SMPI slept them (sched.c cpu_after). */
+static void order_pairs(uint32_t n) {
+  uint64_t *p = S.pay, *tmp = malloc(2 * (size_t)n * sizeof *tmp);
+  if (!tmp) return; /* the array's order: still a valid record */
+  int wmax = 0;
+  for (uint32_t i = 0; i < n; i++) wmax = S.win[i] > wmax ? S.win[i] : wmax;
+  uint32_t k = 0;
+  for (int w = 0; w <= wmax && k < n; w++)
+    for (uint32_t i = 0; i < n; i++)
+      if (S.win[i] == w) tmp[2 * k] = p[2 * i], tmp[2 * k + 1] = p[2 * i + 1], k++;
+  if (k == n) memcpy(p, tmp, 2 * (size_t)n * sizeof *tmp);
+  free(tmp);
+}
+
 void llamp_cap_end(llamp_cap_call_t *c) {
+  if (c->order) order_pairs((uint32_t)S.un);
   c->rec.nwords = c->npay;
   if (c->split_first >= 0 && 2 * (uint32_t)c->split_first + 1 < c->npay) {
     /* SMPI's MPI_Waitsome as it ran: the Waitany of the request it returned
@@ -796,8 +822,13 @@ MPI_Request *llamp_cap_requests(llamp_cap_call_t *c, int n, const MPI_Request *r
     MPI_Request *h = realloc(S.hs, cap * sizeof *h);
     if (!h) oom("request list");
     S.hs = h;
+    int *w = realloc(S.win, cap * sizeof *w);
+    if (!w) oom("request list");
+    S.win = w;
     S.hscap = cap;
   }
+  S.ureqs = reqs;
+  S.un = n;
   uint64_t *p = pay_reserve(c, 2 * (size_t)n);
   int named = 1;
   for (int i = 0; i < n; i++) {
@@ -1436,6 +1467,7 @@ int llamp_cap_finalize(void) {
   free(S.pay);
   free(S.st);
   free(S.hs);
+  free(S.win);
   free(S.tmp_ranks);
   free(S.name_ids);
   S.name_ids = NULL;

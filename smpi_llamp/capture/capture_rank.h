@@ -48,6 +48,9 @@ typedef struct {
    * record. */
   double split_t;
   int32_t split_first;
+  /* an MPI_Waitall whose completion order is watched (sleeps.cpp): its
+   * pairs are recorded in that order (llamp_cap_end) */
+  int order;
 } llamp_cap_call_t;
 
 /* request kinds (flags) */
@@ -176,6 +179,12 @@ int llamp_cap_rank(void);
  * of smpi/test (an MPI_Test's), NAN when none did. */
 void llamp_capture_sleeps_watch(void);
 double llamp_capture_sleeps_first_test(void);
+/* MPI_Waitall's completion order from SMPI's smpi/or sleeps (sleeps.cpp):
+ * from now until _end, window[i] = how many of this rank's sleeps began
+ * before reqs[i] (the program's array, which SMPI nulls as it completes)
+ * became null_req. */
+void llamp_capture_sleeps_order(void *const *reqs, const void *null_req, int n, int *window);
+void llamp_capture_sleeps_order_end(void);
 #endif
 void llamp_cap_compute_restart(void);
 

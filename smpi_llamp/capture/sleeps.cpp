@@ -26,6 +26,12 @@ struct watch_t {
   bool on = false;
   double sleep_start = NAN; /* the current sleep's start */
   double first = NAN;       /* the first test sleep's start */
+  /* MPI_Waitall's completion order (llamp_capture_sleeps_order) */
+  void* const* reqs = nullptr;
+  const void* null_req = nullptr;
+  int n = 0;
+  int* window = nullptr;
+  int cur = 0;
 };
 std::vector<watch_t> watches; /* by actor id */
 double test_sleep = 0;        /* smpi/test */
@@ -66,6 +72,12 @@ extern "C" int llamp_capture_sleeps_start(void)
     watch_t* w = mine(false);
     if (w && w->on)
       w->sleep_start = simgrid::s4u::Engine::get_clock();
+    if (w && w->reqs) { /* the requests finished before this sleep: the window closes */
+      for (int i = 0; i < w->n; i++)
+        if (w->window[i] < 0 && w->reqs[i] == w->null_req)
+          w->window[i] = w->cur;
+      w->cur++;
+    }
   });
   simgrid::s4u::Actor::on_wake_up_cb([](simgrid::s4u::Actor const&) {
     watch_t* w = mine(false);
@@ -91,4 +103,36 @@ extern "C" double llamp_capture_sleeps_first_test(void)
     return NAN;
   w->on = false;
   return w->first;
+}
+
+/* SMPI 3.32's MPI_Waitall is a loop of Waitany (Request::waitall); each
+ * completed receive of a detached message sleeps smpi/or in finish_wait,
+ * after the requests completed before it were set to MPI_REQUEST_NULL in
+ * the program's array.  So the sleeps cut the call into windows: window[i]
+ * = the number of sleeps begun before request i was seen null (requests
+ * null at the start: 0).  The order SMPI completed them, as far as the
+ * DAG needs it (a receive's or after the ones before it). */
+extern "C" void llamp_capture_sleeps_order(void* const* reqs, const void* null_req, int n, int* window)
+{
+  watch_t* w = connected ? mine(true) : nullptr;
+  for (int i = 0; i < n; i++)
+    window[i] = reqs[i] == null_req ? 0 : -1;
+  if (not w)
+    return;
+  w->reqs     = reqs;
+  w->null_req = null_req;
+  w->n        = n;
+  w->window   = window;
+  w->cur      = 0;
+}
+
+extern "C" void llamp_capture_sleeps_order_end(void)
+{
+  watch_t* w = connected ? mine(false) : nullptr;
+  if (not w || not w->reqs)
+    return;
+  for (int i = 0; i < w->n; i++) /* completed after the last sleep */
+    if (w->window[i] < 0)
+      w->window[i] = w->cur;
+  w->reqs = nullptr;
 }
