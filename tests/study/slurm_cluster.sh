@@ -24,7 +24,8 @@ our_pid() {
 }
 
 stop() {
-  if [ -f "$conf" ] && command -v squeue >/dev/null; then
+  # (squeue waits for a controller that is gone: only ask ours while it runs)
+  if our_pid "$dir/slurmctld.pid" > /dev/null && command -v squeue > /dev/null; then
     # jobs first, so that no slurmstepd of ours outlives slurmd
     jobs=$(timeout 10 squeue -h -o %A 2>/dev/null | sort -u)
     if [ -n "$jobs" ]; then
