@@ -6,7 +6,8 @@
 #
 #   slurm_cluster.sh start DIR   start it, wait until the node is idle; exit 77
 #                                with the reason in DIR/skip when it cannot
-#                                (not root, packages missing, daemons fail)
+#                                (not root, packages missing, or
+#                                LLAMP_NO_SLURM set); exit 1 when a daemon fails
 #   slurm_cluster.sh stop DIR    cancel its jobs, stop the daemons it started
 #                                (by the pids in DIR/*.pid), nothing else
 set -u
@@ -67,6 +68,7 @@ fi
 
 stop # what a killed earlier run in DIR left behind
 rm -rf "$dir/state" "$dir/spool" "$dir/munge" "$dir"/*.log "$dir/skip" "$dir/node"
+[ -z "${LLAMP_NO_SLURM:-}" ] || skip "LLAMP_NO_SLURM is set"
 [ "$(id -u)" = 0 ] || skip "not root (slurmd and the private munged run as root)"
 for t in munged slurmctld slurmd sinfo sbatch squeue scancel python3; do
   command -v "$t" >/dev/null || PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null ||

@@ -127,13 +127,13 @@ whatif)
   "$bin/smpi_llamp-whatif" --out sl_wi_local "${wi[@]}" > sl_wi_local.txt 2>&1 || { cat sl_wi_local.txt; die "local what-if"; }
   "$bin/smpi_llamp-whatif" --out sl_wi_slurm --submit "${wi[@]}" > sl_wi_submit.txt 2>&1 ||
     { cat sl_wi_submit.txt; die "what-if --submit"; }
-  grep -q "array job [0-9]*: variants 0-2" sl_wi_submit.txt || { cat sl_wi_submit.txt; die "what-if --submit output"; }
+  grep -q "array job [0-9]*: variants 0-3" sl_wi_submit.txt || { cat sl_wi_submit.txt; die "what-if --submit output"; }
   read -r arr merge < <(jobs_of sl_wi_slurm)
   wait_jobs "$arr" "$merge"
   for f in whatif.csv whatif.json whatif.txt; do
     cmp "sl_wi_local/$f" "sl_wi_slurm/$f" || { diff "sl_wi_local/$f" "sl_wi_slurm/$f" | head; die "$f differs from the local run's"; }
   done
-  [ "$(grep -c . sl_wi_slurm/whatif.csv)" -eq 4 ] || die "whatif.csv: expected a header and 3 variants"
+  [ "$(grep -c . sl_wi_slurm/whatif.csv)" -eq 5 ] || die "whatif.csv: expected a header and 4 variants"
   ;;
 *) die "unknown case (expected study, killed, failing or whatif)" ;;
 esac
