@@ -645,7 +645,6 @@ int main(int argc, char **argv) {
     o.slurm = job;
   }
   if (o.slurm && o.evict) die("--evict: not with --slurm (run the eviction pass afterwards, locally)");
-  if (o.slurm && !o.have_seed) die("--slurm: give --seed (every task and the merge must agree on it)");
   if (!o.runner) default_runner(&o);
   if (!o.jobs) {
     long c = sysconf(_SC_NPROCESSORS_ONLN);

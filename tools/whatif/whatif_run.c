@@ -525,7 +525,7 @@ static void write_slurm(const opts_t *o, int argc, char **argv) {
   fputs("\nWORKDIR=", f), put_quoted(f, cwd);
   fputs("\nOUT=", f), put_quoted(f, out);
   fputs("\nARGS=(--out \"$OUT\" --runner \"$RUNNER\"", f);
-  if (o->have_seed) fprintf(f, " --seed %llu", (unsigned long long)o->seed); /* else -llamp-seed is in the rest */
+  if (!o->pass_seed) fprintf(f, " --seed %llu", (unsigned long long)o->seed); /* else -llamp-seed is in the rest */
   static const char *const dropped[] = {"--slurm", "--partition", "--account", "--time", "--mem-per-task",
                                         "--throttle", "--setup", "--out", "--runner", "--seed"};
   int i = 1;
@@ -573,6 +573,9 @@ static void write_slurm(const opts_t *o, int argc, char **argv) {
   if (fclose(f) != 0) die("%s: write failed", o->slurm);
   chmod(o->slurm, 0755);
   fprintf(stderr, "%s: wrote %s (%zu tasks); submit with: bash %s submit\n", prog, o->slurm, o->n, o->slurm);
+  if (!o->have_seed && !o->pass_seed)
+    fprintf(stderr, "%s: seed %llu (--seed %llu reproduces this study)\n", prog, (unsigned long long)o->seed,
+            (unsigned long long)o->seed);
 }
 
 int main(int argc, char **argv) {
@@ -678,9 +681,9 @@ int main(int argc, char **argv) {
     snprintf(job, sizeof job, "%s/job.sh", o.out);
     o.slurm = job;
   }
-  if ((o.slurm || o.variant_run >= 0 || o.merge) && !o.pass_seed && !o.have_seed)
-    die("%s: give --seed (every task and the merge must agree on it)",
-        o.slurm ? "--slurm" : o.merge ? "--merge" : "--variant-run");
+  /* (the job script passes --seed: the tasks and the merge agree on it) */
+  if ((o.variant_run >= 0 || o.merge) && !o.pass_seed && !o.have_seed)
+    die("%s: give --seed (every run and the merge must agree on it)", o.merge ? "--merge" : "--variant-run");
   if (o.variant_run >= 0 && (size_t)o.variant_run >= o.n)
     die("--variant-run %ld: there are %zu variants (0 .. %zu)", o.variant_run, o.n, o.n - 1);
   if (!o.pass_seed && !o.have_seed) o.seed = (uint64_t)time(NULL) % 1000000000u;
