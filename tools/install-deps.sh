@@ -2,6 +2,7 @@
 # Install the Debian packages the build and the tests need (root, bookworm).
 # Only Debian's archive is used.  Skips apt when everything is present.
 set -eu
+PATH=$PATH:/usr/sbin:/sbin   # munged, slurmctld, slurmd
 need=""
 command -v cmake >/dev/null || need="$need cmake"
 command -v cc >/dev/null || need="$need build-essential"
@@ -21,9 +22,9 @@ command -v ip >/dev/null || need="$need iproute2"   # calibration across two net
 command -v pkg-config >/dev/null || need="$need pkgconf"   # install_package: the installed .pc file
 command -v strace >/dev/null || need="$need strace"   # capture_smpi_timer: counts SMPI's clock system calls
 command -v dpkg-deb >/dev/null || need="$need dpkg"   # install_package: cpack -G DEB, dpkg-deb -x
-command -v munged >/dev/null || PATH=$PATH:/usr/sbin command -v munged >/dev/null || need="$need munge"   # study/whatif Slurm tests: a private munged
-PATH=$PATH:/usr/sbin command -v slurmctld >/dev/null || need="$need slurmctld"   # study/whatif Slurm tests: a private one-node cluster
-PATH=$PATH:/usr/sbin command -v slurmd >/dev/null || need="$need slurmd"
+command -v munged >/dev/null || need="$need munge"   # study/whatif Slurm tests: a private munged
+command -v slurmctld >/dev/null || need="$need slurmctld"   # study/whatif Slurm tests: a private one-node cluster
+command -v slurmd >/dev/null || need="$need slurmd"
 command -v sbatch >/dev/null || need="$need slurm-client"
 if [ -n "$need" ]; then
   if [ "$(id -u)" != 0 ]; then
