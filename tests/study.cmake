@@ -27,3 +27,17 @@ add_test(NAME study_stencil3d_simgrid
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study/real_study.sh ${CMAKE_BINARY_DIR}/bin ${PROJECT_SOURCE_DIR})
 set_tests_properties(study_stencil3d_simgrid PROPERTIES LABELS "study;needs-simgrid" SKIP_RETURN_CODE 77
                      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# The same on a real Slurm: a private one-node cluster (tests/study/slurm_cluster.sh)
+# started once for these tests (fixture `slurm`), stopped after them; skipped
+# with the reason when it cannot start (not root, munge or Slurm not installed).
+set(_slurm_dir ${CMAKE_CURRENT_BINARY_DIR}/slurm-cluster)
+add_test(NAME slurm_cluster_start COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study/slurm_cluster.sh start ${_slurm_dir})
+add_test(NAME slurm_cluster_stop COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study/slurm_cluster.sh stop ${_slurm_dir})
+set_tests_properties(slurm_cluster_start PROPERTIES FIXTURES_SETUP slurm SKIP_RETURN_CODE 77 LABELS "study;slurm")
+set_tests_properties(slurm_cluster_stop PROPERTIES FIXTURES_CLEANUP slurm LABELS "study;slurm")
+foreach(_case study killed failing whatif)
+  add_test(NAME slurm_${_case} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/study/slurm_study.sh ${_case}
+           ${CMAKE_BINARY_DIR}/bin ${PROJECT_SOURCE_DIR} ${_slurm_dir})
+  set_tests_properties(slurm_${_case} PROPERTIES FIXTURES_REQUIRED slurm SKIP_RETURN_CODE 77 LABELS "study;slurm"
+                       WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endforeach()

@@ -2,6 +2,7 @@
 # Install the Debian packages the build and the tests need (root, bookworm).
 # Only Debian's archive is used.  Skips apt when everything is present.
 set -eu
+PATH=$PATH:/usr/sbin:/sbin   # munged, slurmctld, slurmd
 need=""
 command -v cmake >/dev/null || need="$need cmake"
 command -v cc >/dev/null || need="$need build-essential"
@@ -21,6 +22,10 @@ command -v ip >/dev/null || need="$need iproute2"   # calibration across two net
 command -v pkg-config >/dev/null || need="$need pkgconf"   # install_package: the installed .pc file
 command -v strace >/dev/null || need="$need strace"   # capture_smpi_timer: counts SMPI's clock system calls
 command -v dpkg-deb >/dev/null || need="$need dpkg"   # install_package: cpack -G DEB, dpkg-deb -x
+command -v munged >/dev/null || need="$need munge"   # study/whatif Slurm tests: a private munged
+command -v slurmctld >/dev/null || need="$need slurmctld"   # study/whatif Slurm tests: a private one-node cluster
+command -v slurmd >/dev/null || need="$need slurmd"
+command -v sbatch >/dev/null || need="$need slurm-client"
 if [ -n "$need" ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing:$need (run as root or install them)" >&2
@@ -28,5 +33,12 @@ if [ -n "$need" ]; then
   fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q >/dev/null
+  # no daemon of the packages (munge, slurmd, slurmctld) may start on the
+  # machine: the tests start their own (tests/study/slurm_cluster.sh)
+  rc_guard=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && rc_guard=1
+  fi
   apt-get install -y -q $need >/dev/null
+  [ -z "$rc_guard" ] || rm -f /usr/sbin/policy-rc.d
 fi

@@ -5,6 +5,7 @@
 #   FAKE_COUNT  file that gets one line per run
 #   FAKE_FAIL   seed whose run fails (exit 3)
 #   FAKE_KILL   seed whose run kills the study (its parent) first
+#   FAKE_HANG   seed whose run waits (for a scancel) instead of reporting
 seed= out=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -16,6 +17,7 @@ done
 [ -n "$seed" ] && [ -n "$out" ] || { echo "fake_runner: missing -llamp-seed/-llamp-out" >&2; exit 2; }
 [ -n "${FAKE_COUNT:-}" ] && echo "$seed" >> "$FAKE_COUNT"
 [ "$seed" = "${FAKE_KILL:-none}" ] && kill -TERM "$PPID" && sleep 1 && exit 9
+[ "$seed" = "${FAKE_HANG:-none}" ] && { echo "fake_runner: waiting to be killed" >&2; sleep 600; exit 9; }
 [ "$seed" = "${FAKE_FAIL:-none}" ] && { echo "fake_runner: failing on purpose" >&2; exit 3; }
 mkdir -p "$out"
 awk -v s="$seed" 'BEGIN {

@@ -2,8 +2,9 @@
  * in parallel, and summarise them (docs/studies.md).
  *
  * usage: smpi_llamp-study [-n N] [-j JOBS] [--seed S] [--out DIR]
- *                         [--variability MODE] [--slurm FILE] [--merge]
+ *                         [--variability MODE] [--slurm FILE [--submit]] [--merge]
  *                         [smpi_llamp-run / smpirun options] PROGRAM [ARGS...]
+ *        smpi_llamp-study --status DIR
  *
  * Sample k runs `smpi_llamp-run -llamp-seed S+k -llamp-out DIR/sample-k ...`.
  * A sample is done when its run exited 0 and its report.json was read; a
@@ -54,7 +55,18 @@ static const char *help =
     "                     models), both (default), or none; passed to smpi_llamp-run as\n"
     "                     -llamp-kernel-noise MODE (docs/models.md)\n"
     "  --slurm FILE       write a Slurm job-array script for this study (one task\n"
-    "                     per sample, then a merge job) and exit\n"
+    "                     per sample, then a merge job after every task) and exit;\n"
+    "                     `bash FILE submit` submits it (docs/studies.md)\n"
+    "  --submit           write the script (--slurm FILE, default DIR/job.sh) and\n"
+    "                     submit it; prints the job ids\n"
+    "  --partition P, --account A, --time T, --mem-per-task M\n"
+    "                     sbatch's --partition, --account, --time, --mem of every\n"
+    "                     task and of the merge job\n"
+    "  --throttle K       at most K tasks of the array at a time (--array=...%K)\n"
+    "  --setup LINE       a shell line the job runs first (e.g. 'module load simgrid')\n"
+    "  --status DIR       samples done, running, failed and pending of the study in\n"
+    "                     DIR (with squeue/sacct when the study was submitted)\n"
+    "  --sample K         run sample K only (what each Slurm task runs)\n"
     "  --evict K          then rerun every sample without its K slowest hosts (by the\n"
     "                     generated kernel models), replaced by the fastest spare\n"
     "                     hosts of the platform (needs -platform with more hosts\n"
@@ -70,8 +82,11 @@ typedef struct {
   int jobs;
   unsigned evict;
   uint64_t seed;
-  int have_seed, merge_only;
+  int have_seed, merge_only, submit;
+  long sample; /* --sample K, else -1 */
   const char *out, *variability, *slurm, *runner;
+  const char *partition, *account, *time_limit, *mem, *setup; /* sbatch; NULL: not given */
+  long throttle;
   char **pass; /* smpi_llamp-run's arguments */
   int npass;
 } opts_t;
@@ -94,7 +109,7 @@ static char *joined_command(const opts_t *o) {
 }
 
 /* The study's identity: a rerun must be the same study to resume it. */
-static void check_plan(const opts_t *o, const char *cmd) {
+static void check_plan(const opts_t *o, const char *cmd, int record_n) {
   char path[PATH_MAX], line[1 << 16];
   snprintf(path, sizeof path, "%s/study.plan", o->out);
   char want[sizeof line];
@@ -107,10 +122,12 @@ static void check_plan(const opts_t *o, const char *cmd) {
     if (strcmp(line, want) != 0)
       die("%s holds another study (%s:1: %.*s); use another --out, or the same command and --seed",
           o->out, path, (int)strcspn(line, "\n"), line);
-    return;
+    if (!record_n) return; /* a Slurm task: others read the plan at the same time */
   }
+  /* line 2, the sample count, is for --status; only line 1 is the identity */
   f = fopen(path, "w");
-  if (!f || fputs(want, f) < 0 || fclose(f) != 0) die("%s: cannot write: %s", path, strerror(errno));
+  if (!f || fputs(want, f) < 0 || fprintf(f, "samples %zu\n", o->n) < 0 || fclose(f) != 0)
+    die("%s: cannot write: %s", path, strerror(errno));
 }
 
 static int is_done(const opts_t *o, size_t k, uint64_t seed) {
@@ -194,6 +211,20 @@ static pid_t start_sample(const opts_t *o, size_t k) {
   return pid;
 }
 
+/* A `failed` file says why a sample failed, for --status and the merge. */
+static void mark_failed(const char *dir, const char *fmt, ...) {
+  char path[PATH_MAX + 16];
+  snprintf(path, sizeof path, "%s/failed", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  fputc('\n', f);
+  fclose(f);
+}
+
 /* After a sample's run: read its report; mark it done. */
 static int finish_sample(const opts_t *o, size_t k, int status, llamp_study_sample_t *s) {
   char dir[PATH_MAX], path[PATH_MAX + 32], err[1024];
@@ -203,11 +234,14 @@ static int finish_sample(const opts_t *o, size_t k, int status, llamp_study_samp
     fprintf(stderr, "%s: sample %zu (seed %llu) failed (%s %d): see %s/run.log\n", prog, k,
             (unsigned long long)s->seed, WIFEXITED(status) ? "exit" : "signal",
             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), dir);
+    mark_failed(dir, "%s %d", WIFEXITED(status) ? "exit" : "signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
     return -1;
   }
   snprintf(path, sizeof path, "%s/out/report.json", dir);
   if (llamp_study_read_sample(path, s, err, sizeof err)) {
     fprintf(stderr, "%s: sample %zu: %s\n", prog, k, err);
+    mark_failed(dir, "%s", err);
     return -1;
   }
   snprintf(path, sizeof path, "%s/done", dir);
@@ -230,33 +264,125 @@ static void progress(size_t done, size_t todo, int running, size_t failed, doubl
   if (done && done < todo) fprintf(stderr, ", ~%.0f s left   ", left);
 }
 
-static void write_slurm(const opts_t *o, const char *cmd) {
+/* `s` as one shell word: single-quoted, a ' as '\'' */
+static void put_quoted(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++)
+    if (*s == '\'') fputs("'\\''", f);
+    else fputc(*s, f);
+  fputc('\'', f);
+}
+
+/* An absolute path for the job script, which runs elsewhere: `p` itself when
+ * absolute, else resolved from here (or from PATH for a bare name). */
+static int absolute(const char *p, char *buf, size_t len) {
+  if (p[0] == '/') return snprintf(buf, len, "%s", p), 0;
+  if (strchr(p, '/')) return len >= PATH_MAX && realpath(p, buf) ? 0 : -1;
+  const char *path = getenv("PATH");
+  while (path && *path) {
+    size_t l = strcspn(path, ":");
+    snprintf(buf, len, "%.*s/%s", (int)l, path, p);
+    if (l && buf[0] == '/' && access(buf, X_OK) == 0) return 0;
+    path += l + (path[l] == ':');
+  }
+  return -1;
+}
+
+/* The job script: each task runs `smpi_llamp-study --sample K` with this
+ * study's options (the same code as a local run: the same `done` files and
+ * reports), by absolute path, since a batch job's PATH need not hold the
+ * build tree; `bash FILE submit` submits the array, then the merge job after
+ * every task (afterany) whether they succeeded or not. */
+static void write_slurm(const opts_t *o) {
+  char study[PATH_MAX], runner[PATH_MAX], out[PATH_MAX], cwd[PATH_MAX], script[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", study, sizeof study - 1);
+  if (n <= 0) die("/proc/self/exe: cannot read: %s", strerror(errno));
+  study[n] = 0;
+  if (absolute(o->runner, runner, sizeof runner))
+    die("--runner: '%s' not found (expected an executable, by path or on PATH)", o->runner);
+  if (!getcwd(cwd, sizeof cwd)) die("getcwd: %s", strerror(errno));
+  if (!realpath(o->out, out)) die("%s: %s", o->out, strerror(errno));
   FILE *f = fopen(o->slurm, "w");
   if (!f) die("%s: cannot write: %s", o->slurm, strerror(errno));
+  if (!realpath(o->slurm, script)) die("%s: %s", o->slurm, strerror(errno));
   fprintf(f,
           "#!/bin/bash\n"
-          "# Slurm job array for a smpi-llamp variability study: one task per sample,\n"
-          "# then the merge.  Submit with:  bash %s submit\n"
+          "# Slurm job array for a smpi-llamp variability study (docs/studies.md):\n"
+          "# one task per sample, then the merge.  Submit with:  bash %s submit\n"
+          "# (or smpi_llamp-study --submit); progress: smpi_llamp-study --status %s\n"
           "#SBATCH --job-name=llamp-study\n"
-          "#SBATCH --array=0-%zu\n"
-          "#SBATCH --ntasks=1\n"
-          "#SBATCH --output=%s/slurm-%%a.log\n"
-          "set -euo pipefail\n"
-          "OUT='%s'\nBASE_SEED=%llu\nN=%zu\n"
-          "if [ \"${1:-}\" = submit ]; then\n"
-          "  jid=$(sbatch --parsable \"$0\")\n"
-          "  sbatch --dependency=afterany:$jid --job-name=llamp-study-merge --wrap \\\n"
-          "    \"smpi_llamp-study --merge -n $N --seed $BASE_SEED --out '$OUT' --variability %s %s\"\n"
-          "  exit 0\n"
-          "fi\n"
-          "k=$SLURM_ARRAY_TASK_ID\n"
-          "d=$(printf '%%s/sample-%%04d' \"$OUT\" \"$k\")\n"
-          "rm -rf \"$d\"; mkdir -p \"$d\"\n"
-          "seed=$((BASE_SEED + k))\n"
-          "smpi_llamp-run -llamp-seed \"$seed\" -llamp-out \"$d/out\" -llamp-kernel-noise %s %s > \"$d/run.log\" 2>&1\n"
-          "echo \"seed $seed\" > \"$d/done\"\n",
-          o->slurm, o->n - 1, o->out, o->out, (unsigned long long)o->seed, o->n, o->variability,
-          cmd, o->variability, cmd);
+          "#SBATCH --array=0-%zu",
+          o->slurm, out, o->n - 1);
+  if (o->throttle) fprintf(f, "%%%ld", o->throttle);
+  fprintf(f, "\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n#SBATCH --output=%s/slurm-%%A_%%a.log\n", cwd, out);
+  const char *sbopt[] = {"partition", o->partition, "account", o->account, "time", o->time_limit,
+                         "mem", o->mem};
+  for (int i = 0; i < 8; i += 2)
+    if (sbopt[i + 1]) fprintf(f, "#SBATCH --%s=%s\n", sbopt[i], sbopt[i + 1]);
+  fputs("set -euo pipefail\n", f);
+  fputs("STUDY=", f), put_quoted(f, study);
+  fputs("\nRUNNER=", f), put_quoted(f, runner);
+  fputs("\nSCRIPT=", f), put_quoted(f, script);
+  fputs("\nWORKDIR=", f), put_quoted(f, cwd);
+  fputs("\nOUT=", f), put_quoted(f, out);
+  fprintf(f, "\nN=%zu\nBASE_SEED=%llu\n", o->n, (unsigned long long)o->seed);
+  fprintf(f, "ARGS=(-n %zu --seed %llu --out \"$OUT\" --variability %s --runner \"$RUNNER\"", o->n,
+          (unsigned long long)o->seed, o->variability);
+  for (int i = 0; i < o->npass; i++) fputc(' ', f), put_quoted(f, o->pass[i]);
+  fputs(")\n# the merge job's sbatch options (the tasks' are the #SBATCH lines above)\nSBATCH_OPTS=(", f);
+  for (int i = 0, first = 1; i < 8; i += 2)
+    if (sbopt[i + 1]) {
+      fprintf(f, "%s--%s=", first ? "" : " ", sbopt[i]);
+      put_quoted(f, sbopt[i + 1]);
+      first = 0;
+    }
+  fputs(")\n", f);
+  if (o->setup) fprintf(f, "%s\n", o->setup);
+  fprintf(f, "%s",
+          "cd \"$WORKDIR\"\n"
+          "# before any sample: the tools must be here (built or installed on this node)\n"
+          "for t in \"$STUDY\" \"$RUNNER\"; do\n"
+          "  [ -x \"$t\" ] || { echo \"llamp-study job: $t: not found or not executable on $(hostname)\"\\\n"
+          "    \"(build or install smpi-llamp where the nodes see it, or load it with --setup)\" >&2; exit 2; }\n"
+          "done\n"
+          "case \"${1:-}\" in\n"
+          "submit)\n"
+          "  command -v sbatch > /dev/null || { echo \"llamp-study job: sbatch not found (submit on a Slurm login node)\" >&2; exit 1; }\n"
+          "  # only the samples not done yet: a resubmission finishes the study\n"
+          "  todo='' first=-1 last=-2\n"
+          "  for ((k = 0; k <= N; k++)); do\n"
+          "    d=$(printf '%s/sample-%04d/done' \"$OUT\" \"$k\")\n"
+          "    if ((k < N)) && ! grep -qx \"seed $((BASE_SEED + k))\" \"$d\" 2> /dev/null; then\n"
+          "      if ((k == last + 1)); then last=$k; else first=$k last=$k; fi\n"
+          "      continue\n"
+          "    fi\n"
+          "    if ((first >= 0 && last == k - 1)); then\n"
+          "      todo+=${todo:+,}$first\n"
+          "      if ((last > first)); then todo+=-$last; fi\n"
+          "      first=-1\n"
+          "    fi\n"
+          "  done\n"
+          "  dep=()\n"
+          "  if [ -n \"$todo\" ]; then\n"
+          "    throttle=$(sed -n 's/^#SBATCH --array=[^%]*\\(%.*\\)$/\\1/p' \"$SCRIPT\")\n"
+          "    jid=$(sbatch --parsable --array=\"$todo$throttle\" \"$SCRIPT\")\n"
+          "    jid=${jid%%;*}\n"
+          "    dep=(--dependency=afterany:$jid)\n"
+          "    echo \"array job $jid: samples $todo of 0-$((N - 1))\"\n"
+          "  else\n"
+          "    jid=-\n"
+          "    echo \"every sample is done: only the merge\"\n"
+          "  fi\n"
+          "  mid=$(sbatch --parsable \"${dep[@]}\" \"${SBATCH_OPTS[@]}\" --job-name=llamp-study-merge --chdir=\"$WORKDIR\" \\\n"
+          "    --output=\"$OUT/slurm-merge-%j.log\" --wrap \"bash '$SCRIPT' merge\")\n"
+          "  mid=${mid%%;*}\n"
+          "  echo \"merge job $mid (after every task): $OUT/slurm-merge-$mid.log\"\n"
+          "  echo \"$jid $mid\" >> \"$OUT/slurm.jobs\"\n"
+          "  ;;\n"
+          "merge) exec \"$STUDY\" --merge \"${ARGS[@]}\" ;;\n"
+          "'') exec \"$STUDY\" --sample \"${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\" \"${ARGS[@]}\" ;;\n"
+          "*) echo \"usage: bash $0 [submit]\" >&2; exit 2 ;;\n"
+          "esac\n");
   if (fclose(f) != 0) die("%s: write failed", o->slurm);
   chmod(o->slurm, 0755);
   fprintf(stderr, "%s: wrote %s (%zu tasks); submit with: bash %s submit\n", prog, o->slurm, o->n,
@@ -310,6 +436,109 @@ static size_t run_pool(const opts_t *op, const size_t *todo, size_t ntodo, llamp
   return failed;
 }
 
+/* Why sample directory `dir` is not done: its `failed` file, else whether it started. */
+static void why_missing(const char *dir, char *buf, size_t len) {
+  char path[PATH_MAX + 16], line[512];
+  snprintf(path, sizeof path, "%s/failed", dir);
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (!fgets(line, sizeof line, f)) line[0] = 0;
+    fclose(f);
+    line[strcspn(line, "\n")] = 0;
+    snprintf(buf, len, "failed: %s; see %s/run.log", line, dir);
+    return;
+  }
+  struct stat st;
+  if (stat(dir, &st) == 0) snprintf(buf, len, "started, not finished (killed?); see %s/run.log", dir);
+  else snprintf(buf, len, "not run");
+}
+
+/* A Slurm job id as written by the job script: digits only (it goes into a command line). */
+static int is_job_id(const char *s) { return *s && strspn(s, "0123456789") == strlen(s); }
+
+/* --status DIR: done, running, failed and pending samples, from the study
+ * directory and, when it was submitted (DIR/slurm.jobs), squeue and sacct. */
+static int status(const char *dir) {
+  char path[PATH_MAX + 32], line[1 << 16];
+  snprintf(path, sizeof path, "%s/study.plan", dir);
+  FILE *f = fopen(path, "r");
+  if (!f) die("%s: cannot read: %s (not a study directory)", path, strerror(errno));
+  unsigned long long seed;
+  size_t n = 0;
+  if (!fgets(line, sizeof line, f) || sscanf(line, "seed %llu", &seed) != 1)
+    die("%s:1: expected 'seed S variability MODE command ...'", path);
+  char l2[256];
+  if (fgets(l2, sizeof l2, f) && sscanf(l2, "samples %zu", &n) != 1) die("%s:2: expected 'samples N'", path);
+  fclose(f);
+  if (!n) die("%s: no sample count (written by an older smpi_llamp-study: rerun its command to record it)", path);
+  opts_t o = {.n = n, .out = dir, .seed = seed};
+  /* the last submission's job ids */
+  char array[64] = "", merge[64] = "";
+  snprintf(path, sizeof path, "%s/slurm.jobs", dir);
+  f = fopen(path, "r");
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "%63s %63s", array, merge) != 2 || !(is_job_id(array) || !strcmp(array, "-")) || !is_job_id(merge))
+      die("%s: '%.*s' (expected 'ARRAY_JOB_ID MERGE_JOB_ID', as the job script writes)", path,
+          (int)strcspn(line, "\n"), line);
+  if (f) fclose(f);
+  char *queued = calloc(n, 1); /* squeue: 'R' running, 'P' pending */
+  if (!queued) die("out of memory");
+  int have_squeue = 0;
+  char merge_state[64] = "";
+  if (is_job_id(array) || is_job_id(merge)) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "squeue -h -r -j %s -o '%%i %%K %%T' 2> /dev/null", is_job_id(array) ? array : merge);
+    FILE *p = popen(cmd, "r");
+    while (p && fgets(line, sizeof line, p)) {
+      char id[64], st[64];
+      long k;
+      if (sscanf(line, "%63s %ld %63s", id, &k, st) == 3 && k >= 0 && (size_t)k < n)
+        queued[k] = !strcmp(st, "RUNNING") ? 'R' : !strcmp(st, "PENDING") ? 'P' : 0;
+    }
+    have_squeue = p && pclose(p) == 0;
+    snprintf(cmd, sizeof cmd, "squeue -h -j %s -o %%T 2> /dev/null", merge);
+    p = popen(cmd, "r");
+    if (p && fgets(merge_state, sizeof merge_state, p)) merge_state[strcspn(merge_state, "\n")] = 0;
+    if (p) pclose(p);
+  }
+  size_t nd = 0, nr = 0, nf = 0, np = 0;
+  char (*why)[600] = calloc(n, sizeof *why);
+  if (!why) die("out of memory");
+  for (size_t k = 0; k < n; k++) {
+    char d[PATH_MAX];
+    sample_dir(&o, k, d, sizeof d);
+    struct stat st;
+    why_missing(d, why[k], sizeof why[k]);
+    if (is_done(&o, k, seed + k)) nd++, why[k][0] = 0;
+    else if (!strncmp(why[k], "failed", 6)) nf++;
+    else if (queued[k] == 'R' || (!have_squeue && stat(d, &st) == 0)) nr++, why[k][0] = 0;
+    else if (queued[k] == 'P' || stat(d, &st) != 0) np++, why[k][0] = 0;
+    else nf++; /* started, not finished, and no longer queued: killed */
+  }
+  printf("study %s: %zu samples, seeds %llu .. %llu\n", dir, n, seed, seed + n - 1);
+  printf("  done %zu, running %zu, failed %zu, pending %zu\n", nd, nr, nf, np);
+  size_t shown = 0;
+  for (size_t k = 0; k < n; k++)
+    if (why[k][0] && shown++ < 10) printf("  sample %zu (seed %llu) %s\n", k, seed + k, why[k]);
+  if (shown > 10) printf("  ... and %zu more failed\n", shown - 10);
+  if (is_job_id(merge)) {
+    size_t qr = 0, qp = 0;
+    for (size_t k = 0; k < n; k++) qr += queued[k] == 'R', qp += queued[k] == 'P';
+    if (have_squeue)
+      printf("  slurm: array job %s: %zu running, %zu pending in squeue; merge job %s %s\n", array, qr, qp,
+             merge, merge_state[0] ? merge_state : "finished (not in squeue)");
+    else
+      printf("  slurm: array job %s, merge job %s (squeue not available here: running means started)\n",
+             array, merge);
+    if (have_squeue && !qr && !qp && nd < n && !merge_state[0])
+      printf("  %zu sample(s) missing and nothing queued: resubmit (bash job.sh submit) to finish\n", n - nd);
+  }
+  if (nd == n) printf("  complete: %s/study.json after the merge\n", dir);
+  free(queued);
+  free(why);
+  return 0;
+}
+
 static void default_runner(opts_t *o) {
   static char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 32);
@@ -328,7 +557,7 @@ static void default_runner(opts_t *o) {
 }
 
 int main(int argc, char **argv) {
-  opts_t o = {.n = 32, .out = "llamp-study", .variability = "both"};
+  opts_t o = {.n = 32, .out = "llamp-study", .variability = "both", .sample = -1};
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -369,6 +598,36 @@ int main(int argc, char **argv) {
       o.evict = (unsigned)k;
     } else if (!strcmp(a, "--merge")) {
       o.merge_only = 1;
+    } else if (!strcmp(a, "--submit")) {
+      o.submit = 1;
+    } else if (!strcmp(a, "--partition")) {
+      o.partition = VALUE();
+    } else if (!strcmp(a, "--account")) {
+      o.account = VALUE();
+    } else if (!strcmp(a, "--time")) {
+      o.time_limit = VALUE();
+      if (!*o.time_limit || strspn(o.time_limit, "0123456789:-") != strlen(o.time_limit))
+        die("--time: '%s' (expected a Slurm time limit: MINUTES, H:MM:SS or D-HH:MM)", o.time_limit);
+    } else if (!strcmp(a, "--mem-per-task")) {
+      o.mem = VALUE();
+      strtoul(o.mem, &end, 10);
+      if (end == o.mem || (*end && (strchr("KMGTkmgt", *end) == NULL || end[1])))
+        die("--mem-per-task: '%s' (expected a size such as 2000M or 4G)", o.mem);
+    } else if (!strcmp(a, "--throttle")) {
+      const char *v = VALUE();
+      long k = strtol(v, &end, 10);
+      if (*end || k < 1 || k > 1000000) die("--throttle: '%s' (expected a number of tasks >= 1)", v);
+      o.throttle = k;
+    } else if (!strcmp(a, "--setup")) {
+      o.setup = VALUE();
+      if (strchr(o.setup, '\n')) die("--setup: one shell line expected (no newline)");
+    } else if (!strcmp(a, "--status")) {
+      return status(VALUE());
+    } else if (!strcmp(a, "--sample")) {
+      const char *v = VALUE();
+      long k = strtol(v, &end, 10);
+      if (*end || !*v || k < 0) die("--sample: '%s' (expected a sample number >= 0)", v);
+      o.sample = k;
     } else if (!strcmp(a, "--runner")) {
       o.runner = VALUE();
     } else {
@@ -379,6 +638,13 @@ int main(int argc, char **argv) {
   o.pass = argv + i;
   o.npass = argc - i;
   if (o.npass == 0) die("no program to run (see --help)");
+  if (o.sample >= 0 && (size_t)o.sample >= o.n) die("--sample %ld: the study has %zu samples (0 .. %zu)", o.sample, o.n, o.n - 1);
+  if (o.submit && !o.slurm) {
+    static char job[PATH_MAX];
+    snprintf(job, sizeof job, "%s/job.sh", o.out);
+    o.slurm = job;
+  }
+  if (o.slurm && o.evict) die("--evict: not with --slurm (run the eviction pass afterwards, locally)");
   if (!o.runner) default_runner(&o);
   if (!o.jobs) {
     long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -391,11 +657,43 @@ int main(int argc, char **argv) {
   }
   char *cmd = joined_command(&o);
   if (mkdir(o.out, 0777) != 0 && errno != EEXIST) die("%s: cannot create: %s", o.out, strerror(errno));
-  check_plan(&o, cmd);
+  check_plan(&o, cmd, o.sample < 0);
   if (o.slurm) {
-    write_slurm(&o, cmd);
+    write_slurm(&o);
     free(cmd);
+    if (!o.submit) return 0;
+    fflush(stdout);
+    char *sub[] = {"bash", (char *)o.slurm, "submit", NULL};
+    pid_t pid = fork();
+    if (pid < 0) die("fork: %s", strerror(errno));
+    if (pid == 0) {
+      execvp(sub[0], sub);
+      fprintf(stderr, "%s: cannot run bash: %s\n", prog, strerror(errno));
+      _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+      if (errno != EINTR) die("wait: %s", strerror(errno));
+    if (!WIFEXITED(st) || WEXITSTATUS(st)) die("submitting %s failed (see above)", o.slurm);
     return 0;
+  }
+  if (o.sample >= 0) { /* one Slurm task: this sample only, unless done */
+    llamp_study_sample_t one = {0};
+    size_t k = (size_t)o.sample;
+    if (is_done(&o, k, o.seed + k)) {
+      fprintf(stderr, "%s: sample %zu (seed %llu) is already done\n", prog, k, (unsigned long long)(o.seed + k));
+      free(cmd);
+      return 0;
+    }
+    pid_t pid = start_sample(&o, k);
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+      if (errno != EINTR) die("wait: %s", strerror(errno));
+    int failed = finish_sample(&o, k, st, &one);
+    if (!failed) fprintf(stderr, "%s: sample %zu (seed %llu) done\n", prog, k, (unsigned long long)one.seed);
+    llamp_study_sample_free(&one);
+    free(cmd);
+    return failed ? 1 : 0;
   }
 
   llamp_study_sample_t *s = calloc(o.n, sizeof *s);
@@ -474,6 +772,18 @@ int main(int argc, char **argv) {
   if (done < o.n) {
     fprintf(stderr, "%s: %zu of %zu samples missing%s; the summary covers the %zu done (rerun to finish)\n",
             prog, o.n - done, o.n, failed ? " (failed: see their run.log)" : "", done);
+    if (o.merge_only) { /* the merge job's log names them (the tasks' logs are elsewhere) */
+      size_t shown = 0;
+      for (size_t k = 0; k < o.n && shown < 20; k++) {
+        if (k < o.n && is_done(&o, k, o.seed + k)) continue;
+        char d[PATH_MAX], why[600];
+        sample_dir(&o, k, d, sizeof d);
+        why_missing(d, why, sizeof why);
+        fprintf(stderr, "%s: missing sample %zu (seed %llu): %s\n", prog, k, (unsigned long long)(o.seed + k), why);
+        shown++;
+      }
+      if (o.n - done > shown) fprintf(stderr, "%s: ... and %zu more missing\n", prog, o.n - done - shown);
+    }
     return 1;
   }
   return 0;

@@ -68,6 +68,14 @@ static const char *help =
     "  --predict-only     run SimGrid on the base variant only (the capture)\n"
     "  --plot FILE        the runtime plot, .svg or .png (default DIR/whatif.svg)\n"
     "  --runner PATH      instead of smpi_llamp-run beside this program\n"
+    "  --slurm FILE       make the platforms, write a Slurm job array (one task per\n"
+    "                     variant's SimGrid run, then the merge: the predictions and\n"
+    "                     the table) and exit; `bash FILE submit` submits it\n"
+    "  --submit           write it (--slurm FILE, default DIR/job.sh) and submit it\n"
+    "  --partition P, --account A, --time T, --mem-per-task M, --throttle K,\n"
+    "  --setup LINE       sbatch options, as smpi_llamp-study's (docs/studies.md)\n"
+    "  --variant-run K    only variant K's SimGrid run (a Slurm task)\n"
+    "  --merge            the predictions and the table from the runs already made\n"
     "Everything else goes to smpi_llamp-run (not -platform: use --variant).  Ranks are\n"
     "mapped alike on every variant: on the first N hosts in SimGrid's order, or by\n"
     "the -hostfile you give.  Output: DIR/whatif.csv, whatif.json, whatif.txt and the\n"
@@ -168,6 +176,10 @@ typedef struct {
   double threshold;
   uint64_t seed;
   int have_seed, predict_only;
+  long variant_run; /* --variant-run K, else -1 */
+  int merge, submit;
+  const char *slurm, *partition, *account, *time_limit, *mem, *setup;
+  long throttle;
   char **pass;
   int npass;
   long np;              /* -np of the pass-through, -1 if absent */
@@ -337,6 +349,13 @@ static int simulate(const opts_t *o, size_t k, const char *plat, char *msg, size
   char out[PATH_MAX], log[PATH_MAX], seed[32];
   vdir(o, k, "run", out, sizeof out);
   vdir(o, k, "run.log", log, sizeof log);
+  if (o->merge) { /* its Slurm task ran it */
+    char rep[PATH_MAX + 16];
+    snprintf(rep, sizeof rep, "%s/report.json", out);
+    if (access(rep, R_OK) == 0) return 0;
+    snprintf(msg, len, "no SimGrid run (its Slurm task failed or did not run; see %.900s and the task's slurm-*_%zu.log)", log, k);
+    return -1;
+  }
   nftw(out, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
   char **argv = calloc((size_t)o->npass + 10, sizeof *argv);
@@ -463,11 +482,108 @@ static void capture_model(const opts_t *o, const char *report, model_t *m, char 
   if (!m->rndv) m->rndv = cfgpath[0] && strcmp(cfgpath, "none") ? "direct" : "rdma-read";
 }
 
+/* `s` as one shell word: single-quoted, a ' as '\'' */
+static void put_quoted(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++)
+    if (*s == '\'') fputs("'\\''", f);
+    else fputc(*s, f);
+  fputc('\'', f);
+}
+
+/* The job script, as smpi_llamp-study's (docs/studies.md): task K runs
+ * variant K's SimGrid run (`--variant-run K`, task 0 the capture), by
+ * absolute path; the merge job (`--merge`), after every task, the
+ * predictions and the table.  The options are this command's, less the
+ * Slurm ones, with --out, --seed and --runner made absolute/explicit. */
+static void write_slurm(const opts_t *o, int argc, char **argv) {
+  char self[PATH_MAX], runner[PATH_MAX], out[PATH_MAX], cwd[PATH_MAX], script[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) die("/proc/self/exe: cannot read: %s", strerror(errno));
+  self[n] = 0;
+  if (!strchr(o->runner, '/') || !realpath(o->runner, runner))
+    die("--runner: '%s' not found (expected an executable by path)", o->runner);
+  if (!getcwd(cwd, sizeof cwd)) die("getcwd: %s", strerror(errno));
+  if (!realpath(o->out, out)) die("%s: %s", o->out, strerror(errno));
+  FILE *f = fopen(o->slurm, "w");
+  if (!f) die("%s: cannot write: %s", o->slurm, strerror(errno));
+  if (!realpath(o->slurm, script)) die("%s: %s", o->slurm, strerror(errno));
+  fprintf(f,
+          "#!/bin/bash\n"
+          "# Slurm job array for a smpi-llamp what-if sweep: one task per variant's\n"
+          "# SimGrid run (task 0: the capture), then the merge.  Submit with:  bash %s submit\n"
+          "#SBATCH --job-name=llamp-whatif\n#SBATCH --array=0-%zu",
+          o->slurm, o->n - 1);
+  if (o->throttle) fprintf(f, "%%%ld", o->throttle);
+  fprintf(f, "\n#SBATCH --ntasks=1\n#SBATCH --chdir=%s\n#SBATCH --output=%s/slurm-%%A_%%a.log\n", cwd, out);
+  const char *sbopt[] = {"partition", o->partition, "account", o->account, "time", o->time_limit, "mem", o->mem};
+  for (int i = 0; i < 8; i += 2)
+    if (sbopt[i + 1]) fprintf(f, "#SBATCH --%s=%s\n", sbopt[i], sbopt[i + 1]);
+  fputs("set -euo pipefail\nWHATIF=", f), put_quoted(f, self);
+  fputs("\nRUNNER=", f), put_quoted(f, runner);
+  fputs("\nSCRIPT=", f), put_quoted(f, script);
+  fputs("\nWORKDIR=", f), put_quoted(f, cwd);
+  fputs("\nOUT=", f), put_quoted(f, out);
+  fputs("\nARGS=(--out \"$OUT\" --runner \"$RUNNER\"", f);
+  if (!o->pass_seed) fprintf(f, " --seed %llu", (unsigned long long)o->seed); /* else -llamp-seed is in the rest */
+  static const char *const dropped[] = {"--slurm", "--partition", "--account", "--time", "--mem-per-task",
+                                        "--throttle", "--setup", "--out", "--runner", "--seed"};
+  int i = 1;
+  for (; i < argc && argv[i] != o->pass[0]; i++) {
+    int drop = !strcmp(argv[i], "--submit") || !strcmp(argv[i], "--merge");
+    for (size_t d = 0; d < sizeof dropped / sizeof *dropped; d++)
+      if (!strcmp(argv[i], dropped[d])) drop = 2;
+    if (drop == 2) i++; /* and its value */
+    if (drop) continue;
+    fputc(' ', f), put_quoted(f, argv[i]);
+  }
+  for (; i < argc; i++) fputc(' ', f), put_quoted(f, argv[i]);
+  fputs(")\nSBATCH_OPTS=(", f);
+  for (int k = 0, first = 1; k < 8; k += 2)
+    if (sbopt[k + 1]) {
+      fprintf(f, "%s--%s=", first ? "" : " ", sbopt[k]);
+      put_quoted(f, sbopt[k + 1]);
+      first = 0;
+    }
+  fputs(")\n", f);
+  if (o->setup) fprintf(f, "%s\n", o->setup);
+  fprintf(f, "%s",
+          "cd \"$WORKDIR\"\n"
+          "# before any run: the tools must be here (built or installed on this node)\n"
+          "for t in \"$WHATIF\" \"$RUNNER\"; do\n"
+          "  [ -x \"$t\" ] || { echo \"llamp-whatif job: $t: not found or not executable on $(hostname)\"\\\n"
+          "    \"(build or install smpi-llamp where the nodes see it, or load it with --setup)\" >&2; exit 2; }\n"
+          "done\n"
+          "case \"${1:-}\" in\n"
+          "submit)\n"
+          "  command -v sbatch > /dev/null || { echo \"llamp-whatif job: sbatch not found (submit on a Slurm login node)\" >&2; exit 1; }\n"
+          "  jid=$(sbatch --parsable \"$SCRIPT\")\n"
+          "  jid=${jid%%;*}\n"
+          "  echo \"array job $jid: variants $(sed -n 's/^#SBATCH --array=//p' \"$SCRIPT\")\"\n"
+          "  mid=$(sbatch --parsable --dependency=afterany:$jid \"${SBATCH_OPTS[@]}\" --job-name=llamp-whatif-merge \\\n"
+          "    --chdir=\"$WORKDIR\" --output=\"$OUT/slurm-merge-%j.log\" --wrap \"bash '$SCRIPT' merge\")\n"
+          "  mid=${mid%%;*}\n"
+          "  echo \"merge job $mid (after every task): $OUT/slurm-merge-$mid.log\"\n"
+          "  echo \"$jid $mid\" >> \"$OUT/slurm.jobs\"\n"
+          "  ;;\n"
+          "merge) exec \"$WHATIF\" --merge \"${ARGS[@]}\" ;;\n"
+          "'') exec \"$WHATIF\" --variant-run \"${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\" \"${ARGS[@]}\" ;;\n"
+          "*) echo \"usage: bash $0 [submit]\" >&2; exit 2 ;;\n"
+          "esac\n");
+  if (fclose(f) != 0) die("%s: write failed", o->slurm);
+  chmod(o->slurm, 0755);
+  fprintf(stderr, "%s: wrote %s (%zu tasks); submit with: bash %s submit\n", prog, o->slurm, o->n, o->slurm);
+  if (!o->have_seed && !o->pass_seed)
+    fprintf(stderr, "%s: seed %llu (--seed %llu reproduces this study)\n", prog, (unsigned long long)o->seed,
+            (unsigned long long)o->seed);
+}
+
 int main(int argc, char **argv) {
   opts_t o;
   memset(&o, 0, sizeof o);
   o.out = "llamp-whatif";
   o.threshold = 0.005;
+  o.variant_run = -1;
   char where[64];
   int i = 1;
   for (; i < argc; i++) {
@@ -513,6 +629,36 @@ int main(int argc, char **argv) {
       o.predict_only = 1;
     } else if (!strcmp(a, "--runner")) {
       o.runner = VALUE();
+    } else if (!strcmp(a, "--slurm")) {
+      o.slurm = VALUE();
+    } else if (!strcmp(a, "--submit")) {
+      o.submit = 1;
+    } else if (!strcmp(a, "--merge")) {
+      o.merge = 1;
+    } else if (!strcmp(a, "--variant-run")) {
+      const char *v = VALUE();
+      o.variant_run = strtol(v, &end, 10);
+      if (*end || !*v || o.variant_run < 0) die("--variant-run '%s' (expected a variant number >= 0)", v);
+    } else if (!strcmp(a, "--partition")) {
+      o.partition = VALUE();
+    } else if (!strcmp(a, "--account")) {
+      o.account = VALUE();
+    } else if (!strcmp(a, "--time")) {
+      o.time_limit = VALUE();
+      if (!*o.time_limit || strspn(o.time_limit, "0123456789:-") != strlen(o.time_limit))
+        die("--time '%s' (expected a Slurm time limit: MINUTES, H:MM:SS or D-HH:MM)", o.time_limit);
+    } else if (!strcmp(a, "--mem-per-task")) {
+      o.mem = VALUE();
+      strtoul(o.mem, &end, 10);
+      if (end == o.mem || (*end && (strchr("KMGTkmgt", *end) == NULL || end[1])))
+        die("--mem-per-task '%s' (expected a size such as 2000M or 4G)", o.mem);
+    } else if (!strcmp(a, "--throttle")) {
+      const char *v = VALUE();
+      o.throttle = strtol(v, &end, 10);
+      if (*end || o.throttle < 1 || o.throttle > 1000000) die("--throttle '%s' (expected a number of tasks >= 1)", v);
+    } else if (!strcmp(a, "--setup")) {
+      o.setup = VALUE();
+      if (strchr(o.setup, '\n')) die("--setup: one shell line expected (no newline)");
     } else if (!strncmp(a, "--", 2) && strncmp(a, "--cfg", 5) && strncmp(a, "--log", 5) &&
                strncmp(a, "--llamp", 7)) {
       die("unknown option '%s' (see --help)", a);
@@ -530,6 +676,16 @@ int main(int argc, char **argv) {
   expand(&o, "--switch", o.sw);
   find_bindir();
   if (!o.runner) o.runner = strdup(tool("smpi_llamp-run")); /* tool() reuses its buffers */
+  if (o.submit && !o.slurm) {
+    static char job[PATH_MAX];
+    snprintf(job, sizeof job, "%s/job.sh", o.out);
+    o.slurm = job;
+  }
+  /* (the job script passes --seed: the tasks and the merge agree on it) */
+  if ((o.variant_run >= 0 || o.merge) && !o.pass_seed && !o.have_seed)
+    die("%s: give --seed (every run and the merge must agree on it)", o.merge ? "--merge" : "--variant-run");
+  if (o.variant_run >= 0 && (size_t)o.variant_run >= o.n)
+    die("--variant-run %ld: there are %zu variants (0 .. %zu)", o.variant_run, o.n, o.n - 1);
   if (!o.pass_seed && !o.have_seed) o.seed = (uint64_t)time(NULL) % 1000000000u;
   tty = isatty(2);
   t_start = now();
@@ -539,16 +695,39 @@ int main(int argc, char **argv) {
   char (*plat)[PATH_MAX] = calloc(o.n, sizeof *plat);
   llamp_whatif_result_t *res = calloc(o.n, sizeof *res);
   if (!plat || !res) die("out of memory");
+  int made = o.variant_run >= 0 || o.merge; /* the platforms were made with the job script */
   for (size_t k = 0; k < o.n; k++) {
     char d[PATH_MAX];
     vdir(&o, k, NULL, d, sizeof d);
+    res[k].variant = &o.v[k];
+    if (made) {
+      if (o.v[k].is_file) platform(&o, k, plat[k], sizeof plat[k]);
+      else vdir(&o, k, "platform.xml", plat[k], sizeof plat[k]);
+      if (access(plat[k], R_OK) != 0)
+        die("variant %zu (%s): %s: cannot read (made by --slurm: rerun it)", k, o.v[k].name, plat[k]);
+      continue;
+    }
     nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (mkdir(d, 0777) != 0) die("%s: cannot create: %s", d, strerror(errno));
     progress("variant %zu/%zu (%s): platform", k + 1, o.n, o.v[k].name);
     platform(&o, k, plat[k], sizeof plat[k]);
-    res[k].variant = &o.v[k];
   }
   char msg[2048];
+  if (o.variant_run >= 0) { /* one Slurm task: this variant's SimGrid run */
+    size_t k = (size_t)o.variant_run;
+    if (simulate(&o, k, plat[k], msg, sizeof msg)) die("variant %zu (%s): %s", k, o.v[k].name, msg);
+    fprintf(stderr, "%s: variant %zu (%s): SimGrid run done\n", prog, k, o.v[k].name);
+    return 0;
+  }
+  if (o.slurm) {
+    write_slurm(&o, argc, argv);
+    if (!o.submit) return 0;
+    fflush(stdout);
+    char *sub[] = {"bash", (char *)o.slurm, "submit", NULL};
+    int rc = run(sub, NULL);
+    if (rc) die("submitting %s failed (see above)", o.slurm);
+    return 0;
+  }
   if (o.np > 0 || o.hostfile)
     for (size_t k = 0; k < o.n; k++) {
       progress("variant %zu/%zu (%s): routes", k + 1, o.n, o.v[k].name);
