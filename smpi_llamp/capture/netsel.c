@@ -166,9 +166,11 @@ int llamp_capture_net_resolve(llamp_capture_net_t *out, const llamp_capture_conf
                             len ? "; " : "");
   if (curve_nonzero(&m->o_recv) && len < sizeof out->note)
     snprintf(out->note + len, sizeof out->note - len,
-             "%ssmpi/or is not 0: SMPI charges it on the receiving rank's CPU one completed receive after the "
-             "other (MPI_Waitall, collectives), the DAG to each receive on its own: k receives completing "
-             "together can take up to (k-1) x or longer in SimGrid", len ? "; " : "");
+             "%ssmpi/or is not 0: SMPI sleeps it in the call that completes a receive, one completed "
+             "receive after the other in the order they completed; the DAG chains them in the order the "
+             "capture saw (MPI_Waitall) or the algorithm's (a collective's round), frozen: where the "
+             "messages arrive in another order the DAG can charge up to one or more per receive",
+             len ? "; " : "");
   return 0;
 }
 
