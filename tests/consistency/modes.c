@@ -18,8 +18,15 @@
  *           Waitsome as a Waitany then a sleeping MPI_Test of every other
  *           request: the call polls after its first completion (MPICH's
  *           coll/nonblocking3);
+ *   waitall  rank 0 posts an MPI_Irecv from every other rank (rank order)
+ *           and completes them with one MPI_Waitall, ITERS times; the
+ *           others compute, longer the lower their rank, and send BYTES:
+ *           the messages arrive during the call, in the reverse of the
+ *           array's order.  SMPI's Waitall is a loop of Waitany, each
+ *           completed receive sleeping smpi/or: the receives' or in the
+ *           order they arrived (the capture records that order);
  * Every rank computes a little, differently (smpi_execute_benched), so that
- * the waits are visible. */
+ * the waits are visible.  Prints "end RANK TIME". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,12 +107,27 @@ int main(int argc, char **argv) {
     }
     free(idx);
     free(rq);
+  } else if (!strcmp(c, "waitall")) {
+    MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)p);
+    for (int it = 0; it < iters; it++) {
+      if (rank == 0) {
+        for (int i = 1; i < p; i++) MPI_Irecv(buf, n, MPI_BYTE, i, it, MPI_COMM_WORLD, &rq[i - 1]);
+        smpi_execute_benched(1e-6);
+        MPI_Waitall(p - 1, rq, MPI_STATUSES_IGNORE);
+        smpi_execute_benched(2e-6);
+      } else {
+        smpi_execute_benched(1e-6 * (20 + 7.3 * (p - rank))); /* after 10 + 7 rank: 0.3 us apart */
+        MPI_Send(buf, n, MPI_BYTE, 0, it, MPI_COMM_WORLD);
+      }
+    }
+    free(rq);
   } else {
     if (rank == 0) fprintf(stderr, "modes: unknown case '%s'\n", c);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   smpi_execute_benched(1e-6);
   if (rank == 0) printf("modes: %s done, %d ranks\n", c, p);
+  printf("end %d %.15g\n", rank, MPI_Wtime());
   free(buf);
   free(req);
   MPI_Finalize();
