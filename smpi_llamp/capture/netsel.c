@@ -55,21 +55,6 @@ static void record(llamp_capture_net_t *out, const char *key, const char *value,
     snprintf(s->source, sizeof s->source, "SimGrid");
 }
 
-/* os and ois agree on every eager size (both piecewise linear: compare at
- * each piece's start, one byte after it, and at S) */
-static int eager_equal(const llamp_netmodel_curve_t *a, const llamp_netmodel_curve_t *b, double S) {
-  const llamp_netmodel_curve_t *c[2] = {a, b};
-  for (int k = 0; k < 2; k++)
-    for (unsigned i = 0; i <= c[k]->n; i++) {
-      double x = i < c[k]->n ? c[k]->seg[i].from : S;
-      for (int d = 0; d < 2; d++) {
-        double y = fmin(x + d, S);
-        if (llamp_netmodel_curve_eval(a, y, 0) != llamp_netmodel_curve_eval(b, y, 0)) return 0;
-      }
-    }
-  return 1;
-}
-
 static int curve_nonzero(const llamp_netmodel_curve_t *c) {
   for (unsigned i = 0; i < c->n; i++)
     if (c->seg[i].offset > 0 || c->seg[i].per_byte > 0) return 1;
@@ -154,16 +139,7 @@ int llamp_capture_net_resolve(llamp_capture_net_t *out, const llamp_capture_conf
            smpi_group ? "from the model file's smpi group unless overridden" : "report.json: capture.network_model");
   out->active = !llamp_netmodel_is_trivial(m);
   if (!out->active) return 0;
-  /* what the graph cannot tell apart: the MPI_Start of an MPI_Send_init
-   * request is irequired, hence charged ois; SMPI charges it as a blocking
-   * send (os when detached) */
-  int same = eager_equal(&m->o_send, &m->o_isend, out->S);
   size_t len = strlen(out->note);
-  if (!same)
-    len += (size_t)snprintf(out->note + len, sizeof out->note - len,
-                            "%ssmpi/ois differs from smpi/os: the DAG charges ois to the MPI_Start of an "
-                            "MPI_Send_init request, SMPI os (when detached)",
-                            len ? "; " : "");
   if (curve_nonzero(&m->o_recv) && len < sizeof out->note)
     snprintf(out->note + len, sizeof out->note - len,
              "%ssmpi/or is not 0: SMPI sleeps it in the call that completes a receive, one completed "

@@ -1064,14 +1064,16 @@ static void pw_vertex(const llamp_engine_t *e, uint64_t v, pwv_t *out) {
 }
 
 /* The sends SMPI charges as MPI_Isends (ois): those some vertex irequires
- * and those flagged LLAMP_VERTEX_F_ISEND (a send's costs depend on it). */
+ * and those flagged LLAMP_VERTEX_F_ISEND (a send's costs depend on it);
+ * an irequired one flagged LLAMP_VERTEX_F_OS returns after os instead
+ * (llamp_netmodel_vertex's nonblocking 2). */
 static void costs_mark_nonblocking(llamp_engine_t *e, const llamp_graph_arrays_t *a) {
   for (uint64_t v = 0; v < a->n; v++) {
     if (a->flags && (a->flags[v] & LLAMP_VERTEX_F_ISEND)) e->nonblocking[v] = 1;
     for (uint32_t i = a->in_beg[v]; i < a->in_end[v]; i++) {
       uint32_t u = a->in_src[i] & LLAMP_EDGE_SRC_MASK;
       if ((a->in_src[i] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && a->kind[u] == LLAMP_VERTEX_SEND)
-        e->nonblocking[u] = 1;
+        e->nonblocking[u] = llamp_graph_send_charge(a, u);
     }
   }
 }
@@ -1083,7 +1085,7 @@ static void costs_mark_nonblocking(llamp_engine_t *e, const llamp_graph_arrays_t
 enum { PW_MEMO = 64 };
 typedef struct {
   double s;
-  unsigned flags; /* 0: empty, else 1 + 2 send + nonblocking + 4 synchronous */
+  unsigned flags; /* 0: empty, else 1 + 2 send + 4 synchronous + 8 nonblocking (0, 1 or 2) */
   pwv_t cost;
 } pw_memo_t;
 
@@ -1095,7 +1097,7 @@ static void costs_pw_vertex(llamp_engine_t *e, const llamp_graph_arrays_t *a, pw
   }
   uint64_t u = k == LLAMP_VERTEX_SEND ? v : llamp_graph_partner(e->graph, v);
   double sz = a->value[u];
-  unsigned flags = 1 + 2 * (k == LLAMP_VERTEX_SEND) + e->nonblocking[v] + 4 * send_sync(a, u);
+  unsigned flags = 1 + 2 * (k == LLAMP_VERTEX_SEND) + 4 * send_sync(a, u) + 8 * e->nonblocking[v];
   uint64_t bits;
   memcpy(&bits, &sz, sizeof bits);
   unsigned h = (unsigned)((bits * 0x9e3779b97f4a7c15ull) >> 58) ^ flags;

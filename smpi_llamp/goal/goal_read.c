@@ -533,9 +533,10 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
     value = (double)size / P->calc_div;
   }
 
-  /* options: tag (messages), cpu, nic (messages), sync and isend (sends: a
-   * synchronous send, LLAMP_VERTEX_F_SYNC; charged as an MPI_Isend,
-   * LLAMP_VERTEX_F_ISEND); cpu and nic are ignored */
+  /* options: tag (messages), cpu, nic (messages), sync, isend and os (sends:
+   * a synchronous send, LLAMP_VERTEX_F_SYNC; charged as an MPI_Isend,
+   * LLAMP_VERTEX_F_ISEND; as a blocking send though irequired,
+   * LLAMP_VERTEX_F_OS); cpu and nic are ignored */
   for (;;) {
     if (skip_blank(P)) return -1;
     if (P->p >= P->end || *P->p == '\n' || *P->p == '}') break;
@@ -554,15 +555,18 @@ static int parse_op(goal_parser_t *P, llamp_vertex_kind_t kind, const char *labe
       vflags |= LLAMP_VERTEX_F_SYNC;
     } else if (kind == LLAMP_VERTEX_SEND && KW(w, n, "isend") && !(vflags & LLAMP_VERTEX_F_ISEND)) {
       vflags |= LLAMP_VERTEX_F_ISEND;
+    } else if (kind == LLAMP_VERTEX_SEND && KW(w, n, "os") && !(vflags & LLAMP_VERTEX_F_OS)) {
+      vflags |= LLAMP_VERTEX_F_OS;
     } else {
       const char *why = "unexpected";
       if (n) {
         P->p = w;
-        int known = KW(w, n, "tag") || KW(w, n, "cpu") || KW(w, n, "nic") || KW(w, n, "sync") || KW(w, n, "isend");
+        int known = KW(w, n, "tag") || KW(w, n, "cpu") || KW(w, n, "nic") || KW(w, n, "sync") || KW(w, n, "isend") ||
+                    KW(w, n, "os");
         why = known ? "repeated or misplaced option" : "unknown keyword";
       }
       return fail(P, "%s %s: expected %s or end of line", why, found(P, fb, sizeof fb),
-                  kind == LLAMP_VERTEX_SEND ? "`tag`, `cpu`, `nic`, `sync`, `isend`" : is_msg ? "`tag`, `cpu`, `nic`" : "`cpu`");
+                  kind == LLAMP_VERTEX_SEND ? "`tag`, `cpu`, `nic`, `sync`, `isend`, `os`" : is_msg ? "`tag`, `cpu`, `nic`" : "`cpu`");
     }
   }
 

@@ -152,6 +152,7 @@ static int write_op(out_t *o, const llamp_graph_t *g, uint64_t v, uint64_t li, d
     unsigned f = llamp_graph_flags(g, v);
     if (f & LLAMP_VERTEX_F_SYNC) out_str(o, " sync");
     if (f & LLAMP_VERTEX_F_ISEND) out_str(o, " isend");
+    if (f & LLAMP_VERTEX_F_OS) out_str(o, " os");
   }
   out_str(o, "\n");
   return 0;

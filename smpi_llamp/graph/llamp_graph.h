@@ -111,7 +111,13 @@ int64_t llamp_builder_add(llamp_builder_t *b, uint32_t rank, llamp_vertex_kind_t
  * the sends of collectives made of Request::isend or sendrecv.  A send some
  * operation irequires is one already (docs/model.md, "CPU"). */
 #define LLAMP_VERTEX_F_ISEND 0x2u
-#define LLAMP_VERTEX_F_ALL (LLAMP_VERTEX_F_SYNC | LLAMP_VERTEX_F_ISEND)
+/* LLAMP_VERTEX_F_OS: a send SMPI charges as a blocking one (smpi/os when
+ * detached) although the next operation only irequires it: the MPI_Start of
+ * an MPI_Send_init request, which has no MPI_REQ_ISEND (Request::start).
+ * The next operation waits for that os.  Wins over an irequires edge, not
+ * over LLAMP_VERTEX_F_ISEND. */
+#define LLAMP_VERTEX_F_OS 0x4u
+#define LLAMP_VERTEX_F_ALL (LLAMP_VERTEX_F_SYNC | LLAMP_VERTEX_F_ISEND | LLAMP_VERTEX_F_OS)
 /* Set operation `id`'s flags (LLAMP_VERTEX_F_*; on sends only; flags set
  * twice add up).
  * 0 / -1 (bad id or flag, out of memory). */
@@ -224,6 +230,12 @@ void llamp_graph_arrays(const llamp_graph_t *g, llamp_graph_arrays_t *out);
 /* Is send v synchronous (LLAMP_VERTEX_F_SYNC)?  For the hot loops. */
 static inline int llamp_graph_arrays_sync(const llamp_graph_arrays_t *a, uint64_t v) {
   return a->flags && (a->flags[v] & LLAMP_VERTEX_F_SYNC);
+}
+/* How SMPI charges send v that an operation irequires: 1 as an MPI_Isend
+ * (ois), 2 as a blocking send whose call returns after os
+ * (LLAMP_VERTEX_F_OS without LLAMP_VERTEX_F_ISEND). */
+static inline int llamp_graph_send_charge(const llamp_graph_arrays_t *a, uint64_t v) {
+  return a->flags && (a->flags[v] & (LLAMP_VERTEX_F_OS | LLAMP_VERTEX_F_ISEND)) == LLAMP_VERTEX_F_OS ? 2 : 1;
 }
 
 /* Invariant checker (hwloc_topology_check style): topological numbering,

@@ -200,7 +200,7 @@ static void net_of(const model_t *m, uint64_t v, llamp_netmodel_vertex_t *x) {
   if (!m->net || m->a.kind[v] == LLAMP_VERTEX_CALC) return;
   int send = m->a.kind[v] == LLAMP_VERTEX_SEND;
   uint64_t u = send ? v : llamp_graph_partner(m->g, v);
-  llamp_netmodel_vertex(m->net, send, send && m->nonblocking[v], m->a.value[u], m->S, send_sync(m, u), x);
+  llamp_netmodel_vertex(m->net, send, send ? m->nonblocking[v] : 0, m->a.value[u], m->S, send_sync(m, u), x);
 }
 
 /* A send or receive of a message from a rank to itself: no l, no G, no
@@ -526,7 +526,7 @@ static int model_init(model_t *m, const llamp_graph_t *g, const llamp_params_t *
     for (uint64_t e = 0; e < E; e++) {
       uint32_t u = m->a.in_src[e] & LLAMP_EDGE_SRC_MASK;
       if ((m->a.in_src[e] >> LLAMP_EDGE_KIND_SHIFT) == LLAMP_EDGE_IREQUIRES && m->a.kind[u] == LLAMP_VERTEX_SEND)
-        m->nonblocking[u] = 1;
+        m->nonblocking[u] = (uint8_t)llamp_graph_send_charge(&m->a, u);
     }
   }
   if (m->gap && p->gap_prev) { /* the engine's chains (the NIC rule's receive order) */

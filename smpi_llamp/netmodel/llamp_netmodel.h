@@ -84,9 +84,10 @@ void llamp_netmodel_message(const llamp_netmodel_t *m, double s, int eager,
  * engine and the LP export both use this): cpu = CPU time besides o (a
  * blocking send: cpu_send, a send `nonblocking` -- one some successor only
  * irequires or one flagged LLAMP_VERTEX_F_ISEND, as SMPI's MPI_Isend,
- * Sendrecv and collectives charge -- cpu_isend, a receive: cpu_recv), c and
- * k = its transfer, start = what an irequires successor waits (an Isend's
- * cpu_isend, else 0).  SMPI
+ * Sendrecv and collectives charge -- cpu_isend; `nonblocking` 2, the
+ * MPI_Start of an MPI_Send_init request (LLAMP_VERTEX_F_OS): cpu_send; a
+ * receive: cpu_recv), c and k = its transfer, start = what an irequires
+ * successor waits (an Isend's cpu_isend, a Start's cpu_send, else 0).  SMPI
  * sleeps os in a detached send (s <= S) and in a synchronous one (`sync`,
  * never detached), or in a receive from a detached send only. */
 typedef struct {

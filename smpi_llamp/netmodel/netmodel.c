@@ -238,6 +238,7 @@ void llamp_netmodel_vertex(const llamp_netmodel_t *m, int is_send, int nonblocki
   out->k = x.k;
   out->start = 0;
   if (!is_send) out->cpu = x.cpu_recv;
+  else if (nonblocking == 2) out->cpu = out->start = x.cpu_send; /* MPI_Start of a Send_init: os */
   else if (nonblocking) out->cpu = out->start = x.cpu_isend; /* SMPI sleeps ois inside MPI_Isend */
   else out->cpu = x.cpu_send;
 }

@@ -199,7 +199,7 @@ static int bfail(rank_t *k) {
 /* ---- emitting vertices and dependencies ----------------------------------------- */
 
 /* bk: the buffered send's LLAMP_VERTEX_F_* flags, shifted */
-#define BUF_FLAG_SHIFT 6
+#define BUF_FLAG_SHIFT 5
 #define BUF_FLAGS (LLAMP_VERTEX_F_ALL << BUF_FLAG_SHIFT)
 _Static_assert((LLAMP_VERTEX_F_ALL << BUF_FLAG_SHIFT) <= 0xff && LLAMP_VERTEX_RECV < (1 << BUF_FLAG_SHIFT),
                "vertex kinds and flags share a byte");
@@ -1678,6 +1678,8 @@ static int record(rank_t *k, const llamp_trace_rec_t *rec, const uint64_t *pl,
       if (!r || (r->type != REQ_PSEND && r->type != REQ_PRECV))
         return rfail(k, "request %llu is not a persistent request", (unsigned long long)id);
       if (post(k, r, r->type == REQ_PRECV, r->comm, r->peer, r->tag, r->bytes)) return -1;
+      /* SMPI's Request::start of a Send_init request (no MPI_REQ_ISEND) sleeps os */
+      if (r->type == REQ_PSEND && r->op != NONE32 && mark(k, r->op, LLAMP_VERTEX_F_OS)) return -1;
     }
     return 0;
   }

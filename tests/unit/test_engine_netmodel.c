@@ -212,6 +212,40 @@ int main(void) {
   check_all(g, &p, 7.7016 * us, 2016, 2);
   llamp_graph_destroy(g);
 
+  /* the MPI_Start of a 100 B Send_init request (irequired, LLAMP_VERTEX_F_OS):
+   * SMPI sleeps os, not ois, as for a blocking send: 1.1 + 2.0232 + 0.5 + 1 =
+   * 4.6232 us (as an Isend 3.8232); the same through the binary file */
+  g = pingone_as(100, 1, LLAMP_VERTEX_F_OS);
+  check_all(g, &p, 4.6232 * us, 232, 2);
+  {
+    const char *path = "test_engine_netmodel_os.llg";
+    CHECK(llamp_graph_write_binary(g, path, err, sizeof err) == 0);
+    llamp_graph_t *h = llamp_graph_read_binary(path, err, sizeof err);
+    CHECK(h != NULL && llamp_graph_flags(h, 0) == LLAMP_VERTEX_F_OS);
+    if (h) check_all(h, &p, 4.6232 * us, 232, 2);
+    llamp_graph_destroy(h);
+    remove(path);
+  }
+  llamp_graph_destroy(g);
+  /* its rank waits for that os: with 5 us of calc after the Start, rank 0
+   * ends at 1.1 + 5 = 6.1 us (after an Isend 0.3 + 5 = 5.3 us) */
+  {
+    llamp_builder_t *b = llamp_builder_create(2, "start");
+    int64_t snd = llamp_builder_add(b, 0, LLAMP_VERTEX_SEND, 100, 1, 0, 1);
+    CHECK(llamp_builder_set_flags(b, snd, LLAMP_VERTEX_F_OS) == 0);
+    int64_t a1 = llamp_builder_add(b, 0, LLAMP_VERTEX_CALC, 5e-6, 0, 0, 2);
+    llamp_builder_depend(b, a1, snd, LLAMP_EDGE_IREQUIRES, 3);
+    llamp_builder_add(b, 1, LLAMP_VERTEX_RECV, 100, 0, 0, 4);
+    g = llamp_builder_finish(b, err, sizeof err);
+    CHECK(g != NULL);
+    llamp_point_t pt;
+    llamp_engine_t *e = g ? llamp_engine_create(g, &p, err, sizeof err) : NULL;
+    CHECK(e && llamp_engine_point(e, &p, &pt) == 0);
+    if (e) CHECK_CLOSE(pt.T, 6.1 * us, 1e-15);
+    llamp_engine_destroy(e);
+    llamp_graph_destroy(g);
+  }
+
   /* 70000 B (rendezvous, SMPI's direct protocol): no os, no or; the
    * receive ends at L + (2-1) L_ref + 70016 G = 11.0016 us; +1 us calc */
   g = pingone(70000, 0);

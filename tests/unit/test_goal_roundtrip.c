@@ -144,13 +144,14 @@ static void test_files(void) {
     llamp_graph_t *g = llamp_goal_read(path, NULL, err, sizeof err);
     CHECK(g != NULL);
     if (!g) continue;
-    if (!strcmp(files[i], "sync.goal")) { /* 2 sync, 2 isend sends (one both) */
-      unsigned nsync = 0, nisend = 0;
+    if (!strcmp(files[i], "sync.goal")) { /* 2 sync, 2 isend sends (one both), 1 os */
+      unsigned nsync = 0, nisend = 0, nos = 0;
       for (uint64_t v = 0; v < llamp_graph_num_vertices(g); v++) {
         nsync += (llamp_graph_flags(g, v) & LLAMP_VERTEX_F_SYNC) != 0;
         nisend += (llamp_graph_flags(g, v) & LLAMP_VERTEX_F_ISEND) != 0;
+        nos += (llamp_graph_flags(g, v) & LLAMP_VERTEX_F_OS) != 0;
       }
-      CHECK(nsync == 2 && nisend == 2);
+      CHECK(nsync == 2 && nisend == 2 && nos == 1);
     }
     roundtrip(g, NULL, 0.0, path);
     llamp_graph_destroy(g);

@@ -124,7 +124,8 @@ static double lp_rand_size(lp_rng_t *r, double S) {
 static double lp_self_share = 0;
 /* Share of the other messages whose send is synchronous (MPI_Ssend,
  * MPI_Issend: LLAMP_VERTEX_F_SYNC), and, independently, of those charged
- * as an MPI_Isend (LLAMP_VERTEX_F_ISEND); 0 leaves the graphs unchanged. */
+ * as an MPI_Isend (LLAMP_VERTEX_F_ISEND), and of those charged os though
+ * irequired (LLAMP_VERTEX_F_OS, an MPI_Start); 0 leaves the graphs unchanged. */
 static double lp_sync_share = 0;
 
 static inline llamp_graph_t *lp_random_graph(lp_rng_t *r, uint32_t nranks, uint64_t nops, double S,
@@ -148,6 +149,7 @@ static inline llamp_graph_t *lp_random_graph(lp_rng_t *r, uint32_t nranks, uint6
       if (dst != rk && lp_sync_share > 0) {
         if (lp_rng_chance(r, lp_sync_share)) st[rk].ops[st[rk].nops - 1].sync |= LLAMP_VERTEX_F_SYNC;
         if (lp_rng_chance(r, lp_sync_share)) st[rk].ops[st[rk].nops - 1].sync |= LLAMP_VERTEX_F_ISEND;
+        if (lp_rng_chance(r, lp_sync_share)) st[rk].ops[st[rk].nops - 1].sync |= LLAMP_VERTEX_F_OS;
       }
       lp_op(&st[dst], LLAMP_VERTEX_RECV, s, (int32_t)rk, tag, rnb);
     } else { /* a wait on a random subset of the pending requests */
