@@ -25,6 +25,10 @@
  *           array's order.  SMPI's Waitall is a loop of Waitany, each
  *           completed receive sleeping smpi/or: the receives' or in the
  *           order they arrived (the capture records that order);
+ *   persistent  rank 0 sends BYTES to rank 1 ITERS times, each through an
+ *           MPI_Send_init request (MPI_Start, 3 us of compute, MPI_Wait);
+ *           rank 1 receives them.  SMPI's MPI_Start of it sleeps os, not
+ *           ois (the request has no MPI_REQ_ISEND);
  * Every rank computes a little, differently (smpi_execute_benched), so that
  * the waits are visible.  Prints "end RANK TIME". */
 #include <mpi.h>
@@ -121,6 +125,19 @@ int main(int argc, char **argv) {
       }
     }
     free(rq);
+  } else if (!strcmp(c, "persistent")) {
+    if (rank == 0) { /* a request each time: SMPI 3.32 deadlocks when a detached one restarts */
+      for (int it = 0; it < iters; it++) {
+        MPI_Request r;
+        MPI_Send_init(buf, n, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &r);
+        MPI_Start(&r);
+        smpi_execute_benched(3e-6);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Request_free(&r);
+      }
+    } else if (rank == 1) {
+      for (int it = 0; it < iters; it++) MPI_Recv(buf, n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
   } else {
     if (rank == 0) fprintf(stderr, "modes: unknown case '%s'\n", c);
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -148,6 +148,9 @@ done
 # sleeps their or in arrival order, which the capture records
 # (docs/trace.md); chained in the array's order the DAG was +1.08 %
 check "waitall-order" 5 -0.005:0.005 "" -- modes waitall 100 4
+# MPI_Start of an MPI_Send_init request with ois (0.2 us) below os (1.02 us at
+# 100 B): SMPI sleeps os there (LLAMP_VERTEX_F_OS); charged ois, -15.9 %
+check "persistent-os" 2 -0.005:0.005 "--cfg=smpi/ois:0:0.2e-6:0" -- modes persistent 100 10
 # or where the receives complete, in a frozen order (see the top)
 check "halo-or-100" 9 -0.005:0.02 "" -- halo2d 3 3 10 100 5 0.5
 check "allreduce-or-2000" 8 -0.005:0.02 "" -- coll allreduce 2000 10 3
